@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nvlblock.h - the C ABI of the nvlblock core.
+ *
+ * This is the whole contract between the Slurm plugins (C, compiled against
+ * Slurm's tree) and the C++ core: opaque handles, explicit status codes and
+ * messages, plain integers and arrays. No exception and no C++ type crosses
+ * it. Nodes are indices 0..node_count-1; when a planner is loaded with Slurm's
+ * node names in Slurm's order, the indices are Slurm's node indices.
+ *
+ * Every function that takes a planner is safe to call from several threads:
+ * the handle serialises calls internally.
+ */
+#ifndef NVLBLOCK_NVLBLOCK_H
+#define NVLBLOCK_NVLBLOCK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NVLB_ABI_VERSION 1
+
+typedef enum nvlb_status {
+	NVLB_OK = 0,
+	NVLB_E_INVALID = 1,  /* a bad argument (NULL handle, index out of range) */
+	NVLB_E_CONFIG = 2,   /* a configuration problem: see the error's file/line */
+	NVLB_E_IO = 3,       /* a file could not be read or written */
+	NVLB_E_STATE = 4,    /* saved state is corrupt */
+	NVLB_E_NOMEM = 5,
+	NVLB_E_INTERNAL = 6, /* a bug in nvlblock; the message says where */
+} nvlb_status_t;
+
+/* Filled on failure by functions that take one (may be NULL). `message`
+ * holds every problem, one "file:line: what is wrong" per line (truncated to
+ * fit); `file` and `line` repeat the first one. */
+typedef struct nvlb_error {
+	nvlb_status_t status;
+	char file[512];
+	unsigned line;
+	unsigned problem_count;
+	char message[4096];
+} nvlb_error_t;
+
+const char *nvlb_status_name(nvlb_status_t status);
+const char *nvlb_version(void);
+
+/* Node states, one byte per node. */
+enum {
+	NVLB_NODE_FREE = 0,    /* healthy and idle */
+	NVLB_NODE_BUSY = 1,    /* running or finishing ordinary work (or blocked) */
+	NVLB_NODE_LENT = 2,    /* running preemptible work */
+	NVLB_NODE_DOWN = 3,    /* failed: down, not responding, powered off */
+	NVLB_NODE_DRAINED = 4, /* drained or draining by an operator */
+};
+
+typedef struct nvlb_planner nvlb_planner_t;
+
+/* Load a topology file (YAML if it ends in .yaml/.yml, else topology.conf
+ * block syntax). node_names: slurm.conf's nodes in Slurm's index order, or
+ * NULL to number nodes in topology order. */
+nvlb_status_t nvlb_planner_load(const char *path, const char *const *node_names, size_t node_count,
+				nvlb_planner_t **out, nvlb_error_t *err);
+/* Reconfigure from a file; on any error the planner keeps its old topology.
+ * Pending recoveries are carried over by node name. */
+nvlb_status_t nvlb_planner_reload(nvlb_planner_t *planner, const char *path, const char *const *node_names,
+				  size_t node_count, nvlb_error_t *err);
+void nvlb_planner_free(nvlb_planner_t *planner);
+/* Validate a file without keeping it. Warnings (accepted but suspicious) are
+ * passed to warn, if given, one "file:line: message" at a time. */
+nvlb_status_t nvlb_check_file(const char *path, const char *const *node_names, size_t node_count,
+			      void (*warn)(void *ctx, const char *line), void *ctx, nvlb_error_t *err);
+
+/* Topology queries. */
+size_t nvlb_node_count(const nvlb_planner_t *planner);
+size_t nvlb_block_count(const nvlb_planner_t *planner);
+int32_t nvlb_block_of(const nvlb_planner_t *planner, uint32_t node); /* -1: outside every block */
+int32_t nvlb_find_block(const nvlb_planner_t *planner, const char *name);
+
+typedef struct nvlb_block_info {
+	const char *name;  /* valid until the planner is reloaded or freed */
+	const char *nodes; /* hostlist expression */
+	uint32_t size;
+	uint32_t slice;
+	uint32_t spares;
+	bool lending;
+} nvlb_block_info_t;
+
+nvlb_status_t nvlb_block_info(const nvlb_planner_t *planner, uint32_t block, nvlb_block_info_t *out);
+/* Node indices of a block; returns the block size (copies at most cap). */
+size_t nvlb_block_nodes(const nvlb_planner_t *planner, uint32_t block, uint32_t *out, size_t cap);
+
+typedef struct nvlb_policy_info {
+	int64_t recovery_wait_s;
+	double block_fault_fraction;
+	int64_t status_interval_s;
+	const char *status_json;       /* "" when not set */
+	const char *status_prometheus; /* "" when not set */
+	bool from_topology_conf;       /* plain topology.conf: behaves as topology/block */
+} nvlb_policy_info_t;
+
+nvlb_status_t nvlb_policy_info(const nvlb_planner_t *planner, nvlb_policy_info_t *out);
+/* Whether a job in this QOS / partition (either may be NULL) is preemptible
+ * work that may borrow spares (the topology file's `preemptible:`). */
+bool nvlb_is_preemptible(const nvlb_planner_t *planner, const char *qos, const char *partition);
+/* Seconds before Slurm reconsiders a requeued job (cred_expire + 1 + a
+ * scheduling pass): the nodes of a failed job stay held at least this long. */
+void nvlb_set_requeue_delay(nvlb_planner_t *planner, int64_t seconds);
+
+/* Placement. */
+typedef enum nvlb_reason {
+	NVLB_PLACED = 0,
+	NVLB_NOT_IN_TOPOLOGY = 1,       /* no block node is usable: schedule without topology */
+	NVLB_INVALID_REQUEST = 2,
+	NVLB_SEGMENT_NOT_DIVISOR = 3,
+	NVLB_SEGMENT_TOO_LARGE = 4,
+	NVLB_TOO_LARGE = 5,
+	NVLB_REQUIRED_UNAVAILABLE = 6,
+	NVLB_SPARES_WITHHELD = 7,
+	NVLB_NO_BLOCK_FITS = 8,
+	NVLB_EXCLUSIVE_NO_BLOCK = 9,
+	NVLB_RECOVERY_WAITING = 10,
+} nvlb_reason_t;
+
+const char *nvlb_reason_name(nvlb_reason_t reason);
+
+typedef struct nvlb_request {
+	uint32_t job_id;
+	uint32_t min_nodes;
+	uint32_t max_nodes; /* >= min_nodes */
+	uint32_t segment;   /* 0: no --segment */
+	bool exclusive_topo;
+	bool preemptible;
+	const uint8_t *available; /* node_count bytes, non-zero = usable now; NULL: free nodes */
+	const uint32_t *required; /* --nodelist node indices */
+	size_t required_count;
+	int64_t now; /* seconds (Unix time in the plugin, simulated time in the simulator) */
+} nvlb_request_t;
+
+typedef struct nvlb_placement {
+	nvlb_reason_t reason;
+	uint32_t *nodes;       /* caller's buffer of nodes_capacity entries */
+	size_t nodes_capacity; /* in */
+	size_t node_count;     /* out: chosen nodes, ascending */
+	uint32_t spares_used;  /* recovery: nodes beyond its prior healthy ones */
+	bool recovery_in_place;
+	uint32_t blocks_if_spares;
+	char message[512]; /* a sentence for the user */
+} nvlb_placement_t;
+
+nvlb_status_t nvlb_place(nvlb_planner_t *planner, const uint8_t *node_states, size_t node_count,
+			 const nvlb_request_t *request, nvlb_placement_t *out);
+
+/* The ledger of jobs restarting after failures. */
+nvlb_status_t nvlb_job_failed(nvlb_planner_t *planner, uint32_t job_id, const uint32_t *nodes, size_t node_count,
+			      const uint32_t *failed, size_t failed_count, int64_t now);
+nvlb_status_t nvlb_job_started(nvlb_planner_t *planner, uint32_t job_id, const uint32_t *nodes, size_t node_count,
+			       int64_t now);
+nvlb_status_t nvlb_job_gone(nvlb_planner_t *planner, uint32_t job_id, int64_t now);
+/* Job ids with an open recovery record; returns the count (copies at most cap). */
+size_t nvlb_pending_jobs(const nvlb_planner_t *planner, uint32_t *out, size_t cap);
+/* Hands each queued decision line ("nvlblock: recovery JobId=...") to fn. */
+size_t nvlb_drain_log(nvlb_planner_t *planner, void (*fn)(void *ctx, const char *line), void *ctx);
+
+/* Persistence: atomic (write, fsync, rename). Loading a missing file is OK. */
+nvlb_status_t nvlb_state_save(nvlb_planner_t *planner, const char *path, nvlb_error_t *err);
+nvlb_status_t nvlb_state_load(nvlb_planner_t *planner, const char *path, nvlb_error_t *err);
+
+/* Reports, as malloc'd strings to release with nvlb_free(); NULL on error. */
+typedef enum nvlb_report_format {
+	NVLB_REPORT_TEXT = 0, /* one "BlockName=..." line per block, then a summary line */
+	NVLB_REPORT_JSON = 1,
+	NVLB_REPORT_PROMETHEUS = 2,
+} nvlb_report_format_t;
+
+char *nvlb_report(nvlb_planner_t *planner, const uint8_t *node_states, size_t node_count, int64_t now,
+		  nvlb_report_format_t format);
+/* Free nodes in block nodes that do not make up a whole slice, counting the
+ * nodes with a non-zero byte in free_mask as the free ones. */
+uint32_t nvlb_stranded_nodes(nvlb_planner_t *planner, const uint8_t *free_mask, size_t node_count);
+void nvlb_free(void *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NVLBLOCK_NVLBLOCK_H */

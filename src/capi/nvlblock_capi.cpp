@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// The C ABI over the core. Every entry point catches every exception and
+// turns it into a status code and a message: an exception escaping into
+// slurmctld would abort the controller.
+#include "nvlblock/nvlblock.h"
+
+#include "core/planner.hpp"
+#include "readers/load_topology.hpp"
+#include "state/atomic_file.hpp"
+#include "writers/status_report.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <system_error>
+
+#ifndef NVLBLOCK_VERSION
+#define NVLBLOCK_VERSION "0.0.0"
+#endif
+
+struct nvlb_planner {
+    explicit nvlb_planner(nvlblock::Topology t) : planner(std::move(t)) {}
+    nvlblock::Planner planner;
+    mutable std::mutex mutex;
+    std::vector<nvlblock::NodeState> states; // reused between calls
+};
+
+namespace {
+
+using namespace nvlblock;
+
+void copy_str(char* dst, std::size_t cap, const std::string& src) {
+    if (!dst || cap == 0)
+        return;
+    const std::size_t n = std::min(cap - 1, src.size());
+    std::memcpy(dst, src.data(), n);
+    dst[n] = '\0';
+}
+
+nvlb_status_t set_error(nvlb_error_t* err, nvlb_status_t status, const std::string& file, unsigned line,
+                        const std::string& message, unsigned count = 1) {
+    if (err) {
+        std::memset(err, 0, sizeof *err);
+        err->status = status;
+        copy_str(err->file, sizeof err->file, file);
+        err->line = line;
+        err->problem_count = count;
+        copy_str(err->message, sizeof err->message, message);
+    }
+    return status;
+}
+
+nvlb_status_t from_config_error(nvlb_error_t* err, const ConfigError& e) {
+    return set_error(err, NVLB_E_CONFIG, e.first().where.file, e.first().where.line, e.what(),
+                     static_cast<unsigned>(e.problems().size()));
+}
+
+// Runs fn, mapping exceptions to status codes.
+template <typename Fn>
+nvlb_status_t guarded(nvlb_error_t* err, Fn&& fn) {
+    try {
+        return fn();
+    } catch (const ConfigError& e) {
+        return from_config_error(err, e);
+    } catch (const std::system_error& e) {
+        return set_error(err, NVLB_E_IO, "", 0, e.what());
+    } catch (const std::bad_alloc&) {
+        return set_error(err, NVLB_E_NOMEM, "", 0, "out of memory");
+    } catch (const std::exception& e) {
+        return set_error(err, NVLB_E_INTERNAL, "", 0, std::string("internal error: ") + e.what());
+    } catch (...) {
+        return set_error(err, NVLB_E_INTERNAL, "", 0, "internal error");
+    }
+}
+
+std::optional<std::vector<std::string>> universe_of(const char* const* names, std::size_t count) {
+    if (!names)
+        return std::nullopt;
+    std::vector<std::string> u;
+    u.reserve(count);
+    for (std::size_t i = 0; i < count; ++i)
+        u.emplace_back(names[i] ? names[i] : "");
+    return u;
+}
+
+Topology load(const char* path, const char* const* names, std::size_t count) {
+    auto u = universe_of(names, count);
+    return load_topology(path, u ? &*u : nullptr);
+}
+
+std::span<const NodeState> states_of(nvlb_planner* p, const std::uint8_t* raw, std::size_t n) {
+    p->states.resize(n);
+    for (std::size_t i = 0; i < n; ++i)
+        p->states[i] = raw[i] <= NVLB_NODE_DRAINED ? static_cast<NodeState>(raw[i]) : NodeState::kDown;
+    return p->states;
+}
+
+} // namespace
+
+extern "C" {
+
+const char* nvlb_status_name(nvlb_status_t s) {
+    switch (s) {
+    case NVLB_OK:
+        return "ok";
+    case NVLB_E_INVALID:
+        return "invalid argument";
+    case NVLB_E_CONFIG:
+        return "configuration error";
+    case NVLB_E_IO:
+        return "I/O error";
+    case NVLB_E_STATE:
+        return "corrupt state";
+    case NVLB_E_NOMEM:
+        return "out of memory";
+    case NVLB_E_INTERNAL:
+        return "internal error";
+    }
+    return "unknown status";
+}
+
+const char* nvlb_version(void) { return NVLBLOCK_VERSION; }
+
+nvlb_status_t nvlb_planner_load(const char* path, const char* const* node_names, size_t node_count,
+                                nvlb_planner_t** out, nvlb_error_t* err) {
+    if (!path || !out)
+        return set_error(err, NVLB_E_INVALID, "", 0, "nvlb_planner_load: path and out are required");
+    *out = nullptr;
+    return guarded(err, [&] {
+        *out = new nvlb_planner(load(path, node_names, node_count));
+        return NVLB_OK;
+    });
+}
+
+nvlb_status_t nvlb_planner_reload(nvlb_planner_t* p, const char* path, const char* const* node_names,
+                                  size_t node_count, nvlb_error_t* err) {
+    if (!p || !path)
+        return set_error(err, NVLB_E_INVALID, "", 0, "nvlb_planner_reload: planner and path are required");
+    return guarded(err, [&] {
+        Topology t = load(path, node_names, node_count); // may throw: the old topology stays
+        std::lock_guard lock(p->mutex);
+        p->planner.replace_topology(std::move(t));
+        return NVLB_OK;
+    });
+}
+
+void nvlb_planner_free(nvlb_planner_t* p) { delete p; }
+
+nvlb_status_t nvlb_check_file(const char* path, const char* const* node_names, size_t node_count,
+                              void (*warn)(void*, const char*), void* ctx, nvlb_error_t* err) {
+    if (!path)
+        return set_error(err, NVLB_E_INVALID, "", 0, "nvlb_check_file: path is required");
+    return guarded(err, [&] {
+        Topology t = load(path, node_names, node_count);
+        if (warn)
+            for (const auto& w : t.warnings())
+                warn(ctx, w.str().c_str());
+        return NVLB_OK;
+    });
+}
+
+size_t nvlb_node_count(const nvlb_planner_t* p) {
+    if (!p)
+        return 0;
+    std::lock_guard lock(p->mutex);
+    return p->planner.topology().node_count();
+}
+
+size_t nvlb_block_count(const nvlb_planner_t* p) {
+    if (!p)
+        return 0;
+    std::lock_guard lock(p->mutex);
+    return p->planner.topology().block_count();
+}
+
+int32_t nvlb_block_of(const nvlb_planner_t* p, uint32_t node) {
+    if (!p)
+        return -1;
+    std::lock_guard lock(p->mutex);
+    const Topology& t = p->planner.topology();
+    return node < t.node_count() ? t.block_of(node) : -1;
+}
+
+int32_t nvlb_find_block(const nvlb_planner_t* p, const char* name) {
+    if (!p || !name)
+        return -1;
+    std::lock_guard lock(p->mutex);
+    auto b = p->planner.topology().find_block(name);
+    return b ? *b : -1;
+}
+
+nvlb_status_t nvlb_block_info(const nvlb_planner_t* p, uint32_t block, nvlb_block_info_t* out) {
+    if (!p || !out)
+        return NVLB_E_INVALID;
+    std::lock_guard lock(p->mutex);
+    const Topology& t = p->planner.topology();
+    if (block >= t.block_count())
+        return NVLB_E_INVALID;
+    const Block& b = t.block(static_cast<BlockIndex>(block));
+    out->name = b.name.c_str();
+    out->nodes = b.nodes_expr.c_str();
+    out->size = static_cast<uint32_t>(b.size());
+    out->slice = static_cast<uint32_t>(b.settings.slice);
+    out->spares = static_cast<uint32_t>(b.settings.spares);
+    out->lending = b.settings.lending;
+    return NVLB_OK;
+}
+
+size_t nvlb_block_nodes(const nvlb_planner_t* p, uint32_t block, uint32_t* out, size_t cap) {
+    if (!p)
+        return 0;
+    std::lock_guard lock(p->mutex);
+    const Topology& t = p->planner.topology();
+    if (block >= t.block_count())
+        return 0;
+    const Block& b = t.block(static_cast<BlockIndex>(block));
+    for (std::size_t i = 0; out && i < b.nodes.size() && i < cap; ++i)
+        out[i] = b.nodes[i];
+    return b.nodes.size();
+}
+
+nvlb_status_t nvlb_policy_info(const nvlb_planner_t* p, nvlb_policy_info_t* out) {
+    if (!p || !out)
+        return NVLB_E_INVALID;
+    std::lock_guard lock(p->mutex);
+    const Topology& t = p->planner.topology();
+    const ClusterPolicy& pol = t.policy();
+    out->recovery_wait_s = pol.recovery.wait_seconds;
+    out->block_fault_fraction = pol.block_fault_fraction;
+    out->status_interval_s = pol.status.interval_seconds;
+    out->status_json = pol.status.json_path.c_str();
+    out->status_prometheus = pol.status.prometheus_path.c_str();
+    out->from_topology_conf = t.format() == SourceFormat::kTopologyConf;
+    return NVLB_OK;
+}
+
+bool nvlb_is_preemptible(const nvlb_planner_t* p, const char* qos, const char* partition) {
+    if (!p)
+        return false;
+    std::lock_guard lock(p->mutex);
+    const PreemptibleSelector& sel = p->planner.topology().policy().preemptible;
+    auto in = [](const std::vector<std::string>& v, const char* s) {
+        return s && std::find(v.begin(), v.end(), s) != v.end();
+    };
+    return in(sel.qos, qos) || in(sel.partitions, partition);
+}
+
+void nvlb_set_requeue_delay(nvlb_planner_t* p, int64_t seconds) {
+    if (!p)
+        return;
+    std::lock_guard lock(p->mutex);
+    p->planner.set_requeue_delay(seconds);
+}
+
+const char* nvlb_reason_name(nvlb_reason_t r) {
+    if (r < NVLB_PLACED || r > NVLB_RECOVERY_WAITING)
+        return "unknown";
+    return reason_name(static_cast<Reason>(r));
+}
+
+nvlb_status_t nvlb_place(nvlb_planner_t* p, const uint8_t* node_states, size_t node_count,
+                         const nvlb_request_t* request, nvlb_placement_t* out) {
+    if (!p || !node_states || !request || !out)
+        return NVLB_E_INVALID;
+    out->node_count = 0;
+    out->spares_used = 0;
+    out->recovery_in_place = false;
+    out->blocks_if_spares = 0;
+    out->message[0] = '\0';
+    return guarded(nullptr, [&] {
+        std::lock_guard lock(p->mutex);
+        if (node_count != p->planner.topology().node_count()) {
+            copy_str(out->message, sizeof out->message, "node count does not match the topology");
+            return NVLB_E_INVALID;
+        }
+        Request req;
+        req.job_id = request->job_id;
+        req.min_nodes = request->min_nodes;
+        req.max_nodes = request->max_nodes;
+        req.segment = request->segment;
+        req.exclusive_topo = request->exclusive_topo;
+        req.preemptible = request->preemptible;
+        if (request->available)
+            req.available = std::span<const std::uint8_t>(request->available, node_count);
+        if (request->required)
+            req.required.assign(request->required, request->required + request->required_count);
+        Placement pl = p->planner.place(states_of(p, node_states, node_count), std::move(req), request->now);
+        out->reason = static_cast<nvlb_reason_t>(pl.reason);
+        out->spares_used = pl.spares_used;
+        out->recovery_in_place = pl.recovery_in_place;
+        out->blocks_if_spares = pl.blocks_if_spares;
+        copy_str(out->message, sizeof out->message, pl.message);
+        if (pl.nodes.size() > out->nodes_capacity || (!out->nodes && !pl.nodes.empty())) {
+            out->reason = NVLB_INVALID_REQUEST;
+            copy_str(out->message, sizeof out->message, "placement buffer too small");
+            return NVLB_E_INVALID;
+        }
+        std::copy(pl.nodes.begin(), pl.nodes.end(), out->nodes);
+        out->node_count = pl.nodes.size();
+        return NVLB_OK;
+    });
+}
+
+nvlb_status_t nvlb_job_failed(nvlb_planner_t* p, uint32_t job_id, const uint32_t* nodes, size_t node_count,
+                              const uint32_t* failed, size_t failed_count, int64_t now) {
+    if (!p || (!nodes && node_count) || (!failed && failed_count))
+        return NVLB_E_INVALID;
+    return guarded(nullptr, [&] {
+        std::lock_guard lock(p->mutex);
+        p->planner.job_failed(job_id, {nodes, node_count}, {failed, failed_count}, now);
+        return NVLB_OK;
+    });
+}
+
+nvlb_status_t nvlb_job_started(nvlb_planner_t* p, uint32_t job_id, const uint32_t* nodes, size_t node_count,
+                               int64_t now) {
+    if (!p || (!nodes && node_count))
+        return NVLB_E_INVALID;
+    return guarded(nullptr, [&] {
+        std::lock_guard lock(p->mutex);
+        p->planner.job_started(job_id, {nodes, node_count}, now);
+        return NVLB_OK;
+    });
+}
+
+nvlb_status_t nvlb_job_gone(nvlb_planner_t* p, uint32_t job_id, int64_t now) {
+    if (!p)
+        return NVLB_E_INVALID;
+    return guarded(nullptr, [&] {
+        std::lock_guard lock(p->mutex);
+        p->planner.job_gone(job_id, now);
+        return NVLB_OK;
+    });
+}
+
+size_t nvlb_pending_jobs(const nvlb_planner_t* p, uint32_t* out, size_t cap) {
+    if (!p)
+        return 0;
+    std::lock_guard lock(p->mutex);
+    const auto& records = p->planner.ledger().records();
+    std::size_t i = 0;
+    for (const auto& [id, r] : records) {
+        if (out && i < cap)
+            out[i] = id;
+        ++i;
+    }
+    return records.size();
+}
+
+size_t nvlb_drain_log(nvlb_planner_t* p, void (*fn)(void*, const char*), void* ctx) {
+    if (!p)
+        return 0;
+    std::vector<std::string> lines;
+    {
+        std::lock_guard lock(p->mutex);
+        lines = p->planner.ledger().take_log();
+    }
+    if (fn)
+        for (const auto& l : lines)
+            fn(ctx, l.c_str());
+    return lines.size();
+}
+
+nvlb_status_t nvlb_state_save(nvlb_planner_t* p, const char* path, nvlb_error_t* err) {
+    if (!p || !path)
+        return set_error(err, NVLB_E_INVALID, "", 0, "nvlb_state_save: planner and path are required");
+    return guarded(err, [&] {
+        std::string text;
+        {
+            std::lock_guard lock(p->mutex);
+            text = p->planner.ledger().serialize(p->planner.topology());
+        }
+        write_file_atomically(path, text);
+        return NVLB_OK;
+    });
+}
+
+nvlb_status_t nvlb_state_load(nvlb_planner_t* p, const char* path, nvlb_error_t* err) {
+    if (!p || !path)
+        return set_error(err, NVLB_E_INVALID, "", 0, "nvlb_state_load: planner and path are required");
+    nvlb_status_t rc = guarded(err, [&] {
+        auto text = read_file_if_exists(path);
+        if (!text)
+            return NVLB_OK;
+        std::lock_guard lock(p->mutex);
+        p->planner.ledger().deserialize(p->planner.topology(), *text, path);
+        return NVLB_OK;
+    });
+    if (rc == NVLB_E_CONFIG && err)
+        err->status = rc = NVLB_E_STATE;
+    return rc;
+}
+
+char* nvlb_report(nvlb_planner_t* p, const uint8_t* node_states, size_t node_count, int64_t now,
+                  nvlb_report_format_t format) {
+    if (!p || !node_states)
+        return nullptr;
+    try {
+        std::string text;
+        {
+            std::lock_guard lock(p->mutex);
+            if (node_count != p->planner.topology().node_count())
+                return nullptr;
+            ClusterReport r = make_report(p->planner, states_of(p, node_states, node_count), now);
+            switch (format) {
+            case NVLB_REPORT_JSON:
+                text = report_json(r);
+                break;
+            case NVLB_REPORT_PROMETHEUS:
+                text = report_prometheus(r);
+                break;
+            default:
+                for (const auto& b : r.blocks)
+                    text += block_line(b) + "\n";
+                text += summary_line(r) + "\n";
+            }
+        }
+        char* out = static_cast<char*>(std::malloc(text.size() + 1));
+        if (out)
+            std::memcpy(out, text.c_str(), text.size() + 1);
+        return out;
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+uint32_t nvlb_stranded_nodes(nvlb_planner_t* p, const uint8_t* free_mask, size_t node_count) {
+    if (!p || !free_mask)
+        return 0;
+    try {
+        std::lock_guard lock(p->mutex);
+        if (node_count != p->planner.topology().node_count())
+            return 0;
+        std::vector<NodeState> s(node_count);
+        for (std::size_t i = 0; i < node_count; ++i)
+            s[i] = free_mask[i] ? NodeState::kFree : NodeState::kBusy;
+        return static_cast<uint32_t>(make_report(p->planner, s, 0).stranded);
+    } catch (...) {
+        return 0;
+    }
+}
+
+void nvlb_free(void* ptr) { std::free(ptr); }
+
+} // extern "C"

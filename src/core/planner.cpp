@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "core/planner.hpp"
+
+namespace nvlblock {
+
+Planner::Planner(Topology topology) : topology_(std::make_shared<const Topology>(std::move(topology))) {}
+
+Snapshot Planner::snapshot(std::span<const NodeState> states, std::int64_t now) const {
+    claims_cache_ = ledger_.active_claims(*topology_, now);
+    return Snapshot(*topology_, states, claims_cache_);
+}
+
+Placement Planner::place(std::span<const NodeState> states, Request request, std::int64_t now) {
+    const Topology& topo = *topology_;
+    const RecoveryRecord* record = ledger_.find(request.job_id);
+    if (record && !record->fallback) {
+        RecoveryClaim claim = Ledger::claim_for(topo, *record);
+        const std::uint32_t need = claim.total_need();
+        if (need >= request.min_nodes && need <= request.max_nodes) {
+            request.recovery = std::move(claim);
+            Snapshot snap = snapshot(states, now);
+            Placement p = nvlblock::place(snap, request);
+            if (p.placed())
+                return p;
+            bool fault = false;
+            for (const auto& b : request.recovery->blocks)
+                fault = fault || snap.tally(b.block).fault;
+            if (!fault && now < record->fallback_at && now < record->hold_until)
+                return p; // keep waiting for its own block
+            ledger_.fall_back(topo, request.job_id, now, p.message.substr(p.message.find(';') + 2));
+        } else {
+            ledger_.fall_back(topo, request.job_id, now,
+                              "its node count changed (" + std::to_string(need) + " before)");
+        }
+        request.recovery.reset();
+    }
+    return nvlblock::place(snapshot(states, now), request);
+}
+
+void Planner::job_failed(std::uint32_t job_id, std::span<const NodeIndex> nodes, std::span<const NodeIndex> failed,
+                         std::int64_t now) {
+    ledger_.job_failed(*topology_, job_id, nodes, failed, now, topology_->policy().recovery.wait_seconds,
+                       requeue_delay_);
+}
+
+void Planner::job_started(std::uint32_t job_id, std::span<const NodeIndex> nodes, std::int64_t now) {
+    ledger_.job_started(*topology_, job_id, nodes, now);
+}
+
+void Planner::job_gone(std::uint32_t job_id, std::int64_t now) { ledger_.job_gone(*topology_, job_id, now); }
+
+void Planner::replace_topology(Topology topology) {
+    auto next = std::make_shared<const Topology>(std::move(topology));
+    ledger_.remap(*topology_, *next);
+    topology_ = std::move(next);
+}
+
+} // namespace nvlblock

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "model/topology.hpp"
+
+#include "model/hostlist.hpp"
+
+#include <algorithm>
+
+namespace nvlblock {
+
+std::optional<NodeIndex> Topology::find_node(const std::string& name) const {
+    auto it = node_index_.find(name);
+    if (it == node_index_.end())
+        return std::nullopt;
+    return it->second;
+}
+
+std::optional<BlockIndex> Topology::find_block(const std::string& name) const {
+    for (std::size_t i = 0; i < blocks_.size(); ++i)
+        if (blocks_[i].name == name)
+            return static_cast<BlockIndex>(i);
+    return std::nullopt;
+}
+
+int Topology::largest_slice() const {
+    int best = 0;
+    for (const auto& b : blocks_)
+        best = std::max(best, b.settings.slice);
+    return best;
+}
+
+Topology build_topology(TopologySpec spec, const std::vector<std::string>* universe) {
+    Diagnostics problems;
+    Topology t;
+    t.source_ = spec.source;
+    t.format_ = spec.format;
+    t.defaults_ = spec.defaults;
+    t.policy_ = spec.policy;
+    t.block_sizes_ = spec.block_sizes;
+    t.warnings_ = spec.warnings;
+
+    if (universe) {
+        t.node_names_ = *universe;
+        for (NodeIndex i = 0; i < t.node_names_.size(); ++i)
+            t.node_index_.emplace(t.node_names_[i], i);
+    }
+    // Index every block node: by the universe if given, else in topology order.
+    std::unordered_map<std::string, std::size_t> block_by_name;
+    std::unordered_map<NodeIndex, std::size_t> owner; // node -> block position in spec
+    for (std::size_t bi = 0; bi < spec.blocks.size(); ++bi) {
+        BlockSpec& bs = spec.blocks[bi];
+        auto [prev, inserted] = block_by_name.emplace(bs.name, bi);
+        if (!inserted) {
+            problems.add(bs.where, "block '" + bs.name + "' is defined twice (first at " +
+                                       spec.blocks[prev->second].where.str() + ")");
+            continue;
+        }
+        Block b;
+        b.name = bs.name;
+        b.where = bs.where;
+        b.settings.slice = bs.slice.value_or(spec.defaults.slice);
+        b.settings.spares = bs.spares.value_or(spec.defaults.spares);
+        b.settings.lending = bs.lending.value_or(spec.defaults.lending);
+        for (const auto& name : bs.node_names) {
+            NodeIndex idx;
+            auto it = t.node_index_.find(name);
+            if (it != t.node_index_.end()) {
+                idx = it->second;
+            } else if (universe) {
+                if (spec.format == SourceFormat::kTopologyConf) {
+                    // Slurm 24.11 only warns about these and leaves them out.
+                    t.warnings_.push_back({bs.where, "node " + name + " of block '" + bs.name +
+                                                         "' is not in slurm.conf; ignored"});
+                } else {
+                    problems.add(bs.where, "node " + name + " of block '" + bs.name +
+                                               "' is not in slurm.conf");
+                }
+                continue;
+            } else {
+                idx = static_cast<NodeIndex>(t.node_names_.size());
+                t.node_names_.push_back(name);
+                t.node_index_.emplace(name, idx);
+            }
+            auto [o, fresh] = owner.emplace(idx, bi);
+            if (!fresh) {
+                const BlockSpec& first = spec.blocks[o->second];
+                if (o->second == bi)
+                    problems.add(bs.where, "node " + name + " is listed twice in block '" + bs.name + "'");
+                else
+                    problems.add(bs.where, "node " + name + " is in block '" + bs.name +
+                                               "' and in block '" + first.name + "' (" +
+                                               first.where.str() + ")");
+                continue;
+            }
+            b.nodes.push_back(idx);
+        }
+        if (b.nodes.empty()) {
+            if (bs.node_names.empty())
+                problems.add(bs.where, "block '" + b.name + "' has no nodes");
+            else if (spec.format == SourceFormat::kTopologyConf)
+                problems.add(bs.where, "block '" + b.name + "' has no node that is in slurm.conf");
+            t.blocks_.push_back(std::move(b));
+            continue;
+        }
+        std::vector<std::string> names;
+        names.reserve(b.nodes.size());
+        for (NodeIndex n : b.nodes)
+            names.push_back(t.node_names_[n]);
+        b.nodes_expr = hostlist::compress(names);
+
+        const int size = b.size();
+        const BlockSettings& s = b.settings;
+        const std::string label = "block '" + b.name + "'";
+        if (s.slice < 1)
+            problems.add(bs.where, label + ": slice must be at least 1 (got " + std::to_string(s.slice) + ")");
+        else if (s.slice > size)
+            problems.add(bs.where, label + ": slice " + std::to_string(s.slice) + " is larger than the block (" +
+                                       std::to_string(size) + " nodes)");
+        else if (s.spares >= 0 && s.slice + s.spares > size)
+            problems.add(bs.where, label + ": slice " + std::to_string(s.slice) + " plus " +
+                                       std::to_string(s.spares) + " spares needs " +
+                                       std::to_string(s.slice + s.spares) + " nodes; the block has " +
+                                       std::to_string(size));
+        if (s.spares < 0)
+            problems.add(bs.where, label + ": spares must be 0 or more (got " + std::to_string(s.spares) + ")");
+        t.blocks_.push_back(std::move(b));
+    }
+    if (spec.policy.block_fault_fraction <= 0.0 || spec.policy.block_fault_fraction > 1.0)
+        problems.add({spec.source, 0}, "block fault fraction must be in (0, 1]");
+    problems.throw_if_any();
+
+    t.block_of_.assign(t.node_names_.size(), kNoBlock);
+    for (std::size_t bi = 0; bi < t.blocks_.size(); ++bi)
+        for (NodeIndex n : t.blocks_[bi].nodes)
+            t.block_of_[n] = static_cast<BlockIndex>(bi);
+    t.nodes_in_blocks_ = owner.size();
+    return t;
+}
+
+} // namespace nvlblock

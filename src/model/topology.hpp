@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// The topology model: nodes, blocks (NVLink domains) and their settings.
+// Readers produce a TopologySpec (names and raw values with where they came
+// from); build_topology() validates it and turns names into node indices.
+// A Topology is immutable once built and is shared by the placement engine,
+// the simulator and the tools.
+#pragma once
+
+#include "common/diagnostic.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace nvlblock {
+
+using NodeIndex = std::uint32_t;
+using BlockIndex = std::int32_t;
+inline constexpr BlockIndex kNoBlock = -1;
+
+// Per-block scheduling settings; cluster-wide defaults, overridable per block.
+struct BlockSettings {
+    int slice = 16;       // nodes per slice: the largest segment a block serves
+    int spares = 2;       // healthy free nodes held back for in-place recovery
+    bool lending = false; // spares may run preemptible work
+};
+
+// Which jobs count as preemptible, and so may borrow spares when lending is
+// on: the way Slurm sites already mark such work.
+struct PreemptibleSelector {
+    std::vector<std::string> qos;
+    std::vector<std::string> partitions;
+
+    bool empty() const { return qos.empty() && partitions.empty(); }
+};
+
+// What happens to a job whose block cannot take it back after a failure.
+struct RecoveryPolicy {
+    std::int64_t wait_seconds = 300; // hold the block this long, then place anywhere; 0: at once
+};
+
+// Where slurmctld writes its status files, and how often.
+struct StatusOutput {
+    std::int64_t interval_seconds = 30;
+    std::string json_path;       // empty: <StateSaveLocation>/nvlblock-status.json
+    std::string prometheus_path; // empty: not written
+};
+
+struct ClusterPolicy {
+    RecoveryPolicy recovery;
+    double block_fault_fraction = 0.5; // share of a block failed at once that makes it a block fault
+    PreemptibleSelector preemptible;
+    StatusOutput status;
+};
+
+enum class SourceFormat { kYaml, kTopologyConf };
+
+// What a reader found, before validation. Node names are as written.
+struct BlockSpec {
+    std::string name;
+    std::string nodes_expr;
+    std::vector<std::string> node_names;
+    std::optional<int> slice, spares;
+    std::optional<bool> lending;
+    SourceLocation where;
+};
+
+struct TopologySpec {
+    std::string source; // path of the main file
+    SourceFormat format = SourceFormat::kYaml;
+    BlockSettings defaults;
+    ClusterPolicy policy;
+    std::vector<std::uint32_t> block_sizes; // topology.conf BlockSizes, in nodes
+    std::vector<BlockSpec> blocks;
+    std::vector<Diagnostic> warnings; // accepted, but worth an operator's eye
+};
+
+struct Block {
+    std::string name;
+    std::string nodes_expr; // compressed hostlist of its nodes
+    std::vector<NodeIndex> nodes; // in the order written
+    BlockSettings settings;
+    SourceLocation where;
+
+    int size() const { return static_cast<int>(nodes.size()); }
+    // Nodes ordinary (non-preemptible) work may use while the block is healthy.
+    int ordinary_capacity() const { return size() - settings.spares; }
+};
+
+class Topology {
+public:
+    const std::string& source() const { return source_; }
+    SourceFormat format() const { return format_; }
+    const BlockSettings& defaults() const { return defaults_; }
+    const ClusterPolicy& policy() const { return policy_; }
+    const std::vector<std::uint32_t>& block_sizes() const { return block_sizes_; }
+    const std::vector<Diagnostic>& warnings() const { return warnings_; }
+
+    std::size_t node_count() const { return node_names_.size(); }
+    const std::string& node_name(NodeIndex n) const { return node_names_.at(n); }
+    const std::vector<std::string>& node_names() const { return node_names_; }
+    std::optional<NodeIndex> find_node(const std::string& name) const;
+
+    std::size_t block_count() const { return blocks_.size(); }
+    const Block& block(BlockIndex b) const { return blocks_.at(static_cast<std::size_t>(b)); }
+    const std::vector<Block>& blocks() const { return blocks_; }
+    std::optional<BlockIndex> find_block(const std::string& name) const;
+    // kNoBlock for nodes outside every block (ordinary servers).
+    BlockIndex block_of(NodeIndex n) const { return block_of_.at(n); }
+    std::size_t nodes_in_blocks() const { return nodes_in_blocks_; }
+    int largest_slice() const;
+
+private:
+    friend Topology build_topology(TopologySpec spec, const std::vector<std::string>* universe);
+
+    std::string source_;
+    SourceFormat format_ = SourceFormat::kYaml;
+    BlockSettings defaults_;
+    ClusterPolicy policy_;
+    std::vector<std::uint32_t> block_sizes_;
+    std::vector<Diagnostic> warnings_;
+    std::vector<std::string> node_names_;
+    std::unordered_map<std::string, NodeIndex> node_index_;
+    std::vector<Block> blocks_;
+    std::vector<BlockIndex> block_of_;
+    std::size_t nodes_in_blocks_ = 0;
+};
+
+// Validate a spec and index its nodes. With a universe (the node names of
+// slurm.conf, in Slurm's own index order) node indices are Slurm's indices and
+// every block node must be in it; without one, nodes are numbered in topology
+// order (blocks as listed, nodes as written). Throws ConfigError listing every
+// problem, each with its file and line.
+Topology build_topology(TopologySpec spec, const std::vector<std::string>* universe = nullptr);
+
+} // namespace nvlblock

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "placement/block_choice.hpp"
+
+#include <algorithm>
+
+namespace nvlblock {
+namespace {
+
+// Best fit for `need` among rooms not yet taken: the smallest limit that holds
+// it in whole segments; ties go to the lower block index (rooms are in index
+// order), which keeps decisions deterministic.
+const BlockRoom* best_fit(const std::vector<BlockRoom>& rooms, const std::vector<bool>& taken, int need) {
+    const BlockRoom* best = nullptr;
+    for (std::size_t i = 0; i < rooms.size(); ++i) {
+        const BlockRoom& r = rooms[i];
+        if (taken[i] || r.segment_cap < need)
+            continue;
+        if (!best || r.limit < best->limit)
+            best = &r;
+    }
+    return best;
+}
+
+} // namespace
+
+std::optional<std::vector<BlockTake>> choose_blocks(const std::vector<BlockRoom>& rooms, int nodes, int segment) {
+    if (nodes <= 0 || segment <= 0 || nodes % segment)
+        return std::nullopt;
+    std::vector<bool> taken(rooms.size(), false);
+    if (const BlockRoom* one = best_fit(rooms, taken, nodes))
+        return std::vector<BlockTake>{{one->block, nodes}};
+
+    long total = 0;
+    for (const auto& r : rooms)
+        total += r.segment_cap;
+    if (total < nodes)
+        return std::nullopt;
+
+    // Largest rooms first, so the job spans as few blocks as possible.
+    std::vector<std::size_t> order(rooms.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return rooms[a].segment_cap > rooms[b].segment_cap; });
+    std::vector<BlockTake> out;
+    int rem = nodes;
+    for (std::size_t i : order) {
+        if (rem == 0)
+            break;
+        if (const BlockRoom* last = best_fit(rooms, taken, rem)) {
+            out.push_back({last->block, rem});
+            rem = 0;
+            break;
+        }
+        const BlockRoom& r = rooms[i];
+        if (taken[i] || r.segment_cap == 0)
+            continue;
+        taken[i] = true;
+        const int take = std::min(rem, r.segment_cap);
+        out.push_back({r.block, take});
+        rem -= take;
+    }
+    if (rem != 0)
+        return std::nullopt;
+    std::sort(out.begin(), out.end(), [](const BlockTake& a, const BlockTake& b) { return a.block < b.block; });
+    return out;
+}
+
+} // namespace nvlblock

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// The placement engine: given a snapshot of the cluster and a request, choose
+// the nodes, or say why not in a sentence. Pure and deterministic: the same
+// snapshot and request always give the same answer, which is what lets the
+// simulator stand in for slurmctld. Rules (docs/placement.md):
+//   1. Best fit: a job goes to the block where it leaves the least room
+//      unused; small jobs fill partly used blocks first.
+//   2. Segments (--segment) never cross a block and never exceed its slice.
+//   3. Spares: per block, a count of healthy free nodes is withheld from
+//      non-preemptible work while the block is healthy (failures use them up).
+//   4. Lending: where it is on, preemptible work may use the spares too.
+//   5. In-place recovery: a job restarting after a failure goes back to its
+//      block(s), on its prior healthy nodes plus exactly as many spares as it
+//      lost; nodes held for it are not given to anyone else meanwhile.
+//   6. Degraded blocks (more failures than spares) still serve what fits.
+//   7. A block fault (most of a block failed together) takes the block out.
+//   8. --exclusive=topo takes blocks with no other work on them.
+#pragma once
+
+#include "placement/request.hpp"
+#include "placement/snapshot.hpp"
+
+namespace nvlblock {
+
+Placement place(const Snapshot& snapshot, const Request& request);
+
+} // namespace nvlblock

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// A placement request and the engine's answer. Plain data, no Slurm types.
+#pragma once
+
+#include "model/topology.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace nvlblock {
+
+// A job that lost nodes to a failure and is to restart on the same block(s):
+// per block, the nodes it needs there and the healthy nodes it had there.
+struct RecoveryNeed {
+    BlockIndex block = kNoBlock;
+    std::uint32_t need = 0;                // nodes the job had on this block
+    std::uint32_t lost = 0;                // of which failed
+    std::vector<NodeIndex> prior_healthy;  // the others, preferred on restart
+};
+
+struct RecoveryClaim {
+    std::uint32_t job_id = 0;
+    std::int64_t deadline = 0; // after this the block is no longer held (fallback)
+    std::vector<RecoveryNeed> blocks;
+
+    std::uint32_t total_need() const {
+        std::uint32_t n = 0;
+        for (const auto& b : blocks)
+            n += b.need;
+        return n;
+    }
+};
+
+struct Request {
+    std::uint32_t job_id = 0;
+    std::uint32_t min_nodes = 1;
+    std::uint32_t max_nodes = 1; // -N min-max; equal to min_nodes otherwise
+    std::uint32_t segment = 0;   // --segment; 0 when not given
+    bool exclusive_topo = false; // --exclusive=topo
+    bool preemptible = false;    // may run on lent spares
+    // Per node, non-zero when this request may use the node now (Slurm's
+    // node_map: partition, features, availability, preemption). Empty: every
+    // node whose state is free.
+    std::span<const std::uint8_t> available;
+    std::vector<NodeIndex> required; // --nodelist
+    // Set when the job is restarting after a failure (see Planner, which
+    // fills it from its ledger); the engine then places it in place.
+    std::optional<RecoveryClaim> recovery;
+};
+
+enum class Reason {
+    kPlaced,
+    kNotInTopology,       // no block node is available: schedule without topology
+    kInvalidRequest,      // e.g. min > max, zero nodes
+    kSegmentNotDivisor,   // node count not a multiple of --segment
+    kSegmentTooLarge,     // --segment larger than every block's slice
+    kTooLarge,            // more nodes than the healthy topology has room for
+    kRequiredUnavailable, // a --nodelist node cannot be used now
+    kSparesWithheld,      // would fit if spares were used; they are kept for recovery
+    kNoBlockFits,         // not enough free capacity now
+    kExclusiveNoBlock,    // --exclusive=topo needs blocks with no other work
+    kRecoveryWaiting,     // in-place restart: waiting for the job's own block
+};
+
+const char* reason_name(Reason r);
+
+struct Placement {
+    Reason reason = Reason::kNoBlockFits;
+    std::vector<NodeIndex> nodes; // sorted; empty unless placed
+    std::string message;          // a sentence a user can act on
+    std::uint32_t blocks_if_spares = 0; // blocks that would fit if spares were used
+    bool recovery_in_place = false;     // placed on the job's previous block(s)
+    std::uint32_t spares_used = 0;      // for recovery: nodes beyond its prior healthy ones
+
+    bool placed() const { return reason == Reason::kPlaced; }
+};
+
+} // namespace nvlblock

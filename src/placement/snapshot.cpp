@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "placement/snapshot.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace nvlblock {
+
+bool is_block_fault(int size, int failed, int spares, double fraction) {
+    if (failed <= spares)
+        return false;
+    return failed >= static_cast<int>(std::ceil(fraction * size - 1e-9));
+}
+
+Snapshot::Snapshot(const Topology& topo, std::span<const NodeState> states, std::span<const RecoveryClaim> claims)
+    : topo_(&topo), states_(states) {
+    if (states.size() != topo.node_count())
+        throw std::invalid_argument("node state array has " + std::to_string(states.size()) +
+                                    " entries; the topology has " + std::to_string(topo.node_count()) + " nodes");
+    tallies_.resize(topo.block_count());
+    for (std::size_t bi = 0; bi < topo.block_count(); ++bi) {
+        const Block& b = topo.blocks()[bi];
+        BlockTally& t = tallies_[bi];
+        t.size = b.size();
+        t.spares_configured = b.settings.spares;
+        for (NodeIndex n : b.nodes) {
+            switch (states[n]) {
+            case NodeState::kFree:
+                ++t.free;
+                break;
+            case NodeState::kBusy:
+                ++t.busy;
+                break;
+            case NodeState::kLent:
+                ++(b.settings.lending ? t.lent : t.busy);
+                break;
+            case NodeState::kDown:
+                ++t.down;
+                break;
+            case NodeState::kDrained:
+                ++t.drained;
+                break;
+            }
+        }
+        t.failed = t.down + t.drained;
+        t.fault = is_block_fault(t.size, t.failed, b.settings.spares, topo.policy().block_fault_fraction);
+    }
+    for (const RecoveryClaim& c : claims) {
+        for (const RecoveryNeed& need : c.blocks) {
+            if (need.block < 0 || static_cast<std::size_t>(need.block) >= tallies_.size())
+                continue;
+            BlockTally& t = tallies_[static_cast<std::size_t>(need.block)];
+            if (t.fault)
+                continue; // a faulted block holds nothing: its jobs go elsewhere
+            BlockHold h{c.job_id, need.need, 0};
+            for (NodeIndex n : need.prior_healthy) {
+                if (n >= states.size() || states[n] != NodeState::kFree)
+                    continue;
+                if (held_for_.empty())
+                    held_for_.assign(states.size(), 0);
+                if (held_for_[n] == 0) {
+                    held_for_[n] = c.job_id;
+                    ++h.held_nodes;
+                }
+            }
+            t.holds.push_back(h);
+        }
+    }
+}
+
+} // namespace nvlblock

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// One entry point for every consumer (plugin, tools, simulator): read a file
+// in either format, validate it and index it against slurm.conf's nodes.
+#pragma once
+
+#include "model/topology.hpp"
+
+#include <string>
+#include <vector>
+
+namespace nvlblock {
+
+// YAML if the name ends in .yaml/.yml, topology.conf syntax otherwise.
+SourceFormat guess_format(const std::string& path);
+
+std::string read_text_file(const std::string& path); // throws ConfigError{path: ...}
+
+TopologySpec read_topology_spec(const std::string& path);
+TopologySpec read_topology_spec_text(const std::string& text, const std::string& label,
+                                     SourceFormat format, const std::string& base_dir = ".");
+
+// Read, validate and index; `universe` as for build_topology(). Throws ConfigError.
+Topology load_topology(const std::string& path, const std::vector<std::string>* universe = nullptr);
+
+} // namespace nvlblock

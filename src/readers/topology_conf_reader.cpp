@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "readers/topology_conf_reader.hpp"
+
+#include "model/hostlist.hpp"
+#include "readers/load_topology.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdint>
+
+namespace nvlblock {
+namespace {
+
+// Slurm's block levels: BlockSizes may name at most 2^15 times the base size.
+constexpr int kMaxBlockLevel = 15;
+// Include files may include others; this bounds a cycle.
+constexpr int kMaxIncludeDepth = 10;
+
+struct LogicalLine {
+    std::string text;
+    unsigned line; // first physical line
+};
+
+bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+
+std::string lower(std::string s) {
+    for (auto& c : s)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+// '#' starts a comment unless preceded by an odd run of backslashes.
+void strip_comment(std::string& s) {
+    int backslashes = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '#' && backslashes % 2 == 0) {
+            s.resize(i);
+            return;
+        }
+        backslashes = s[i] == '\\' ? backslashes + 1 : 0;
+    }
+}
+
+// An odd run of trailing backslashes (white space after it allowed) joins the
+// next line; the backslash itself is removed.
+bool strip_continuation(std::string& s) {
+    std::size_t end = s.size();
+    while (end > 0 && is_space(s[end - 1]))
+        --end;
+    std::size_t bs = 0;
+    while (end > bs && s[end - 1 - bs] == '\\')
+        ++bs;
+    if (bs % 2 == 0)
+        return false;
+    s.resize(end - 1);
+    return true;
+}
+
+// "\x" -> "x", as Slurm does after joining and removing comments.
+std::string strip_escapes(const std::string& s) {
+    std::string out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '\\' && i + 1 < s.size())
+            ++i;
+        else if (s[i] == '\\')
+            continue;
+        out += s[i];
+    }
+    return out;
+}
+
+std::vector<LogicalLine> logical_lines(const std::string& text) {
+    std::vector<LogicalLine> out;
+    std::size_t pos = 0;
+    unsigned physical = 0;
+    while (pos < text.size()) {
+        LogicalLine l{"", physical + 1};
+        bool more = true;
+        while (more && pos < text.size()) {
+            std::size_t nl = text.find('\n', pos);
+            std::string part = text.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+            pos = nl == std::string::npos ? text.size() : nl + 1;
+            ++physical;
+            if (!part.empty() && part.back() == '\r')
+                part.pop_back();
+            strip_comment(part);
+            more = strip_continuation(part);
+            l.text += part;
+        }
+        l.text = strip_escapes(l.text);
+        out.push_back(std::move(l));
+    }
+    return out;
+}
+
+struct KeyValue {
+    std::string key;
+    std::string value;
+};
+
+// One "Key=Value" or 'Key="quoted value"' from the front of `rest`; advances it.
+// Returns false when `rest` does not start with a key=value pair.
+bool next_pair(std::string_view& rest, KeyValue& kv) {
+    std::size_t i = 0;
+    while (i < rest.size() && is_space(rest[i]))
+        ++i;
+    std::size_t k0 = i;
+    while (i < rest.size() && (std::isalnum(static_cast<unsigned char>(rest[i])) || rest[i] == '_' || rest[i] == '.'))
+        ++i;
+    if (i == k0)
+        return false;
+    std::size_t k1 = i;
+    while (i < rest.size() && is_space(rest[i]))
+        ++i;
+    if (i >= rest.size() || rest[i] != '=')
+        return false;
+    ++i;
+    while (i < rest.size() && is_space(rest[i]))
+        ++i;
+    std::string value;
+    if (i < rest.size() && rest[i] == '"') {
+        std::size_t close = rest.find('"', i + 1);
+        if (close == std::string_view::npos)
+            return false;
+        value = std::string(rest.substr(i + 1, close - i - 1));
+        i = close + 1;
+    } else {
+        std::size_t v0 = i;
+        while (i < rest.size() && !is_space(rest[i]))
+            ++i;
+        if (i == v0)
+            return false;
+        value = std::string(rest.substr(v0, i - v0));
+    }
+    if (i < rest.size() && !is_space(rest[i]))
+        return false;
+    kv.key = std::string(rest.substr(k0, k1 - k0));
+    kv.value = std::move(value);
+    rest.remove_prefix(i);
+    return true;
+}
+
+bool only_space(std::string_view s) {
+    return std::all_of(s.begin(), s.end(), [](char c) { return is_space(c); });
+}
+
+class ConfReader {
+public:
+    TopologySpec read(const std::string& text, const std::string& label, const std::string& base_dir) {
+        spec_.source = label;
+        spec_.format = SourceFormat::kTopologyConf;
+        parse(text, label, base_dir, 0);
+        finish(label);
+        problems_.throw_if_any();
+        return std::move(spec_);
+    }
+
+private:
+    void parse(const std::string& text, const std::string& label, const std::string& base_dir, int depth) {
+        for (const LogicalLine& l : logical_lines(text)) {
+            if (l.text.empty() || only_space(l.text))
+                continue;
+            SourceLocation where{label, l.line};
+            std::string_view rest = l.text;
+            while (!rest.empty() && is_space(rest.front()))
+                rest.remove_prefix(1);
+            if (rest.size() > 8 && lower(std::string(rest.substr(0, 7))) == "include" && is_space(rest[7])) {
+                include(std::string(rest.substr(8)), where, base_dir, depth);
+                continue;
+            }
+            KeyValue kv;
+            if (!next_pair(rest, kv)) {
+                problems_.add(where, "cannot parse '" + std::string(rest) + "': expected Key=Value");
+                continue;
+            }
+            const std::string key = lower(kv.key);
+            if (key == "blockname") {
+                block(kv.value, rest, where);
+            } else if (key == "blocksizes") {
+                if (!only_space(rest))
+                    problems_.add(where, "unexpected text after BlockSizes: '" + trim(rest) + "'");
+                block_sizes_text_ = kv.value;
+                block_sizes_where_ = where;
+            } else if (key == "switchname") {
+                problems_.add(where, "unknown key 'SwitchName': that is topology/tree syntax; "
+                                     "nvlblock reads the block syntax (BlockName=, BlockSizes=)");
+            } else {
+                problems_.add(where, "unknown key '" + kv.key + "' (known: BlockName, BlockSizes, Nodes)");
+            }
+        }
+    }
+
+    static std::string trim(std::string_view s) {
+        while (!s.empty() && is_space(s.front()))
+            s.remove_prefix(1);
+        while (!s.empty() && is_space(s.back()))
+            s.remove_suffix(1);
+        return std::string(s);
+    }
+
+    void include(std::string path, const SourceLocation& where, const std::string& base_dir, int depth) {
+        path = trim(path);
+        if (depth >= kMaxIncludeDepth) {
+            problems_.add(where, "Include nested more than " + std::to_string(kMaxIncludeDepth) + " deep");
+            return;
+        }
+        std::string full = !path.empty() && path[0] == '/' ? path : base_dir + "/" + path;
+        try {
+            std::string text = read_text_file(full);
+            auto slash = full.rfind('/');
+            parse(text, full, slash == std::string::npos ? "." : full.substr(0, slash), depth + 1);
+        } catch (const ConfigError& e) {
+            problems_.add(where, "Include " + path + ": " + e.first().message);
+        }
+    }
+
+    void block(const std::string& name, std::string_view rest, const SourceLocation& where) {
+        BlockSpec b;
+        b.name = name;
+        b.where = where;
+        bool have_nodes = false;
+        KeyValue kv;
+        while (next_pair(rest, kv)) {
+            if (lower(kv.key) == "nodes") {
+                b.nodes_expr = kv.value;
+                have_nodes = true;
+            } else {
+                problems_.add(where, "unknown key '" + kv.key + "' in BlockName=" + name + " (known: Nodes)");
+                return;
+            }
+        }
+        if (!only_space(rest)) {
+            problems_.add(where, "cannot parse '" + trim(rest) + "' in BlockName=" + name);
+            return;
+        }
+        if (!have_nodes) {
+            problems_.add(where, "block '" + name + "' has no Nodes=");
+            return;
+        }
+        try {
+            b.node_names = hostlist::expand(b.nodes_expr);
+        } catch (const hostlist::HostlistError& e) {
+            problems_.add(where, "block '" + name + "': " + e.what());
+            return;
+        }
+        spec_.blocks.push_back(std::move(b));
+    }
+
+    // Slurm's rules: the first size is the base block size; every later size
+    // is the base times a power of two, at most 2^15; sizes must be positive.
+    void parse_block_sizes() {
+        std::size_t pos = 0;
+        const std::string& s = block_sizes_text_;
+        while (pos <= s.size()) {
+            std::size_t comma = s.find(',', pos);
+            std::string item = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+            std::uint32_t v = 0;
+            auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+            if (item.empty() || ec != std::errc() || end != item.data() + item.size() || v == 0) {
+                problems_.add(block_sizes_where_, "invalid BlockSizes value '" + item + "': sizes are positive node counts");
+                return;
+            }
+            if (!spec_.block_sizes.empty()) {
+                const std::uint32_t base = spec_.block_sizes.front();
+                const std::uint32_t ratio = v / base;
+                const bool power_of_two = v % base == 0 && ratio != 0 && (ratio & (ratio - 1)) == 0;
+                if (!power_of_two) {
+                    problems_.add(block_sizes_where_, "invalid BlockSizes value '" + item + "': each size must be the base size " +
+                                                          std::to_string(base) + " times a power of two");
+                    return;
+                }
+                int level = 0;
+                while ((1u << level) < ratio)
+                    ++level;
+                if (level > kMaxBlockLevel) {
+                    problems_.add(block_sizes_where_, "invalid BlockSizes value '" + item + "': more than 2^15 times the base size");
+                    return;
+                }
+            }
+            spec_.block_sizes.push_back(v);
+            if (comma == std::string::npos)
+                break;
+            pos = comma + 1;
+        }
+    }
+
+    void finish(const std::string& label) {
+        if (block_sizes_where_.line)
+            parse_block_sizes();
+        if (spec_.blocks.empty()) {
+            spec_.warnings.push_back({{label, 0}, "no blocks configured; every node is scheduled without topology"});
+            return;
+        }
+        // The base block size: BlockSizes' first value, else the first block's size.
+        const std::size_t base = spec_.block_sizes.empty() ? spec_.blocks.front().node_names.size()
+                                                           : spec_.block_sizes.front();
+        for (const auto& b : spec_.blocks) {
+            if (!b.node_names.empty() && b.node_names.size() < base)
+                problems_.add(b.where, "block '" + b.name + "' has " + std::to_string(b.node_names.size()) +
+                                           " nodes, fewer than the base block size " + std::to_string(base) +
+                                           (spec_.block_sizes.empty() ? " (the size of the first block; set BlockSizes= to allow smaller blocks)"
+                                                                      : " (BlockSizes)"));
+        }
+        // Plain topology/block behaviour: slices of the base size, no spares.
+        spec_.defaults.slice = static_cast<int>(base);
+        spec_.defaults.spares = 0;
+        spec_.defaults.lending = false;
+    }
+
+    TopologySpec spec_;
+    Diagnostics problems_;
+    std::string block_sizes_text_;
+    SourceLocation block_sizes_where_;
+};
+
+} // namespace
+
+TopologySpec read_topology_conf(const std::string& text, const std::string& label, const std::string& base_dir) {
+    return ConfReader().read(text, label, base_dir);
+}
+
+} // namespace nvlblock

@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "readers/yaml_reader.hpp"
+
+#include "model/hostlist.hpp"
+#include "readers/load_topology.hpp"
+#include "readers/topology_conf_reader.hpp"
+#include "readers/value_parsers.hpp"
+
+#include <yaml.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+
+namespace nvlblock {
+namespace {
+
+// RAII over libyaml's document API. libyaml keeps the line of every node, so
+// each error can point at the exact line of the offending value.
+class YamlDocument {
+public:
+    YamlDocument(const std::string& text, const std::string& label) : label_(label) {
+        yaml_parser_t parser;
+        if (!yaml_parser_initialize(&parser))
+            throw ConfigError({label, 0}, "cannot initialise the YAML parser");
+        yaml_parser_set_input_string(&parser, reinterpret_cast<const unsigned char*>(text.data()),
+                                     text.size());
+        const int ok = yaml_parser_load(&parser, &doc_);
+        if (!ok) {
+            std::string msg = parser.problem ? parser.problem : "invalid YAML";
+            if (parser.context)
+                msg = std::string(parser.context) + ": " + msg;
+            const unsigned line = static_cast<unsigned>(parser.problem_mark.line) + 1;
+            yaml_parser_delete(&parser);
+            throw ConfigError({label, line}, "YAML syntax error: " + msg);
+        }
+        yaml_parser_delete(&parser);
+        loaded_ = true;
+    }
+    ~YamlDocument() {
+        if (loaded_)
+            yaml_document_delete(&doc_);
+    }
+    YamlDocument(const YamlDocument&) = delete;
+    YamlDocument& operator=(const YamlDocument&) = delete;
+
+    yaml_node_t* root() { return yaml_document_get_root_node(&doc_); }
+    yaml_node_t* node(int id) { return yaml_document_get_node(&doc_, id); }
+    SourceLocation where(const yaml_node_t* n) const {
+        return {label_, static_cast<unsigned>(n->start_mark.line) + 1};
+    }
+
+private:
+    std::string label_;
+    yaml_document_t doc_{};
+    bool loaded_ = false;
+};
+
+const char* kind(const yaml_node_t* n) {
+    switch (n->type) {
+    case YAML_SCALAR_NODE:
+        return "a value";
+    case YAML_SEQUENCE_NODE:
+        return "a list";
+    case YAML_MAPPING_NODE:
+        return "a mapping";
+    default:
+        return "nothing";
+    }
+}
+
+std::string scalar(const yaml_node_t* n) {
+    return std::string(reinterpret_cast<const char*>(n->data.scalar.value), n->data.scalar.length);
+}
+
+class Reader {
+public:
+    Reader(YamlDocument& doc, std::string label, std::string base_dir)
+        : doc_(doc), label_(std::move(label)), base_dir_(std::move(base_dir)) {}
+
+    TopologySpec read() {
+        spec_.source = label_;
+        spec_.format = SourceFormat::kYaml;
+        yaml_node_t* root = doc_.root();
+        if (!root || (root->type == YAML_SCALAR_NODE && scalar(root).empty()))
+            throw ConfigError({label_, 1}, "the file is empty; expected a mapping with 'blocks:'");
+        if (root->type != YAML_MAPPING_NODE)
+            throw ConfigError(doc_.where(root), std::string("expected a mapping at the top, found ") + kind(root));
+
+        yaml_node_t* blocks = nullptr;
+        yaml_node_t* include = nullptr;
+        for_each_pair(root, "the top level",
+                      {"defaults", "blocks", "recovery", "block_fault", "preemptible", "status", "topology_conf"},
+                      [&](const std::string& key, yaml_node_t* value) {
+                          if (key == "defaults")
+                              read_settings(value, "defaults", spec_.defaults);
+                          else if (key == "blocks")
+                              blocks = value;
+                          else if (key == "recovery")
+                              read_recovery(value);
+                          else if (key == "block_fault")
+                              read_block_fault(value);
+                          else if (key == "preemptible")
+                              read_preemptible(value);
+                          else if (key == "status")
+                              read_status(value);
+                          else if (key == "topology_conf")
+                              include = value;
+                      });
+        if (include)
+            read_include(include);
+        if (blocks)
+            read_blocks(blocks);
+        else if (!include)
+            problems_.add({label_, 1}, "no 'blocks:' list and no 'topology_conf:' to take blocks from");
+        problems_.throw_if_any();
+        return std::move(spec_);
+    }
+
+private:
+    using PairFn = std::function<void(const std::string&, yaml_node_t*)>;
+
+    // Calls fn for every key of a mapping; unknown and repeated keys are errors.
+    void for_each_pair(yaml_node_t* map, const std::string& context, const std::set<std::string>& allowed,
+                       const PairFn& fn) {
+        if (map->type != YAML_MAPPING_NODE) {
+            problems_.add(doc_.where(map), context + " must be a mapping, found " + kind(map));
+            return;
+        }
+        std::set<std::string> seen;
+        for (yaml_node_pair_t* p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; ++p) {
+            yaml_node_t* k = doc_.node(p->key);
+            yaml_node_t* v = doc_.node(p->value);
+            if (k->type != YAML_SCALAR_NODE) {
+                problems_.add(doc_.where(k), "keys in " + context + " must be plain names");
+                continue;
+            }
+            const std::string key = scalar(k);
+            if (!allowed.count(key)) {
+                std::string msg = "unknown key '" + key + "' in " + context;
+                if (auto hint = closest_word(key, allowed))
+                    msg += " (did you mean '" + *hint + "'?)";
+                else
+                    msg += " (known: " + join(allowed) + ")";
+                problems_.add(doc_.where(k), msg);
+                continue;
+            }
+            if (!seen.insert(key).second) {
+                problems_.add(doc_.where(k), "key '" + key + "' appears twice in " + context);
+                continue;
+            }
+            fn(key, v);
+        }
+    }
+
+    // Runs a value parser; a failure becomes "file:line: <context>: <why>".
+    template <typename T, typename Parse>
+    std::optional<T> value(yaml_node_t* v, const std::string& context, Parse parse) {
+        if (v->type != YAML_SCALAR_NODE) {
+            problems_.add(doc_.where(v), context + " must be a single value, found " + kind(v));
+            return std::nullopt;
+        }
+        try {
+            return parse(scalar(v));
+        } catch (const ValueError& e) {
+            problems_.add(doc_.where(v), context + ": " + e.what());
+            return std::nullopt;
+        }
+    }
+
+    std::optional<int> count_value(yaml_node_t* v, const std::string& context, int min) {
+        return value<int>(v, context, [min](const std::string& s) { return parse_int(s, min, 1'000'000); });
+    }
+
+    void read_settings(yaml_node_t* map, const std::string& context, BlockSettings& out) {
+        for_each_pair(map, context, {"slice", "spares", "lending"}, [&](const std::string& key, yaml_node_t* v) {
+            if (key == "slice") {
+                if (auto n = count_value(v, context + ".slice", 1))
+                    out.slice = *n;
+            } else if (key == "spares") {
+                if (auto n = count_value(v, context + ".spares", 0))
+                    out.spares = *n;
+            } else if (auto b = value<bool>(v, context + ".lending", parse_bool)) {
+                out.lending = *b;
+            }
+        });
+    }
+
+    void read_recovery(yaml_node_t* map) {
+        for_each_pair(map, "recovery", {"wait"}, [&](const std::string&, yaml_node_t* v) {
+            if (auto s = value<std::int64_t>(v, "recovery.wait", parse_duration_seconds))
+                spec_.policy.recovery.wait_seconds = *s;
+        });
+    }
+
+    void read_block_fault(yaml_node_t* map) {
+        for_each_pair(map, "block_fault", {"fraction"}, [&](const std::string&, yaml_node_t* v) {
+            if (auto f = value<double>(v, "block_fault.fraction", [](const std::string& s) {
+                    return parse_fraction(s);
+                }))
+                spec_.policy.block_fault_fraction = *f;
+        });
+    }
+
+    std::vector<std::string> name_list(yaml_node_t* v, const std::string& context) {
+        std::vector<std::string> out;
+        if (v->type == YAML_SCALAR_NODE) { // a single name is accepted as a list of one
+            out.push_back(scalar(v));
+            return out;
+        }
+        if (v->type != YAML_SEQUENCE_NODE) {
+            problems_.add(doc_.where(v), context + " must be a list of names, found " + kind(v));
+            return out;
+        }
+        for (yaml_node_item_t* it = v->data.sequence.items.start; it < v->data.sequence.items.top; ++it) {
+            yaml_node_t* item = doc_.node(*it);
+            if (item->type != YAML_SCALAR_NODE || scalar(item).empty())
+                problems_.add(doc_.where(item), context + " entries must be names");
+            else
+                out.push_back(scalar(item));
+        }
+        return out;
+    }
+
+    void read_preemptible(yaml_node_t* map) {
+        for_each_pair(map, "preemptible", {"qos", "partitions"}, [&](const std::string& key, yaml_node_t* v) {
+            auto names = name_list(v, "preemptible." + key);
+            (key == "qos" ? spec_.policy.preemptible.qos : spec_.policy.preemptible.partitions) = names;
+        });
+    }
+
+    void read_status(yaml_node_t* map) {
+        for_each_pair(map, "status", {"interval", "json", "prometheus"}, [&](const std::string& key, yaml_node_t* v) {
+            if (key == "interval") {
+                if (auto s = value<std::int64_t>(v, "status.interval", parse_duration_seconds)) {
+                    if (*s < 1)
+                        problems_.add(doc_.where(v), "status.interval must be at least 1 second");
+                    else
+                        spec_.policy.status.interval_seconds = *s;
+                }
+            } else if (auto path = value<std::string>(v, "status." + key, [](const std::string& s) { return s; })) {
+                (key == "json" ? spec_.policy.status.json_path : spec_.policy.status.prometheus_path) = *path;
+            }
+        });
+    }
+
+    void read_include(yaml_node_t* v) {
+        auto path = value<std::string>(v, "topology_conf", [](const std::string& s) {
+            if (s.empty())
+                throw ValueError("empty path");
+            return s;
+        });
+        if (!path)
+            return;
+        std::string full = (*path)[0] == '/' ? *path : base_dir_ + "/" + *path;
+        try {
+            TopologySpec conf = read_topology_conf(read_text_file(full), full, dirname_of(full));
+            spec_.block_sizes = conf.block_sizes;
+            for (auto& b : conf.blocks) {
+                included_.emplace(b.name, spec_.blocks.size());
+                spec_.blocks.push_back(std::move(b));
+            }
+            for (auto& w : conf.warnings)
+                spec_.warnings.push_back(std::move(w));
+        } catch (const ConfigError& e) {
+            for (const auto& d : e.problems())
+                problems_.add(d.where, d.message);
+            problems_.add(doc_.where(v), "in topology_conf '" + *path + "' included from here");
+        }
+    }
+
+    void read_blocks(yaml_node_t* list) {
+        if (list->type != YAML_SEQUENCE_NODE) {
+            problems_.add(doc_.where(list), std::string("'blocks' must be a list, found ") + kind(list));
+            return;
+        }
+        for (yaml_node_item_t* it = list->data.sequence.items.start; it < list->data.sequence.items.top; ++it)
+            read_block(doc_.node(*it));
+    }
+
+    void read_block(yaml_node_t* map) {
+        BlockSpec b;
+        b.where = doc_.where(map);
+        bool have_nodes = false, have_name = false;
+        yaml_node_t* nodes_node = nullptr;
+        for_each_pair(map, "a block entry", {"name", "nodes", "slice", "spares", "lending"},
+                      [&](const std::string& key, yaml_node_t* v) {
+                          if (key == "name") {
+                              if (auto s = value<std::string>(v, "block name", parse_name)) {
+                                  b.name = *s;
+                                  have_name = true;
+                              }
+                          } else if (key == "nodes") {
+                              nodes_node = v;
+                          } else if (key == "slice") {
+                              b.slice = count_value(v, "slice", 1);
+                          } else if (key == "spares") {
+                              b.spares = count_value(v, "spares", 0);
+                          } else {
+                              b.lending = value<bool>(v, "lending", parse_bool);
+                          }
+                      });
+        if (map->type != YAML_MAPPING_NODE)
+            return;
+        if (!have_name) {
+            problems_.add(b.where, "block entry has no 'name'");
+            return;
+        }
+        if (nodes_node) {
+            if (auto expr = value<std::string>(nodes_node, "nodes of block '" + b.name + "'",
+                                               [](const std::string& s) { return s; })) {
+                b.nodes_expr = *expr;
+                try {
+                    b.node_names = hostlist::expand(*expr);
+                    have_nodes = true;
+                } catch (const hostlist::HostlistError& e) {
+                    problems_.add(doc_.where(nodes_node), "block '" + b.name + "': " + e.what());
+                    return;
+                }
+            }
+        }
+        auto inc = included_.find(b.name);
+        if (inc != included_.end() && !have_nodes) {
+            // An override for a block that topology.conf defines.
+            BlockSpec& target = spec_.blocks[inc->second];
+            if (b.slice)
+                target.slice = b.slice;
+            if (b.spares)
+                target.spares = b.spares;
+            if (b.lending)
+                target.lending = b.lending;
+            return;
+        }
+        if (!have_nodes) {
+            if (!nodes_node)
+                problems_.add(b.where, "block '" + b.name + "' has no 'nodes'");
+            return;
+        }
+        spec_.blocks.push_back(std::move(b));
+    }
+
+    static std::string dirname_of(const std::string& path) {
+        auto slash = path.rfind('/');
+        return slash == std::string::npos ? "." : path.substr(0, slash);
+    }
+
+    YamlDocument& doc_;
+    std::string label_;
+    std::string base_dir_;
+    TopologySpec spec_;
+    Diagnostics problems_;
+    std::map<std::string, std::size_t> included_;
+};
+
+} // namespace
+
+TopologySpec read_yaml_topology(const std::string& text, const std::string& label, const std::string& base_dir) {
+    YamlDocument doc(text, label);
+    return Reader(doc, label, base_dir).read();
+}
+
+} // namespace nvlblock

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// The ledger remembers what Slurm forgets: which nodes a job had when a node
+// failure requeued it (Slurm clears the node list on requeue), so that the job
+// can restart on the same block, and what became of each recovery. It also
+// keeps the counters operators watch. Saved across slurmctld restarts by
+// state_file.hpp; spare accounting itself is derived from node states and the
+// held claims here, so it cannot drift.
+#pragma once
+
+#include "model/topology.hpp"
+#include "placement/request.hpp"
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace nvlblock {
+
+struct RecoveryRecord {
+    std::uint32_t job_id = 0;
+    std::vector<NodeIndex> nodes;  // its allocation when the failure hit
+    std::vector<NodeIndex> failed; // those of them that failed
+    std::int64_t failed_at = 0;
+    std::int64_t fallback_at = 0; // from then on, if its block cannot take it, it goes anywhere
+    std::int64_t hold_until = 0;  // its nodes are held for it until then
+    bool fallback = false;
+};
+
+enum class RecoveryOutcome { kInPlace, kElsewhere, kAbandoned };
+const char* outcome_name(RecoveryOutcome o);
+
+struct RecoveryEvent {
+    std::int64_t at = 0;
+    std::uint32_t job_id = 0;
+    RecoveryOutcome outcome = RecoveryOutcome::kInPlace;
+    std::uint32_t lost = 0;
+    std::uint32_t spares_used = 0;
+    std::int64_t seconds = 0; // from failure to restart
+    std::string blocks;       // block(s) it had, comma-separated
+};
+
+struct LedgerCounters {
+    std::uint64_t failures = 0; // jobs requeued after losing nodes
+    std::uint64_t in_place = 0;
+    std::uint64_t elsewhere = 0; // fallbacks that restarted elsewhere
+    std::uint64_t abandoned = 0; // left the queue before restarting
+};
+
+class Ledger {
+public:
+    static constexpr std::size_t kRecentEvents = 32;
+
+    // A job lost `failed` of its `nodes` and was requeued. `wait`: seconds to
+    // wait for its block before placing it anywhere; `requeue_delay`: seconds
+    // before Slurm will even consider it again (its nodes stay held at least
+    // that long).
+    void job_failed(const Topology& topo, std::uint32_t job_id, std::span<const NodeIndex> nodes,
+                    std::span<const NodeIndex> failed, std::int64_t now, std::int64_t wait, std::int64_t requeue_delay);
+    // The job runs again on `nodes`: closes its record (in place or elsewhere).
+    void job_started(const Topology& topo, std::uint32_t job_id, std::span<const NodeIndex> nodes, std::int64_t now);
+    // The job left the queue (cancelled, finished) before restarting.
+    void job_gone(const Topology& topo, std::uint32_t job_id, std::int64_t now);
+    // Give up on the job's block: from now on it is placed like any other job.
+    void fall_back(const Topology& topo, std::uint32_t job_id, std::int64_t now, const std::string& why);
+
+    const RecoveryRecord* find(std::uint32_t job_id) const;
+    bool empty() const { return records_.empty(); }
+    const std::map<std::uint32_t, RecoveryRecord>& records() const { return records_; }
+    const std::deque<RecoveryEvent>& recent() const { return recent_; }
+    const LedgerCounters& counters() const { return counters_; }
+
+    // What the job needs back, per block.
+    static RecoveryClaim claim_for(const Topology& topo, const RecoveryRecord& r);
+    // Claims whose holds are in force at `now`.
+    std::vector<RecoveryClaim> active_claims(const Topology& topo, std::int64_t now) const;
+
+    // One line per decision, for the operator's log; taken by the caller.
+    std::vector<std::string> take_log();
+
+    // Persistence (by node name, so a reconfigure that renumbers nodes is safe).
+    std::string serialize(const Topology& topo) const;
+    // Replaces the contents. Records naming unknown nodes lose those nodes,
+    // records left with no block node are dropped (reported in the log).
+    // Throws ConfigError on a malformed file.
+    void deserialize(const Topology& topo, const std::string& text, const std::string& label);
+    // After a reconfigure: carry records over to the new topology by name.
+    void remap(const Topology& from, const Topology& to);
+
+private:
+    void record_event(RecoveryEvent e);
+    void log(std::string line) { log_.push_back("nvlblock: recovery " + std::move(line)); }
+    static std::string blocks_of(const Topology& topo, std::span<const NodeIndex> nodes);
+
+    std::map<std::uint32_t, RecoveryRecord> records_;
+    std::deque<RecoveryEvent> recent_;
+    LedgerCounters counters_;
+    std::vector<std::string> log_;
+};
+
+} // namespace nvlblock

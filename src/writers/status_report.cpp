@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "writers/status_report.hpp"
+
+#include "model/hostlist.hpp"
+#include "writers/json_writer.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+namespace nvlblock {
+
+const char* health_name(BlockHealth h) {
+    switch (h) {
+    case BlockHealth::kHealthy:
+        return "healthy";
+    case BlockHealth::kDegraded:
+        return "degraded";
+    case BlockHealth::kDown:
+        return "down";
+    }
+    return "unknown";
+}
+
+ClusterReport make_report(const Planner& planner, std::span<const NodeState> states, std::int64_t now) {
+    const Topology& topo = planner.topology();
+    const Snapshot snap = planner.snapshot(states, now);
+    ClusterReport r;
+    r.generated_at = now;
+    r.nodes = static_cast<int>(topo.node_count());
+    r.nodes_in_blocks = static_cast<int>(topo.nodes_in_blocks());
+    for (BlockIndex b = 0; b < static_cast<BlockIndex>(topo.block_count()); ++b) {
+        const Block& block = topo.block(b);
+        const BlockTally& t = snap.tally(b);
+        BlockReport br;
+        br.name = block.name;
+        br.nodes = block.nodes_expr;
+        br.size = t.size;
+        br.slice = block.settings.slice;
+        br.spares = block.settings.spares;
+        br.lending = block.settings.lending;
+        br.health = t.fault ? BlockHealth::kDown : (t.degraded() ? BlockHealth::kDegraded : BlockHealth::kHealthy);
+        br.failed = t.failed;
+        br.down = t.down;
+        br.drained = t.drained;
+        br.healthy = t.size - t.failed;
+        br.busy = t.busy;
+        br.lent = t.lent;
+        br.free = t.free;
+        std::vector<std::string> failed;
+        for (NodeIndex n : block.nodes)
+            if (is_failed(states[n]))
+                failed.push_back(topo.node_name(n));
+        br.failed_nodes = failed.empty() ? "" : hostlist::compress(failed);
+        for (const auto& h : t.holds)
+            br.held += static_cast<int>(h.need);
+        br.spares_used = std::min(t.failed, br.spares);
+        const int reserve = t.spare_reserve();
+        br.spares_lent = std::min(t.lent, reserve);
+        br.spares_free = std::max(0, std::min(reserve - br.spares_lent, t.free));
+        if (!t.fault) {
+            br.ordinary_free =
+                std::max(0, std::min(t.free, t.size - std::max(t.failed, br.spares) - t.busy - br.held));
+            br.stranded = br.slice > 0 ? br.ordinary_free % br.slice : 0;
+        }
+        r.healthy += br.healthy;
+        r.failed += br.failed;
+        r.busy += br.busy;
+        r.lent += br.lent;
+        r.free += br.free;
+        r.stranded += br.stranded;
+        r.ordinary_free += br.ordinary_free;
+        r.blocks.push_back(std::move(br));
+    }
+    r.fragmentation = r.ordinary_free ? static_cast<double>(r.stranded) / r.ordinary_free : 0.0;
+    const Ledger& ledger = planner.ledger();
+    r.counters = ledger.counters();
+    r.recent.assign(ledger.recent().begin(), ledger.recent().end());
+    for (const auto& [id, rec] : ledger.records()) {
+        std::vector<std::string> blocks;
+        for (NodeIndex n : rec.nodes) {
+            const std::string& name = topo.block(topo.block_of(n)).name;
+            if (std::find(blocks.begin(), blocks.end(), name) == blocks.end())
+                blocks.push_back(name);
+        }
+        std::string joined;
+        for (const auto& b : blocks)
+            joined += (joined.empty() ? "" : ",") + b;
+        r.pending.push_back({id, joined, static_cast<std::uint32_t>(rec.failed.size()), rec.failed_at,
+                             rec.fallback_at, rec.fallback});
+    }
+    return r;
+}
+
+std::string block_line(const BlockReport& b) {
+    std::ostringstream o;
+    o << "BlockName=" << b.name << " Nodes=" << b.nodes << " BlockSize=" << b.size << " Slice=" << b.slice
+      << " Spares=" << b.spares << " SparesFree=" << b.spares_free << " SparesUsed=" << b.spares_used
+      << " SparesLent=" << b.spares_lent << " Lending=" << (b.lending ? "yes" : "no") << " Health=" << health_name(b.health)
+      << " Free=" << b.free << " Busy=" << b.busy << " Lent=" << b.lent << " Held=" << b.held
+      << " Failed=" << b.failed << " FailedNodes=" << (b.failed_nodes.empty() ? "(null)" : b.failed_nodes);
+    return o.str();
+}
+
+std::string summary_line(const ClusterReport& r) {
+    std::ostringstream o;
+    o << "nvlblock: Blocks=" << r.blocks.size() << " Nodes=" << r.nodes_in_blocks << " Healthy=" << r.healthy
+      << " Failed=" << r.failed << " Stranded=" << r.stranded << " Recoveries=" << r.counters.failures
+      << " InPlace=" << r.counters.in_place << " Fallbacks=" << r.counters.elsewhere
+      << " Abandoned=" << r.counters.abandoned << " Pending=" << r.pending.size();
+    return o.str();
+}
+
+std::string report_json(const ClusterReport& r) {
+    JsonWriter w;
+    w.begin_object();
+    w.field("schema", "nvlblock-status/1");
+    w.field("generated_at", r.generated_at);
+    w.key("cluster").begin_object();
+    w.field("nodes", r.nodes).field("nodes_in_blocks", r.nodes_in_blocks).field("healthy", r.healthy);
+    w.field("failed", r.failed).field("busy", r.busy).field("lent", r.lent).field("free", r.free);
+    w.field("ordinary_free", r.ordinary_free).field("stranded", r.stranded);
+    w.field("fragmentation", r.fragmentation, 4);
+    w.end_object();
+    w.key("recoveries").begin_object();
+    w.field("failures", r.counters.failures).field("in_place", r.counters.in_place);
+    w.field("fallbacks", r.counters.elsewhere).field("abandoned", r.counters.abandoned);
+    w.key("pending").begin_array();
+    for (const auto& p : r.pending) {
+        w.begin_object();
+        w.field("job_id", static_cast<std::uint64_t>(p.job_id)).field("blocks", p.blocks);
+        w.field("lost", static_cast<std::uint64_t>(p.lost)).field("failed_at", p.failed_at);
+        w.field("fallback_at", p.fallback_at).field("fallback", p.fallback);
+        w.end_object();
+    }
+    w.end_array();
+    w.key("recent").begin_array();
+    for (const auto& e : r.recent) {
+        w.begin_object();
+        w.field("at", e.at).field("job_id", static_cast<std::uint64_t>(e.job_id));
+        w.field("outcome", outcome_name(e.outcome)).field("blocks", e.blocks);
+        w.field("lost", static_cast<std::uint64_t>(e.lost)).field("spares_used", static_cast<std::uint64_t>(e.spares_used));
+        w.field("seconds", e.seconds);
+        w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+    w.key("blocks").begin_array();
+    for (const auto& b : r.blocks) {
+        w.begin_object();
+        w.field("name", b.name).field("nodes", b.nodes).field("size", b.size).field("slice", b.slice);
+        w.field("spares", b.spares).field("lending", b.lending).field("health", health_name(b.health));
+        w.field("healthy", b.healthy).field("failed", b.failed).field("down", b.down).field("drained", b.drained);
+        w.field("failed_nodes", b.failed_nodes).field("busy", b.busy).field("lent", b.lent).field("free", b.free);
+        w.field("spares_free", b.spares_free).field("spares_used", b.spares_used).field("spares_lent", b.spares_lent);
+        w.field("held", b.held).field("ordinary_free", b.ordinary_free).field("stranded", b.stranded);
+        w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+    return w.str();
+}
+
+std::string report_prometheus(const ClusterReport& r) {
+    std::ostringstream o;
+    auto help = [&](const char* name, const char* type, const char* text) {
+        o << "# HELP " << name << ' ' << text << "\n# TYPE " << name << ' ' << type << '\n';
+    };
+    struct PerBlock {
+        const char* name;
+        const char* text;
+        int BlockReport::*field;
+    };
+    const PerBlock per_block[] = {
+        {"nvlblock_block_nodes", "Nodes in the block.", &BlockReport::size},
+        {"nvlblock_block_healthy_nodes", "Healthy nodes in the block.", &BlockReport::healthy},
+        {"nvlblock_block_failed_nodes", "Failed (down or drained) nodes in the block.", &BlockReport::failed},
+        {"nvlblock_block_allocated_nodes", "Nodes running ordinary work.", &BlockReport::busy},
+        {"nvlblock_block_lent_nodes", "Nodes running preemptible work.", &BlockReport::lent},
+        {"nvlblock_block_free_nodes", "Healthy idle nodes.", &BlockReport::free},
+        {"nvlblock_block_spares", "Configured spare count.", &BlockReport::spares},
+        {"nvlblock_block_spares_free", "Idle spares ready for an in-place recovery.", &BlockReport::spares_free},
+        {"nvlblock_block_spares_used", "Spares standing in for failed nodes.", &BlockReport::spares_used},
+        {"nvlblock_block_spares_lent", "Spares running preemptible work.", &BlockReport::spares_lent},
+        {"nvlblock_block_held_nodes", "Nodes held for jobs restarting in place.", &BlockReport::held},
+        {"nvlblock_block_stranded_nodes", "Free non-spare nodes short of a whole slice.", &BlockReport::stranded},
+    };
+    for (const auto& m : per_block) {
+        help(m.name, "gauge", m.text);
+        for (const auto& b : r.blocks)
+            o << m.name << "{block=\"" << b.name << "\"} " << b.*m.field << '\n';
+    }
+    help("nvlblock_block_health", "gauge", "Block health: 0 healthy, 1 degraded, 2 down.");
+    for (const auto& b : r.blocks)
+        o << "nvlblock_block_health{block=\"" << b.name << "\"} " << static_cast<int>(b.health) << '\n';
+    help("nvlblock_stranded_nodes", "gauge", "Free non-spare nodes short of a whole slice, cluster-wide.");
+    o << "nvlblock_stranded_nodes " << r.stranded << '\n';
+    help("nvlblock_fragmentation_ratio", "gauge", "Stranded share of the free non-spare nodes.");
+    o << "nvlblock_fragmentation_ratio " << r.fragmentation << '\n';
+    help("nvlblock_recoveries_total", "counter", "Jobs requeued after losing nodes, by outcome.");
+    o << "nvlblock_recoveries_total{outcome=\"in_place\"} " << r.counters.in_place << '\n';
+    o << "nvlblock_recoveries_total{outcome=\"fallback\"} " << r.counters.elsewhere << '\n';
+    o << "nvlblock_recoveries_total{outcome=\"abandoned\"} " << r.counters.abandoned << '\n';
+    help("nvlblock_node_failures_total", "counter", "Jobs that lost nodes to a failure and were requeued.");
+    o << "nvlblock_node_failures_total " << r.counters.failures << '\n';
+    help("nvlblock_recoveries_pending", "gauge", "Jobs waiting to restart in place.");
+    o << "nvlblock_recoveries_pending " << r.pending.size() << '\n';
+    help("nvlblock_status_generated_seconds", "gauge", "Unix time the status was computed.");
+    o << "nvlblock_status_generated_seconds " << r.generated_at << '\n';
+    return o.str();
+}
+
+} // namespace nvlblock

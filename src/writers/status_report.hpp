@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// What an operator sees: per block nodes, health, spares (free, used by
+// failures, lent), work, held capacity and stranded nodes, plus recoveries.
+// One report feeds `scontrol show topology`, the JSON status file and the
+// Prometheus textfile, so the three always agree.
+#pragma once
+
+#include "core/planner.hpp"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace nvlblock {
+
+enum class BlockHealth { kHealthy, kDegraded, kDown };
+const char* health_name(BlockHealth h);
+
+struct BlockReport {
+    std::string name;
+    std::string nodes;
+    int size = 0;
+    int slice = 0;
+    int spares = 0;
+    bool lending = false;
+    BlockHealth health = BlockHealth::kHealthy;
+    int healthy = 0;
+    int failed = 0;
+    int down = 0;
+    int drained = 0;
+    std::string failed_nodes; // hostlist, empty when none
+    int busy = 0;
+    int lent = 0;
+    int free = 0;
+    int spares_free = 0;     // idle spares ready for a recovery
+    int spares_used = 0;     // spares standing in for failed nodes
+    int spares_lent = 0;     // spares running preemptible work
+    int held = 0;            // nodes held for jobs waiting to restart here
+    int stranded = 0;        // free non-spare nodes short of a whole slice
+    int ordinary_free = 0;   // free nodes ordinary work may take now
+};
+
+struct ClusterReport {
+    std::int64_t generated_at = 0;
+    std::vector<BlockReport> blocks;
+    int nodes = 0;
+    int nodes_in_blocks = 0;
+    int healthy = 0;
+    int failed = 0;
+    int busy = 0;
+    int lent = 0;
+    int free = 0;
+    int stranded = 0;
+    int ordinary_free = 0;
+    double fragmentation = 0.0; // stranded / ordinary free, 0 when nothing is free
+    LedgerCounters counters;
+    std::vector<RecoveryEvent> recent;
+    struct Pending {
+        std::uint32_t job_id;
+        std::string blocks;
+        std::uint32_t lost;
+        std::int64_t failed_at;
+        std::int64_t fallback_at;
+        bool fallback;
+    };
+    std::vector<Pending> pending;
+};
+
+ClusterReport make_report(const Planner& planner, std::span<const NodeState> states, std::int64_t now);
+
+// "BlockName=rack01 Nodes=gb[0001-0018] BlockSize=18 Slice=16 ..." for scontrol.
+std::string block_line(const BlockReport& b);
+std::string summary_line(const ClusterReport& r);
+std::string report_json(const ClusterReport& r);
+std::string report_prometheus(const ClusterReport& r);
+
+} // namespace nvlblock

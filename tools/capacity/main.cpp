@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// nvlblock-capacity: how many nodes racks of NVLink domains deliver in whole
+// slices when nodes fail, for any slice size and spare count. The binomial
+// model by default; --monte-carlo for failures and repairs over time with
+// correlated whole-rack faults.
+#include "capacity/binomial_model.hpp"
+#include "capacity/monte_carlo.hpp"
+#include "cli.hpp"
+#include "writers/json_writer.hpp"
+
+#include <cstdio>
+#include <iostream>
+#include <set>
+
+using namespace nvlblock;
+using namespace nvlblock::capacity;
+
+namespace {
+
+const char* kUsage = R"(usage: nvlblock-capacity [options]
+
+Expected usable nodes (in whole slices) of R racks of n nodes when nodes fail.
+
+  --racks N              racks (default 128)
+  --nodes-per-rack N     nodes per rack / NVLink domain (default 18)
+  --unavailability P     per-node unavailability, a fraction; a comma list
+                         gives one column each (default 0.02)
+  --table                shorthand for --unavailability 0.01,0.02,0.03,0.04,0.05
+  --slices LIST          slice sizes to compare (default n, n-1, n-2)
+  --spares LIST          spare counts to compare (default 0)
+  --json                 machine-readable output
+
+Monte Carlo (failures over time instead of a fixed P):
+  --monte-carlo          simulate instead of using the binomial model
+  --mtbi HOURS           mean time between interruptions per node (default 980)
+  --mttr HOURS           mean time to repair a node (default 20)
+  --rack-mtbf HOURS      mean time between whole-rack faults per rack (default 0: none)
+  --rack-mttr HOURS      mean time to repair a rack fault (default 8)
+  --horizon HOURS        simulated time per trial (default 8760)
+  --trials N             independent trials, for the confidence interval (default 20)
+  --seed S               random seed (default 1)
+)";
+
+struct Row {
+    SliceSpec spec;
+    std::vector<Estimate> usable; // one per column
+};
+
+void print_table(const RackShape& shape, const std::vector<std::string>& columns, const std::vector<Estimate>& healthy,
+                 const std::vector<Row>& rows, bool with_ci) {
+    std::printf("%-6s %-6s", "slice", "spares");
+    for (const auto& c : columns)
+        std::printf(" %*s", with_ci ? 22 : 14, c.c_str());
+    std::printf("\n");
+    for (const auto& r : rows) {
+        std::printf("%6d %6d", r.spec.slice, r.spec.spares);
+        for (std::size_t i = 0; i < r.usable.size(); ++i) {
+            const double share = healthy[i].mean > 0 ? 100.0 * r.usable[i].mean / healthy[i].mean : 0.0;
+            char cell[64];
+            if (with_ci)
+                std::snprintf(cell, sizeof cell, "%s ±%s (%4.1f%%)", cli::grouped(r.usable[i].mean, 1).c_str(),
+                              cli::grouped(r.usable[i].ci95, 1).c_str(), share);
+            else
+                std::snprintf(cell, sizeof cell, "%s (%4.1f%%)", cli::grouped(r.usable[i].mean, 1).c_str(), share);
+            std::printf(" %*s", with_ci ? 22 : 14, cell);
+        }
+        std::printf("\n");
+    }
+    std::printf("%-13s", "healthy");
+    for (const auto& h : healthy) {
+        char cell[64];
+        if (with_ci)
+            std::snprintf(cell, sizeof cell, "%s ±%s", cli::grouped(h.mean, 1).c_str(), cli::grouped(h.ci95, 1).c_str());
+        else
+            std::snprintf(cell, sizeof cell, "%s", cli::grouped(h.mean, 1).c_str());
+        std::printf(" %*s", with_ci ? 22 : 14, cell);
+    }
+    std::printf("\n(%d racks x %d nodes = %s nodes; usable = nodes in whole slices; %% of healthy)\n", shape.racks,
+                shape.nodes_per_rack, cli::grouped(shape.racks * shape.nodes_per_rack, 0).c_str());
+}
+
+int run(int argc, char** argv) {
+    cli::Args args(argc, argv,
+                   {"racks", "nodes-per-rack", "unavailability", "slices", "spares", "mtbi", "mttr", "rack-mtbf",
+                    "rack-mttr", "horizon", "trials", "seed"},
+                   {"json", "table", "monte-carlo", "help"});
+    if (args.has("help")) {
+        std::cout << kUsage;
+        return 0;
+    }
+    if (!args.positional().empty())
+        throw cli::UsageError("unexpected argument '" + args.positional().front() + "'");
+    RackShape shape;
+    shape.racks = static_cast<int>(args.integer("racks", 128, 1, 1'000'000));
+    shape.nodes_per_rack = static_cast<int>(args.integer("nodes-per-rack", 18, 1, 10'000));
+    const int n = shape.nodes_per_rack;
+
+    std::vector<SliceSpec> specs;
+    std::vector<int> slices, spares;
+    for (const auto& s : args.list("slices")) {
+        char* end = nullptr;
+        long v = std::strtol(s.c_str(), &end, 10);
+        if (s.empty() || *end || v < 1 || v > n)
+            throw cli::UsageError("--slices: '" + s + "' is not a slice size from 1 to " + std::to_string(n));
+        slices.push_back(static_cast<int>(v));
+    }
+    if (slices.empty())
+        for (int s : {n, n - 1, n - 2})
+            if (s >= 1)
+                slices.push_back(s);
+    for (const auto& s : args.list("spares")) {
+        char* end = nullptr;
+        long v = std::strtol(s.c_str(), &end, 10);
+        if (s.empty() || *end || v < 0 || v >= n)
+            throw cli::UsageError("--spares: '" + s + "' is not a spare count from 0 to " + std::to_string(n - 1));
+        spares.push_back(static_cast<int>(v));
+    }
+    if (spares.empty())
+        spares.push_back(0);
+    for (int s : slices)
+        for (int r : spares)
+            if (s + r <= n)
+                specs.push_back({s, r});
+    if (specs.empty())
+        throw cli::UsageError("no slice and spare combination fits in " + std::to_string(n) + " nodes");
+
+    const bool json = args.has("json");
+    std::vector<std::string> columns;
+    std::vector<Estimate> healthy;
+    std::vector<Row> rows;
+    for (const auto& s : specs)
+        rows.push_back({s, {}});
+    std::vector<double> ps;
+    FailureModel model;
+    double horizon = 0;
+    int trials = 0;
+    std::uint64_t seed = 0, events = 0;
+    const bool mc = args.has("monte-carlo");
+    if (mc) {
+        model.node_mtbi_hours = args.number("mtbi", 980.0);
+        model.node_mttr_hours = args.number("mttr", 20.0);
+        model.rack_mtbf_hours = args.number("rack-mtbf", 0.0);
+        model.rack_mttr_hours = args.number("rack-mttr", 8.0);
+        if (model.node_mtbi_hours <= 0 || model.node_mttr_hours <= 0 || model.rack_mtbf_hours < 0 ||
+            model.rack_mttr_hours <= 0)
+            throw cli::UsageError("--mtbi, --mttr and --rack-mttr must be positive, --rack-mtbf 0 or positive");
+        horizon = args.number("horizon", 8760.0);
+        if (horizon <= 0)
+            throw cli::UsageError("--horizon must be positive");
+        trials = static_cast<int>(args.integer("trials", 20, 2, 100000));
+        seed = static_cast<std::uint64_t>(args.integer("seed", 1, 0, INT64_MAX));
+        MonteCarloResult r = simulate_availability(shape, model, specs, horizon, trials, seed);
+        char label[64];
+        std::snprintf(label, sizeof label, "MC p=%.2f%%", 100 * model.node_unavailability());
+        columns.push_back(label);
+        healthy.push_back(r.healthy);
+        for (std::size_t i = 0; i < rows.size(); ++i)
+            rows[i].usable.push_back(r.usable[i]);
+        events = r.events;
+    } else {
+        std::vector<std::string> plist = args.has("table") ? std::vector<std::string>{"0.01", "0.02", "0.03", "0.04", "0.05"}
+                                                           : args.list("unavailability");
+        if (plist.empty())
+            plist.push_back("0.02");
+        for (const auto& s : plist) {
+            char* end = nullptr;
+            double p = std::strtod(s.c_str(), &end);
+            if (s.empty() || *end || !(p >= 0.0 && p <= 1.0))
+                throw cli::UsageError("--unavailability: '" + s + "' is not a fraction from 0 to 1");
+            ps.push_back(p);
+            char label[32];
+            std::snprintf(label, sizeof label, "p=%.2f%%", 100 * p);
+            columns.push_back(label);
+            healthy.push_back({expected_healthy(shape, p), 0.0});
+            for (auto& r : rows)
+                r.usable.push_back({expected_usable(shape, p, r.spec.slice, r.spec.spares), 0.0});
+        }
+    }
+
+    if (json) {
+        JsonWriter w;
+        w.begin_object();
+        w.field("racks", shape.racks).field("nodes_per_rack", shape.nodes_per_rack);
+        w.field("nodes", shape.racks * shape.nodes_per_rack);
+        w.field("model", mc ? "monte_carlo" : "binomial");
+        if (mc) {
+            w.key("failure_model").begin_object();
+            w.field("node_mtbi_hours", model.node_mtbi_hours, 3).field("node_mttr_hours", model.node_mttr_hours, 3);
+            w.field("rack_mtbf_hours", model.rack_mtbf_hours, 3).field("rack_mttr_hours", model.rack_mttr_hours, 3);
+            w.field("horizon_hours", horizon, 1).field("trials", trials).field("seed", seed).field("events", events);
+            w.end_object();
+        }
+        w.key("results").begin_array();
+        for (std::size_t c = 0; c < columns.size(); ++c) {
+            w.begin_object();
+            w.field("unavailability", mc ? model.node_unavailability() : ps[c], 6);
+            w.field("healthy_nodes", healthy[c].mean, 1);
+            if (mc)
+                w.field("healthy_nodes_ci95", healthy[c].ci95, 1);
+            w.key("slices").begin_array();
+            for (const auto& r : rows) {
+                w.begin_object();
+                w.field("slice", r.spec.slice).field("spares", r.spec.spares);
+                w.field("usable_nodes", r.usable[c].mean, 1);
+                if (mc)
+                    w.field("usable_nodes_ci95", r.usable[c].ci95, 1);
+                w.field("share_of_healthy", healthy[c].mean > 0 ? r.usable[c].mean / healthy[c].mean : 0.0, 4);
+                w.end_object();
+            }
+            w.end_array();
+            w.end_object();
+        }
+        w.end_array();
+        w.end_object();
+        std::cout << w.str();
+        return 0;
+    }
+    if (mc)
+        std::printf("Monte Carlo: node MTBI %.0f h, MTTR %.0f h (p = %.2f%%), rack faults %s, %d trials of %.0f h, "
+                    "%llu events, seed %llu\n\n",
+                    model.node_mtbi_hours, model.node_mttr_hours, 100 * model.node_unavailability(),
+                    model.rack_mtbf_hours > 0 ? ("every " + cli::grouped(model.rack_mtbf_hours, 0) + " h per rack, " +
+                                                 cli::grouped(model.rack_mttr_hours, 0) + " h to repair")
+                                                    .c_str()
+                                              : "off",
+                    trials, horizon, static_cast<unsigned long long>(events), static_cast<unsigned long long>(seed));
+    print_table(shape, columns, healthy, rows, mc);
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const cli::UsageError& e) {
+        std::fprintf(stderr, "nvlblock-capacity: %s\n(try --help)\n", e.what());
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "nvlblock-capacity: %s\n", e.what());
+        return 1;
+    }
+}

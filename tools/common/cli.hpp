@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// Minimal command-line parsing shared by the nvlblock tools: --name value,
+// --name=value and boolean --flag, with errors that name the option.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace nvlblock::cli {
+
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+class Args {
+public:
+    // `flags`: options that take no value; every other --option takes one.
+    Args(int argc, char** argv, const std::vector<std::string>& options, const std::vector<std::string>& flags);
+
+    bool has(const std::string& name) const { return values_.count(name) != 0; }
+    std::string str(const std::string& name, const std::string& fallback = "") const;
+    long long integer(const std::string& name, long long fallback, long long min, long long max) const;
+    double number(const std::string& name, double fallback) const;
+    std::vector<std::string> list(const std::string& name) const; // comma-separated
+    const std::vector<std::string>& positional() const { return positional_; }
+
+private:
+    std::map<std::string, std::string> values_;
+    std::vector<std::string> positional_;
+};
+
+// "2257.9" -> "2,257.9": thousands separators for people.
+std::string grouped(double value, int decimals);
+
+} // namespace nvlblock::cli
