@@ -390,8 +390,11 @@ nvlb_status_t nvlb_state_load(nvlb_planner_t* p, const char* path, nvlb_error_t*
         p->planner.ledger().deserialize(p->planner.topology(), *text, path);
         return NVLB_OK;
     });
-    if (rc == NVLB_E_CONFIG && err)
-        err->status = rc = NVLB_E_STATE;
+    if (rc == NVLB_E_CONFIG) { // a malformed state file, not a configuration problem
+        rc = NVLB_E_STATE;
+        if (err)
+            err->status = rc;
+    }
     return rc;
 }
 

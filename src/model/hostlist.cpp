@@ -150,13 +150,17 @@ namespace {
 
 struct Split {
     std::string prefix;
+    std::string suffix;
     std::optional<std::uint64_t> number;
     std::size_t width = 0;
 };
 
-// "gb0017" -> {"gb", 17, 4}; the last run of digits is the number.
+// "gb0017" -> {"gb", "", 17, 4}, "n3-ib" -> {"n", "-ib", 3, 1}: the last run
+// of digits is the number.
 Split split_name(const std::string& name) {
     std::size_t end = name.size();
+    while (end > 0 && !std::isdigit(static_cast<unsigned char>(name[end - 1])))
+        --end;
     std::size_t begin = end;
     while (begin > 0 && std::isdigit(static_cast<unsigned char>(name[begin - 1])))
         --begin;
@@ -166,6 +170,7 @@ Split split_name(const std::string& name) {
         return s;
     }
     s.prefix = name.substr(0, begin);
+    s.suffix = name.substr(end);
     std::uint64_t v = 0;
     std::from_chars(name.data() + begin, name.data() + end, v);
     s.number = v;
@@ -191,7 +196,7 @@ std::string compress(const std::vector<std::string>& names) {
         std::size_t j = i + 1;
         for (; j < names.size(); ++j) {
             Split s = split_name(names[j]);
-            if (!s.number || s.prefix != first.prefix || s.width != first.width)
+            if (!s.number || s.prefix != first.prefix || s.suffix != first.suffix || s.width != first.width)
                 break;
             nums.push_back(*s.number);
         }
@@ -212,7 +217,7 @@ std::string compress(const std::vector<std::string>& names) {
                 out += "-" + pad(nums[m], first.width);
             k = m + 1;
         }
-        out += "]";
+        out += "]" + first.suffix;
         i = j;
     }
     return out;

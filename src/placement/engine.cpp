@@ -349,26 +349,34 @@ Placement place(const Snapshot& snap, const Request& req) {
     if (!req.required.empty() && seg && req.min_nodes > seg)
         return refuse(Reason::kInvalidRequest, "--nodelist with more than one segment is not supported (as in topology/block)");
 
-    auto rooms_for = [&](bool use_spares) {
+    // The unit a count is carved in: --segment if given; a job that fits in a
+    // slice stays in one block (as topology/block keeps a job within one
+    // block); a larger one spans as few blocks as it can.
+    const int largest_slice = topo.largest_slice();
+    auto unit_for = [&](std::uint32_t count) {
+        if (seg)
+            return static_cast<int>(seg);
+        return static_cast<int>(count) <= largest_slice ? static_cast<int>(count) : 1;
+    };
+    auto rooms_for = [&](bool use_spares, int unit) {
         std::vector<BlockRoom> rooms;
         for (const BlockView& v : views) {
             if (req.exclusive_topo && !v.exclusive_ok)
                 continue;
             const int lim = use_spares ? v.spare_limit : v.limit;
-            rooms.push_back({v.block, lim, segment_cap(lim, seg ? static_cast<int>(seg) : 1, v.fits_segment)});
+            // An explicit segment must fit the block's slice; an implicit one only its room.
+            rooms.push_back({v.block, lim, segment_cap(lim, unit, seg == 0 || v.fits_segment)});
         }
         return rooms;
     };
-    const std::vector<BlockRoom> rooms = rooms_for(false);
 
     for (std::uint32_t count : counts) {
-        std::optional<std::vector<BlockTake>> takes;
         const int c = static_cast<int>(count);
-        if (req.required.empty()) {
-            takes = choose_blocks(rooms, c, seg ? static_cast<int>(seg) : 1);
-        } else {
-            takes = choose_with_required(rooms, required_in, c, seg ? static_cast<int>(seg) : 1);
-        }
+        const int unit = unit_for(count);
+        const std::vector<BlockRoom> rooms = rooms_for(false, unit);
+        std::optional<std::vector<BlockTake>> takes = req.required.empty()
+                                                          ? choose_blocks(rooms, c, unit)
+                                                          : choose_with_required(rooms, required_in, c, unit);
         if (!takes)
             continue;
         Placement p;
@@ -385,25 +393,26 @@ Placement place(const Snapshot& snap, const Request& req) {
     if (req.exclusive_topo)
         return refuse(Reason::kExclusiveNoBlock, "--exclusive=topo needs blocks with no other work for " +
                                                      shape(want, seg) + "; none are free now");
+    const int unit = unit_for(want);
     long ever = 0;
     for (const BlockView& v : views)
-        ever += segment_cap(v.room_if_empty, seg ? static_cast<int>(seg) : 1, v.fits_segment);
+        ever += segment_cap(v.room_if_empty, unit, seg == 0 || v.fits_segment);
     if (ever < static_cast<long>(want))
         return refuse(Reason::kTooLarge, "the job needs " + shape(want, seg) + "; the healthy blocks can hold at most " +
                                              std::to_string(ever) + " for this kind of job");
 
-    const std::vector<BlockRoom> spare_rooms = rooms_for(true);
-    const int unit = static_cast<int>(seg ? seg : want);
+    const std::vector<BlockRoom> rooms = rooms_for(false, unit);
+    const std::vector<BlockRoom> spare_rooms = rooms_for(true, unit);
     int largest = 0, largest_block = 0;
     std::uint32_t would_fit = 0;
     for (std::size_t i = 0; i < rooms.size(); ++i) {
-        largest = std::max(largest, rooms[i].segment_cap);
+        largest = std::max(largest, rooms[i].limit);
         if (rooms[i].segment_cap < unit && spare_rooms[i].segment_cap >= unit)
             ++would_fit;
     }
     for (const Block& b : topo.blocks())
         largest_block = std::max(largest_block, b.size());
-    if ((!seg || want == seg) && static_cast<int>(want) <= largest_block) {
+    if (unit == static_cast<int>(want) && static_cast<int>(want) <= largest_block) {
         if (would_fit) {
             Placement p = refuse(Reason::kSparesWithheld,
                                  "no block has " + plural(unit, "healthy free non-spare node", "healthy free non-spare nodes") +
@@ -415,7 +424,7 @@ Placement place(const Snapshot& snap, const Request& req) {
         return refuse(Reason::kNoBlockFits, "no block has " + plural(unit, "healthy free node", "healthy free nodes") +
                                                 " now (the most any block offers is " + std::to_string(largest) + ")");
     }
-    if (auto with_spares = choose_blocks(spare_rooms, static_cast<int>(want), seg ? static_cast<int>(seg) : 1)) {
+    if (auto with_spares = choose_blocks(spare_rooms, static_cast<int>(want), unit)) {
         Placement p = refuse(Reason::kSparesWithheld, "not enough healthy free non-spare capacity for " + shape(want, seg) +
                                                           "; it would fit on " +
                                                           plural(static_cast<long>(with_spares->size()), "block", "blocks") +

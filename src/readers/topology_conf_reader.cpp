@@ -250,12 +250,20 @@ private:
 
     // Slurm's rules: the first size is the base block size; every later size
     // is the base times a power of two, at most 2^15; sizes must be positive.
+    // Empty items ("18,,36", a trailing comma) are skipped, as Slurm's
+    // strtok_r() does; a list with no size at all is invalid.
     void parse_block_sizes() {
         std::size_t pos = 0;
         const std::string& s = block_sizes_text_;
         while (pos <= s.size()) {
             std::size_t comma = s.find(',', pos);
             std::string item = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+            if (item.empty() && !(spec_.block_sizes.empty() && comma == std::string::npos)) {
+                if (comma == std::string::npos)
+                    break;
+                pos = comma + 1;
+                continue;
+            }
             std::uint32_t v = 0;
             auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
             if (item.empty() || ec != std::errc() || end != item.data() + item.size() || v == 0) {

@@ -282,11 +282,12 @@ private:
     void read_block(yaml_node_t* map) {
         BlockSpec b;
         b.where = doc_.where(map);
-        bool have_nodes = false, have_name = false;
+        bool have_nodes = false, have_name = false, name_key = false;
         yaml_node_t* nodes_node = nullptr;
         for_each_pair(map, "a block entry", {"name", "nodes", "slice", "spares", "lending"},
                       [&](const std::string& key, yaml_node_t* v) {
                           if (key == "name") {
+                              name_key = true;
                               if (auto s = value<std::string>(v, "block name", parse_name)) {
                                   b.name = *s;
                                   have_name = true;
@@ -304,7 +305,8 @@ private:
         if (map->type != YAML_MAPPING_NODE)
             return;
         if (!have_name) {
-            problems_.add(b.where, "block entry has no 'name'");
+            if (!name_key) // a bad name has been reported already
+                problems_.add(b.where, "block entry has no 'name'");
             return;
         }
         if (nodes_node) {

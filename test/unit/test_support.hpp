@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// Helpers shared by the unit tests: build topologies from text, make node
+// state arrays, name nodes.
+#pragma once
+
+#include "model/topology.hpp"
+#include "placement/node_state.hpp"
+#include "readers/load_topology.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace nvlblock::test {
+
+inline Topology yaml_topology(const std::string& text, const std::vector<std::string>* universe = nullptr) {
+    return build_topology(read_topology_spec_text(text, "test.yaml", SourceFormat::kYaml), universe);
+}
+
+inline Topology conf_topology(const std::string& text, const std::vector<std::string>* universe = nullptr) {
+    return build_topology(read_topology_spec_text(text, "topology.conf", SourceFormat::kTopologyConf), universe);
+}
+
+// `racks` blocks of `per_rack` nodes gb0001..., with the given settings.
+inline Topology racks(int racks, int per_rack = 18, int slice = 16, int spares = 2, bool lending = false,
+                      const std::string& extra = "") {
+    std::string y = "defaults:\n  slice: " + std::to_string(slice) + "\n  spares: " + std::to_string(spares) +
+                    "\n  lending: " + (lending ? "true" : "false") + "\n" + extra + "blocks:\n";
+    int node = 1;
+    for (int r = 1; r <= racks; ++r) {
+        char buf[128];
+        std::snprintf(buf, sizeof buf, "  - name: rack%02d\n    nodes: gb[%04d-%04d]\n", r, node, node + per_rack - 1);
+        y += buf;
+        node += per_rack;
+    }
+    return yaml_topology(y);
+}
+
+inline std::vector<NodeState> all(const Topology& t, NodeState s = NodeState::kFree) {
+    return std::vector<NodeState>(t.node_count(), s);
+}
+
+// Node indices [first, last] inclusive, 0-based.
+inline std::vector<NodeIndex> range(NodeIndex first, NodeIndex last) {
+    std::vector<NodeIndex> v;
+    for (NodeIndex n = first; n <= last; ++n)
+        v.push_back(n);
+    return v;
+}
+
+inline void set(std::vector<NodeState>& s, const std::vector<NodeIndex>& nodes, NodeState st) {
+    for (NodeIndex n : nodes)
+        s[n] = st;
+}
+
+// A scratch directory removed at the end of the test.
+class TempDir {
+public:
+    TempDir() {
+        char tmpl[] = "/tmp/nvlblock-test-XXXXXX";
+        path_ = mkdtemp(tmpl);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(path_, ec);
+    }
+    std::string path() const { return path_; }
+    std::string write(const std::string& name, const std::string& text) const {
+        std::string p = path_ + "/" + name;
+        std::ofstream(p) << text;
+        return p;
+    }
+
+private:
+    std::string path_;
+};
+
+} // namespace nvlblock::test
