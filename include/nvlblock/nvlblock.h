@@ -69,6 +69,13 @@ nvlb_status_t nvlb_planner_load(const char *path, const char *const *node_names,
 nvlb_status_t nvlb_planner_reload(nvlb_planner_t *planner, const char *path, const char *const *node_names,
 				  size_t node_count, nvlb_error_t *err);
 void nvlb_planner_free(nvlb_planner_t *planner);
+/* The planner of this process. The Slurm plugins of one daemon (the
+ * topology plugin and the PrEp plugin) are separate shared objects; they share
+ * one planner through libnvlblock, which the dynamic loader maps once.
+ * nvlb_process_planner_set() takes ownership and frees the previous one. */
+void nvlb_process_planner_set(nvlb_planner_t *planner);
+nvlb_planner_t *nvlb_process_planner(void);
+
 /* Validate a file without keeping it. Warnings (accepted but suspicious) are
  * passed to warn, if given, one "file:line: message" at a time. */
 nvlb_status_t nvlb_check_file(const char *path, const char *const *node_names, size_t node_count,

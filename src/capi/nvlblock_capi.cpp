@@ -11,6 +11,7 @@
 #include "writers/status_report.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -149,6 +150,14 @@ nvlb_status_t nvlb_planner_reload(nvlb_planner_t* p, const char* path, const cha
 }
 
 void nvlb_planner_free(nvlb_planner_t* p) { delete p; }
+
+namespace {
+std::atomic<nvlb_planner_t*> g_process_planner{nullptr};
+}
+
+void nvlb_process_planner_set(nvlb_planner_t* p) { delete g_process_planner.exchange(p); }
+
+nvlb_planner_t* nvlb_process_planner(void) { return g_process_planner.load(); }
 
 nvlb_status_t nvlb_check_file(const char* path, const char* const* node_names, size_t node_count,
                               void (*warn)(void*, const char*), void* ctx, nvlb_error_t* err) {

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * slurm_bridge.c - Slurm structures in, core C ABI calls, nothing decided.
+ */
+#include <pthread.h>
+#include <string.h>
+
+/* First: it maps Slurm's function names onto libslurmfull's exports. */
+#include "src/common/slurm_xlator.h"
+
+#include "slurm_bridge.h"
+
+#include "slurm/slurm_errno.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+
+/*
+ * job_list exists only in slurmctld. A weak reference keeps this plugin
+ * loadable in slurmd and the client commands, which resolve data symbols
+ * when the plugin is loaded (functions bind lazily, data does not).
+ */
+extern list_t *job_list __attribute__((weak));
+
+/* Nodes found running preemptible work at the last nvlbs_update_lent(). */
+static bitstr_t *lent_cache = NULL;
+static pthread_mutex_t lent_lock = PTHREAD_MUTEX_INITIALIZER;
+
+extern uint8_t *nvlbs_node_states(void)
+{
+	uint8_t *states = xcalloc(node_record_count ? node_record_count : 1, 1);
+
+	slurm_mutex_lock(&lent_lock);
+	for (int i = 0; i < node_record_count; i++) {
+		node_record_t *node_ptr = node_record_table_ptr[i];
+
+		if (!node_ptr || IS_NODE_DOWN(node_ptr) || IS_NODE_NO_RESPOND(node_ptr) ||
+		    IS_NODE_FUTURE(node_ptr) || IS_NODE_POWERED_DOWN(node_ptr) ||
+		    IS_NODE_POWERING_DOWN(node_ptr) || IS_NODE_INVALID_REG(node_ptr))
+			states[i] = NVLB_NODE_DOWN;
+		else if (IS_NODE_DRAIN(node_ptr) || IS_NODE_FAIL(node_ptr))
+			states[i] = NVLB_NODE_DRAINED;
+		else if (IS_NODE_ALLOCATED(node_ptr) || IS_NODE_MIXED(node_ptr) ||
+			 IS_NODE_COMPLETING(node_ptr) || IS_NODE_BLOCKED(node_ptr))
+			states[i] = (lent_cache && (i < bit_size(lent_cache)) && bit_test(lent_cache, i)) ?
+					    NVLB_NODE_LENT :
+					    NVLB_NODE_BUSY;
+		else
+			states[i] = NVLB_NODE_FREE;
+	}
+	slurm_mutex_unlock(&lent_lock);
+	return states;
+}
+
+extern bool nvlbs_job_preemptible(nvlb_planner_t *planner, job_record_t *job_ptr)
+{
+	const char *qos = NULL, *part = NULL;
+
+	if (!planner || !job_ptr)
+		return false;
+	if (job_ptr->qos_ptr)
+		qos = job_ptr->qos_ptr->name;
+	if (job_ptr->part_ptr)
+		part = job_ptr->part_ptr->name;
+	else
+		part = job_ptr->partition;
+	return nvlb_is_preemptible(planner, qos, part);
+}
+
+typedef struct {
+	nvlb_planner_t *planner;
+	bitstr_t *lent;
+} lent_args_t;
+
+static int _mark_lent(void *x, void *arg)
+{
+	job_record_t *job_ptr = x;
+	lent_args_t *args = arg;
+
+	if (!(IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr) || IS_JOB_COMPLETING(job_ptr)) ||
+	    !job_ptr->node_bitmap)
+		return 0;
+	if (nvlbs_job_preemptible(args->planner, job_ptr))
+		bit_or(args->lent, job_ptr->node_bitmap);
+	return 0;
+}
+
+extern void nvlbs_update_lent(nvlb_planner_t *planner)
+{
+	lent_args_t args = { .planner = planner };
+
+	if (!planner || !job_list || !node_record_count)
+		return;
+	args.lent = bit_alloc(node_record_count);
+	list_for_each(job_list, _mark_lent, &args);
+	slurm_mutex_lock(&lent_lock);
+	FREE_NULL_BITMAP(lent_cache);
+	lent_cache = args.lent;
+	slurm_mutex_unlock(&lent_lock);
+}
+
+extern uint32_t *nvlbs_bitmap_indices(bitstr_t *bitmap, size_t *count)
+{
+	uint32_t *out;
+	size_t n = 0;
+
+	*count = 0;
+	if (!bitmap)
+		return NULL;
+	out = xcalloc(bit_set_count(bitmap) + 1, sizeof(*out));
+	for (int i = 0; (i = bit_ffs_from_bit(bitmap, i)) >= 0; i++)
+		out[n++] = (uint32_t) i;
+	*count = n;
+	return out;
+}
+
+extern char *nvlbs_state_path(void)
+{
+	return xstrdup_printf("%s/nvlblock_state", slurm_conf.state_save_location);
+}
+
+extern void nvlbs_save_state(nvlb_planner_t *planner)
+{
+	nvlb_error_t err;
+	char *path = nvlbs_state_path();
+
+	if (nvlb_state_save(planner, path, &err) != NVLB_OK)
+		error("nvlblock: cannot save state to %s: %s", path, err.message);
+	xfree(path);
+}
+
+static void _log_line(void *ctx, const char *line)
+{
+	(void) ctx;
+	info("%s", line);
+}
+
+extern void nvlbs_flush_log(nvlb_planner_t *planner)
+{
+	nvlb_drain_log(planner, _log_line, NULL);
+}
+
+extern void nvlbs_sync_ledger(nvlb_planner_t *planner, time_t now)
+{
+	uint32_t ids[256];
+	size_t n, changed = 0;
+
+	if (!planner)
+		return;
+	n = nvlb_pending_jobs(planner, ids, 256);
+	if (n > 256)
+		n = 256; /* the rest on the next call */
+	for (size_t i = 0; i < n; i++) {
+		job_record_t *job_ptr = find_job_record(ids[i]);
+
+		if (!job_ptr || (IS_JOB_FINISHED(job_ptr) && !IS_JOB_COMPLETING(job_ptr))) {
+			nvlb_job_gone(planner, ids[i], now);
+			changed++;
+		} else if ((IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)) && job_ptr->node_bitmap) {
+			size_t count;
+			uint32_t *nodes = nvlbs_bitmap_indices(job_ptr->node_bitmap, &count);
+
+			nvlb_job_started(planner, ids[i], nodes, count, now);
+			xfree(nodes);
+			changed++;
+		}
+	}
+	if (changed) {
+		nvlbs_save_state(planner);
+		nvlbs_flush_log(planner);
+	}
+}
+
+/*
+ * Pending reasons. Slurm's schedulers reset state_desc after a failed
+ * placement, so the reason nvlblock gave is kept here and shown again by
+ * nvlbs_apply_reasons() (called with the job write lock held).
+ */
+#define REASON_SLOTS 1024
+
+typedef struct {
+	uint32_t job_id;
+	char text[256];
+} reason_slot_t;
+
+static reason_slot_t reasons[REASON_SLOTS];
+static pthread_mutex_t reason_lock = PTHREAD_MUTEX_INITIALIZER;
+
+extern void nvlbs_note_reason(job_record_t *job_ptr, const char *reason)
+{
+	reason_slot_t *slot;
+
+	if (!job_ptr || !reason || !reason[0])
+		return;
+	slurm_mutex_lock(&reason_lock);
+	slot = &reasons[job_ptr->job_id % REASON_SLOTS];
+	slot->job_id = job_ptr->job_id;
+	snprintf(slot->text, sizeof(slot->text), "nvlblock: %s", reason);
+	slurm_mutex_unlock(&reason_lock);
+	if (!job_ptr->state_desc || !xstrncmp(job_ptr->state_desc, "nvlblock: ", 10)) {
+		xfree(job_ptr->state_desc);
+		job_ptr->state_desc = xstrdup(slot->text);
+	}
+}
+
+extern void nvlbs_clear_reason(uint32_t job_id)
+{
+	slurm_mutex_lock(&reason_lock);
+	if (reasons[job_id % REASON_SLOTS].job_id == job_id)
+		reasons[job_id % REASON_SLOTS].job_id = 0;
+	slurm_mutex_unlock(&reason_lock);
+}
+
+extern void nvlbs_apply_reasons(void)
+{
+	slurm_mutex_lock(&reason_lock);
+	for (int i = 0; i < REASON_SLOTS; i++) {
+		job_record_t *job_ptr;
+
+		if (!reasons[i].job_id)
+			continue;
+		job_ptr = find_job_record(reasons[i].job_id);
+		if (!job_ptr || !IS_JOB_PENDING(job_ptr)) {
+			reasons[i].job_id = 0;
+			continue;
+		}
+		if ((job_ptr->state_reason == WAIT_RESOURCES) && !job_ptr->state_desc)
+			job_ptr->state_desc = xstrdup(reasons[i].text);
+	}
+	slurm_mutex_unlock(&reason_lock);
+}
+
+extern void nvlbs_forget_reasons(void)
+{
+	slurm_mutex_lock(&reason_lock);
+	memset(reasons, 0, sizeof(reasons));
+	slurm_mutex_unlock(&reason_lock);
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * slurm_bridge.h - translation between Slurm's structures and the nvlblock
+ * C ABI, shared by topology/nvlblock and prep/nvlblock (compiled into each;
+ * their one shared planner lives in libnvlblock). No scheduling decision is
+ * made here: this file only reads Slurm state and hands it to the core.
+ */
+#ifndef NVLBLOCK_SLURM_BRIDGE_H
+#define NVLBLOCK_SLURM_BRIDGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "src/common/bitstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "nvlblock/nvlblock.h"
+
+/* Node states as the core sees them, one byte per Slurm node index (an
+ * xmalloc'd array of node_record_count bytes). Nodes running preemptible work
+ * are NVLB_NODE_LENT only when lent_cache says so (see nvlbs_update_lent). */
+extern uint8_t *nvlbs_node_states(void);
+
+/* Recompute which nodes run preemptible work. Walks the job list, so only
+ * with the job read lock held (eval, epilog, the status thread). */
+extern void nvlbs_update_lent(nvlb_planner_t *planner);
+
+/* Set bits of a Slurm bitmap as an xmalloc'd array of node indices. */
+extern uint32_t *nvlbs_bitmap_indices(bitstr_t *bitmap, size_t *count);
+
+/* Whether the job is preemptible work that may borrow spares. */
+extern bool nvlbs_job_preemptible(nvlb_planner_t *planner, job_record_t *job_ptr);
+
+/* Close ledger records of jobs that started again or left the queue.
+ * Needs the job read lock. Saves the state when anything changed. */
+extern void nvlbs_sync_ledger(nvlb_planner_t *planner, time_t now);
+
+/* <StateSaveLocation>/nvlblock_state, xmalloc'd. */
+extern char *nvlbs_state_path(void);
+extern void nvlbs_save_state(nvlb_planner_t *planner);
+/* Log the core's queued decision lines through Slurm's log. */
+extern void nvlbs_flush_log(nvlb_planner_t *planner);
+
+/* Remember the latest reason nvlblock refused a pending job, and show it
+ * as the job's reason (state_desc) where Slurm's scheduler has cleared it. */
+extern void nvlbs_note_reason(job_record_t *job_ptr, const char *reason);
+extern void nvlbs_clear_reason(uint32_t job_id);
+extern void nvlbs_apply_reasons(void);
+extern void nvlbs_forget_reasons(void);
+
+#endif

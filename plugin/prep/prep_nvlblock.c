@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * prep_nvlblock.c - prep/nvlblock, the companion PrEp plugin of
+ * topology/nvlblock. It exists for one moment topology plugins never see:
+ * epilog_slurmctld runs when a job's nodes are released, with node_bitmap and
+ * failed_node still set. For a batch job requeued because a node failed,
+ * that is the last time Slurm knows where it ran (the requeue clears the node
+ * list), so the allocation is recorded in the shared core's ledger then, and
+ * saved under StateSaveLocation before the job can be scheduled again.
+ *
+ * eval_nodes cannot do this: it is also called for will-run and test-only
+ * evaluations, with nothing to tell them apart from a real start.
+ */
+#include <time.h>
+
+#include "src/common/slurm_xlator.h"
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/interfaces/prep.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "../common/slurm_bridge.h"
+#include "nvlblock/nvlblock.h"
+
+#if (SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(24, 11, 0)) || (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0))
+#error "prep_nvlblock.c implements the Slurm 24.11 PrEp API"
+#endif
+
+const char plugin_name[] = "PrEp plugin nvlblock";
+const char plugin_type[] = "prep/nvlblock";
+const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+extern int init(void)
+{
+	debug("%s loaded", plugin_name);
+	return SLURM_SUCCESS;
+}
+
+extern int fini(void)
+{
+	return SLURM_SUCCESS;
+}
+
+extern void prep_p_register_callbacks(prep_callbacks_t *callbacks)
+{
+	(void) callbacks; /* nothing runs asynchronously */
+}
+
+extern int prep_p_prolog(job_env_t *job_env, slurm_cred_t *cred)
+{
+	(void) job_env;
+	(void) cred;
+	return SLURM_SUCCESS;
+}
+
+extern int prep_p_epilog(job_env_t *job_env, slurm_cred_t *cred)
+{
+	(void) job_env;
+	(void) cred;
+	return SLURM_SUCCESS;
+}
+
+extern int prep_p_prolog_slurmctld(job_record_t *job_ptr, bool *async)
+{
+	(void) job_ptr;
+	*async = false;
+	return SLURM_SUCCESS;
+}
+
+/* A node of the job counts as failed if it is down or not responding, or is
+ * the one Slurm named when it requeued the job. */
+static bool _node_failed(job_record_t *job_ptr, node_record_t *node_ptr)
+{
+	if (!node_ptr)
+		return true;
+	if (IS_NODE_DOWN(node_ptr) || IS_NODE_NO_RESPOND(node_ptr) || IS_NODE_FAIL(node_ptr))
+		return true;
+	return job_ptr->failed_node && !xstrcmp(job_ptr->failed_node, node_ptr->name);
+}
+
+/*
+ * Slurm requeues a job hit by a node failure when it is a batch job that
+ * may be requeued; its state is then NODE_FAIL while the nodes are released
+ * (job_mgr.c, kill_running_job_by_node_name()).
+ */
+static bool _requeued_after_node_failure(job_record_t *job_ptr)
+{
+	return job_ptr->batch_flag && job_ptr->details && job_ptr->details->requeue &&
+	       ((job_ptr->job_state & JOB_STATE_BASE) == JOB_NODE_FAIL);
+}
+
+extern int prep_p_epilog_slurmctld(job_record_t *job_ptr, bool *async)
+{
+	nvlb_planner_t *planner = nvlb_process_planner();
+	uint32_t *nodes, *failed;
+	size_t count, nfailed = 0;
+
+	*async = false;
+	if (!planner || !job_ptr || !job_ptr->node_bitmap || !_requeued_after_node_failure(job_ptr))
+		return SLURM_SUCCESS;
+
+	nodes = nvlbs_bitmap_indices(job_ptr->node_bitmap, &count);
+	failed = xcalloc(count + 1, sizeof(uint32_t));
+	for (size_t i = 0; i < count; i++)
+		if (_node_failed(job_ptr, node_record_table_ptr[nodes[i]]))
+			failed[nfailed++] = nodes[i];
+	if (nfailed) {
+		nvlb_job_failed(planner, job_ptr->job_id, nodes, count, failed, nfailed, time(NULL));
+		nvlbs_save_state(planner);
+		nvlbs_flush_log(planner);
+	}
+	xfree(failed);
+	xfree(nodes);
+	return SLURM_SUCCESS;
+}
+
+extern void prep_p_required(prep_call_type_t type, bool *required)
+{
+	/* epilog_slurmctld is always called; asking for the prolog would put
+	 * every job through CONFIGURING for nothing. */
+	(void) type;
+	*required = false;
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ops_24_11.c - the topology plugin API of Slurm 24.11: the 14 symbols of its
+ * ops table (src/interfaces/topology.c) with 24.11's signatures, each a thin
+ * call into topology_nvlblock.c. A later API generation (25.05 adds a context
+ * argument, 25.11 renames topology_* to topoinfo_*, 26.05 changes
+ * topology_eval_t) is one more file like this one, chosen at build time.
+ */
+#include "src/common/slurm_xlator.h"
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+#include "src/common/log.h"
+#include "src/common/xmalloc.h"
+#include "src/plugins/topology/common/common_topo.h"
+
+#include "topology_nvlblock.h"
+
+#if (SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(24, 11, 0)) || (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0))
+#error "ops_24_11.c is the Slurm 24.11 API; configure against a Slurm 24.11 tree"
+#endif
+
+/* Identity, read by Slurm's plugin loader. */
+const char plugin_name[] = "topology nvlblock plugin";
+const char plugin_type[] = "topology/nvlblock";
+/* Far from Slurm's own topology ids (100-103): the id travels in packed
+ * topology data, and a client must never mistake ours for another. */
+const uint32_t plugin_id = 20054;
+const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+extern int init(void)
+{
+	return nvlbt_init();
+}
+
+extern int fini(void)
+{
+	nvlbt_fini();
+	return SLURM_SUCCESS;
+}
+
+extern int topology_p_build_config(void)
+{
+	return nvlbt_build_config();
+}
+
+extern int topology_p_eval_nodes(topology_eval_t *topo_eval)
+{
+	return nvlbt_eval_nodes(topo_eval);
+}
+
+extern int topology_p_whole_topo(bitstr_t *node_mask)
+{
+	return nvlbt_whole_topo(node_mask);
+}
+
+extern bitstr_t *topology_p_get_bitmap(char *name)
+{
+	return nvlbt_get_bitmap(name);
+}
+
+/* Node ranks are not ours to change: blocks are not an ordering. */
+extern bool topology_p_generate_node_ranking(void)
+{
+	return false;
+}
+
+extern int topology_p_get_node_addr(char *node_name, char **paddr, char **ppattern)
+{
+	return common_topo_get_node_addr(node_name, paddr, ppattern);
+}
+
+extern int topology_p_split_hostlist(hostlist_t *hl, hostlist_t ***sp_hl, int *count, uint16_t tree_width)
+{
+	return common_topo_split_hostlist_treewidth(hl, sp_hl, count, tree_width);
+}
+
+extern int topology_p_topology_free(void *topoinfo_ptr)
+{
+	nvlbt_topoinfo_free(topoinfo_ptr);
+	return SLURM_SUCCESS;
+}
+
+extern int topology_p_get(topology_data_t type, void *data)
+{
+	switch (type) {
+	case TOPO_DATA_TOPOLOGY_PTR: {
+		dynamic_plugin_data_t **pptr = data;
+
+		*pptr = xmalloc(sizeof(dynamic_plugin_data_t));
+		(*pptr)->plugin_id = plugin_id;
+		(*pptr)->data = nvlbt_topoinfo_build();
+		return SLURM_SUCCESS;
+	}
+	case TOPO_DATA_REC_CNT:
+		*(int *) data = nvlbt_block_count();
+		return SLURM_SUCCESS;
+	case TOPO_DATA_EXCLUSIVE_TOPO:
+		/* cons_tres ignores --exclusive=topo unless this says 1. */
+		*(int *) data = 1;
+		return SLURM_SUCCESS;
+	default:
+		error("topology/nvlblock: unsupported topology_p_get type %d", type);
+		return SLURM_ERROR;
+	}
+}
+
+extern int topology_p_topology_pack(void *topoinfo_ptr, buf_t *buffer, uint16_t protocol_version)
+{
+	if (protocol_version < SLURM_MIN_PROTOCOL_VERSION)
+		return SLURM_ERROR;
+	nvlbt_topoinfo_pack(topoinfo_ptr, buffer);
+	return SLURM_SUCCESS;
+}
+
+extern int topology_p_topology_print(void *topoinfo_ptr, char *nodes_list, char **out)
+{
+	return nvlbt_topoinfo_print(topoinfo_ptr, nodes_list, out);
+}
+
+extern int topology_p_topology_unpack(void **topoinfo_pptr, buf_t *buffer, uint16_t protocol_version)
+{
+	if (protocol_version < SLURM_MIN_PROTOCOL_VERSION)
+		return SLURM_ERROR;
+	return nvlbt_topoinfo_unpack((nvlbt_topoinfo_t **) topoinfo_pptr, buffer);
+}
+
+extern uint32_t topology_p_get_fragmentation(bitstr_t *node_mask)
+{
+	return nvlbt_fragmentation(node_mask);
+}

@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * topology_nvlblock.c - topology/nvlblock: NVLink domains as blocks, carved
+ * into slices with spares held for in-place recovery. Every decision is the
+ * core's (libnvlblock, through include/nvlblock/nvlblock.h); this file reads
+ * Slurm's state, asks the core, and applies the answer with Slurm's own
+ * helpers so core and GRES accounting stay Slurm's.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "src/common/slurm_xlator.h"
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+#include "src/common/bitstring.h"
+#include "src/common/hostlist.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/read_config.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/interfaces/cred.h"
+#include "src/plugins/topology/common/common_topo.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "../common/slurm_bridge.h"
+#include "nvlblock/nvlblock.h"
+#include "topology_nvlblock.h"
+
+/*
+ * Seconds a scheduling pass may take to reach a requeued job once Slurm lets
+ * it run again (cred_expire + 1 s after the requeue): the failed job's nodes
+ * stay held at least this much longer.
+ */
+#define REQUEUE_SCHEDULING_SLACK 30
+
+static bitstr_t **block_bitmaps = NULL;
+static int block_bitmap_cnt = 0;
+static bool lending_anywhere = false;
+
+static void _free_block_bitmaps(void)
+{
+	for (int i = 0; i < block_bitmap_cnt; i++)
+		FREE_NULL_BITMAP(block_bitmaps[i]);
+	xfree(block_bitmaps);
+	block_bitmap_cnt = 0;
+}
+
+static void _build_block_bitmaps(nvlb_planner_t *planner)
+{
+	size_t blocks = nvlb_block_count(planner);
+	uint32_t *nodes = xcalloc(node_record_count + 1, sizeof(uint32_t));
+
+	_free_block_bitmaps();
+	lending_anywhere = false;
+	block_bitmaps = xcalloc(blocks + 1, sizeof(bitstr_t *));
+	for (size_t b = 0; b < blocks; b++) {
+		nvlb_block_info_t info;
+		size_t n = nvlb_block_nodes(planner, b, nodes, node_record_count);
+
+		block_bitmaps[b] = bit_alloc(node_record_count);
+		for (size_t i = 0; (i < n) && (i < (size_t) node_record_count); i++)
+			bit_set(block_bitmaps[b], nodes[i]);
+		if ((nvlb_block_info(planner, b, &info) == NVLB_OK) && info.lending)
+			lending_anywhere = true;
+	}
+	block_bitmap_cnt = blocks;
+	xfree(nodes);
+}
+
+extern int nvlbt_init(void)
+{
+	verbose("topology/nvlblock %s loaded (core %s)", SLURM_VERSION_STRING, nvlb_version());
+	return SLURM_SUCCESS;
+}
+
+extern void nvlbt_fini(void)
+{
+	_free_block_bitmaps();
+	nvlbs_forget_reasons();
+	nvlb_process_planner_set(NULL);
+}
+
+/* The file to read: nvlblock.yaml beside slurm.conf, else topology.conf. */
+static char *_config_path(void)
+{
+	char *yaml = get_extra_conf_path("nvlblock.yaml");
+
+	if (yaml && !access(yaml, R_OK))
+		return yaml;
+	xfree(yaml);
+	return xstrdup(topo_conf ? topo_conf : "topology.conf");
+}
+
+static void _log_problems(const char *prefix, const nvlb_error_t *err)
+{
+	char *copy = xstrdup(err->message), *save = NULL;
+
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		error("%s%s", prefix, line);
+	xfree(copy);
+}
+
+static void _log_warning(void *ctx, const char *line)
+{
+	(void) ctx;
+	warning("nvlblock: %s", line);
+}
+
+static void _load_saved_state(nvlb_planner_t *planner)
+{
+	nvlb_error_t err;
+	char *path = nvlbs_state_path();
+
+	if (nvlb_state_load(planner, path, &err) != NVLB_OK) {
+		char *aside = xstrdup_printf("%s.unreadable", path);
+
+		error("nvlblock: saved state %s is unusable: %s", path, err.message);
+		error("nvlblock: moving it to %s and starting with no pending recoveries", aside);
+		(void) rename(path, aside);
+		xfree(aside);
+	}
+	xfree(path);
+	nvlbs_flush_log(planner);
+}
+
+extern int nvlbt_build_config(void)
+{
+	nvlb_planner_t *planner = nvlb_process_planner();
+	const char **names;
+	char *path;
+	nvlb_error_t err;
+	nvlb_policy_info_t policy;
+	int rc = SLURM_SUCCESS;
+
+	/* Only slurmctld places jobs; other daemons and clients only print. */
+	if (!running_in_slurmctld())
+		return SLURM_SUCCESS;
+
+	path = _config_path();
+	names = xcalloc(node_record_count + 1, sizeof(char *));
+	for (int i = 0; i < node_record_count; i++)
+		names[i] = node_record_table_ptr[i] ? node_record_table_ptr[i]->name : "";
+
+	if (nvlb_check_file(path, names, node_record_count, _log_warning, NULL, &err) != NVLB_OK) {
+		_log_problems("nvlblock: ", &err);
+		if (!planner)
+			fatal("nvlblock: invalid topology configuration in %s (%u problem%s, first at %s:%u)", path,
+			      err.problem_count, (err.problem_count == 1) ? "" : "s", err.file, err.line);
+		error("nvlblock: keeping the previous topology; fix %s and reconfigure", path);
+		rc = SLURM_ERROR;
+		goto done;
+	}
+	if (!planner) {
+		if (nvlb_planner_load(path, names, node_record_count, &planner, &err) != NVLB_OK) {
+			_log_problems("nvlblock: ", &err);
+			fatal("nvlblock: cannot load %s", path);
+		}
+		nvlb_process_planner_set(planner);
+		_load_saved_state(planner);
+	} else if (nvlb_planner_reload(planner, path, names, node_record_count, &err) != NVLB_OK) {
+		_log_problems("nvlblock: ", &err);
+		error("nvlblock: keeping the previous topology");
+		rc = SLURM_ERROR;
+		goto done;
+	}
+	nvlb_set_requeue_delay(planner, cred_expiration() + 1 + REQUEUE_SCHEDULING_SLACK);
+	_build_block_bitmaps(planner);
+	(void) nvlb_policy_info(planner, &policy);
+	info("nvlblock: %zu blocks, %zu nodes from %s%s; recovery wait %" PRId64 " s, block fault at %.0f%% failed",
+	     nvlb_block_count(planner), nvlb_node_count(planner), path,
+	     policy.from_topology_conf ? " (topology.conf syntax: slices of the base block size, no spares)" : "",
+	     policy.recovery_wait_s, 100.0 * policy.block_fault_fraction);
+done:
+	xfree(names);
+	xfree(path);
+	return rc;
+}
+
+extern int nvlbt_block_count(void)
+{
+	return block_bitmap_cnt;
+}
+
+/* Nodes this job could use now: Slurm's node_map less nodes without CPUs
+ * for it (the same pre-filter common_topo_choose_nodes applies). */
+static uint8_t *_available(topology_eval_t *topo_eval, bool *any_block_node)
+{
+	uint8_t *avail = xcalloc(node_record_count + 1, 1);
+
+	*any_block_node = false;
+	for (int i = 0; (i = bit_ffs_from_bit(topo_eval->node_map, i)) >= 0; i++) {
+		avail_res_t *res = topo_eval->avail_res_array ? topo_eval->avail_res_array[i] : NULL;
+
+		if (i >= node_record_count)
+			break;
+		if (res && res->avail_cpus < 1)
+			continue;
+		avail[i] = 1;
+	}
+	for (int b = 0; b < block_bitmap_cnt && !*any_block_node; b++)
+		*any_block_node = bit_overlap_any(block_bitmaps[b], topo_eval->node_map);
+	return avail;
+}
+
+extern int nvlbt_eval_nodes(topology_eval_t *topo_eval)
+{
+	nvlb_planner_t *planner = nvlb_process_planner();
+	job_record_t *job_ptr = topo_eval->job_ptr;
+	job_details_t *details = job_ptr->details;
+	nvlb_request_t req = { 0 };
+	nvlb_placement_t out = { 0 };
+	uint8_t *states = NULL, *avail = NULL;
+	uint32_t *required = NULL;
+	bool any_block_node;
+	time_t now = time(NULL);
+	int rc;
+
+	if (!planner || !block_bitmap_cnt || (nvlb_node_count(planner) != (size_t) node_record_count))
+		return common_topo_choose_nodes(topo_eval);
+
+	avail = _available(topo_eval, &any_block_node);
+	nvlbs_sync_ledger(planner, now);
+	if (lending_anywhere)
+		nvlbs_update_lent(planner);
+	states = nvlbs_node_states();
+
+	req.job_id = job_ptr->job_id;
+	req.min_nodes = topo_eval->min_nodes;
+	req.max_nodes = MIN(topo_eval->max_nodes, MAX(topo_eval->req_nodes, topo_eval->min_nodes));
+	if (req.max_nodes > (uint32_t) node_record_count)
+		req.max_nodes = node_record_count;
+	if (req.max_nodes < req.min_nodes)
+		req.max_nodes = req.min_nodes;
+	req.segment = details ? details->segment_size : 0;
+	req.exclusive_topo = details && (details->whole_node & WHOLE_TOPO);
+	req.preemptible = nvlbs_job_preemptible(planner, job_ptr);
+	req.available = avail;
+	if (details && details->req_node_bitmap) {
+		size_t count;
+
+		required = nvlbs_bitmap_indices(details->req_node_bitmap, &count);
+		req.required = required;
+		req.required_count = count;
+	}
+	req.now = now;
+	out.nodes = xcalloc(node_record_count + 1, sizeof(uint32_t));
+	out.nodes_capacity = node_record_count;
+
+	if (nvlb_place(planner, states, node_record_count, &req, &out) != NVLB_OK) {
+		error("nvlblock: %pJ: placement failed: %s", job_ptr, out.message);
+		rc = SLURM_ERROR;
+	} else if (out.reason == NVLB_NOT_IN_TOPOLOGY) {
+		/* Ordinary servers outside every block: as topology/block does. */
+		rc = common_topo_choose_nodes(topo_eval);
+	} else if (out.reason != NVLB_PLACED) {
+		log_flag(SELECT_TYPE, "nvlblock: %pJ: %s: %s", job_ptr, nvlb_reason_name(out.reason), out.message);
+		nvlbs_note_reason(job_ptr, out.message);
+		rc = SLURM_ERROR;
+	} else {
+		/* Narrow node_map to exactly the chosen nodes and let Slurm's
+		 * common code lay out cores and GRES on them. */
+		bit_clear_all(topo_eval->node_map);
+		for (size_t i = 0; i < out.node_count; i++)
+			bit_set(topo_eval->node_map, out.nodes[i]);
+		topo_eval->min_nodes = out.node_count;
+		topo_eval->req_nodes = out.node_count;
+		topo_eval->max_nodes = out.node_count;
+		topo_eval->eval_nodes = NULL;
+		topo_eval->trump_others = false;
+		rc = common_topo_choose_nodes(topo_eval);
+		if (rc == SLURM_SUCCESS) {
+			nvlbs_clear_reason(job_ptr->job_id);
+			if (out.recovery_in_place)
+				log_flag(SELECT_TYPE, "nvlblock: %pJ: %s", job_ptr, out.message);
+		}
+	}
+	nvlbs_flush_log(planner);
+	xfree(out.nodes);
+	xfree(required);
+	xfree(states);
+	xfree(avail);
+	return rc;
+}
+
+extern int nvlbt_whole_topo(bitstr_t *node_mask)
+{
+	for (int b = 0; b < block_bitmap_cnt; b++)
+		if (bit_overlap_any(block_bitmaps[b], node_mask))
+			bit_or(node_mask, block_bitmaps[b]);
+	return SLURM_SUCCESS;
+}
+
+extern bitstr_t *nvlbt_get_bitmap(const char *name)
+{
+	nvlb_planner_t *planner = nvlb_process_planner();
+	int32_t b;
+
+	if (!planner || !name)
+		return NULL;
+	b = nvlb_find_block(planner, name);
+	return ((b >= 0) && (b < block_bitmap_cnt)) ? block_bitmaps[b] : NULL;
+}
+
+extern uint32_t nvlbt_fragmentation(bitstr_t *node_mask)
+{
+	nvlb_planner_t *planner = nvlb_process_planner();
+	uint8_t *mask;
+	uint32_t stranded;
+
+	if (!planner || !node_mask || (nvlb_node_count(planner) != (size_t) node_record_count))
+		return 0;
+	mask = xcalloc(node_record_count + 1, 1);
+	for (int i = 0; (i = bit_ffs_from_bit(node_mask, i)) >= 0 && i < node_record_count; i++)
+		mask[i] = 1;
+	stranded = nvlb_stranded_nodes(planner, mask, node_record_count);
+	xfree(mask);
+	return stranded;
+}
+
+extern nvlbt_topoinfo_t *nvlbt_topoinfo_build(void)
+{
+	nvlb_planner_t *planner = nvlb_process_planner();
+	nvlbt_topoinfo_t *info = xmalloc(sizeof(*info));
+	uint8_t *states;
+	char *text, *save = NULL, *line;
+	uint32_t n = 0, blocks;
+
+	if (!planner || (nvlb_node_count(planner) != (size_t) node_record_count))
+		return info;
+	blocks = nvlb_block_count(planner);
+	states = nvlbs_node_states();
+	text = nvlb_report(planner, states, node_record_count, time(NULL), NVLB_REPORT_TEXT);
+	xfree(states);
+	if (!text)
+		return info;
+	info->names = xcalloc(blocks + 1, sizeof(char *));
+	info->nodes = xcalloc(blocks + 1, sizeof(char *));
+	info->lines = xcalloc(blocks + 1, sizeof(char *));
+	/* The report lists blocks in index order, then one summary line. */
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		nvlb_block_info_t b;
+
+		if ((n < blocks) && (nvlb_block_info(planner, n, &b) == NVLB_OK)) {
+			info->names[n] = xstrdup(b.name);
+			info->nodes[n] = xstrdup(b.nodes);
+			info->lines[n] = xstrdup(line);
+			n++;
+		} else {
+			xfree(info->summary);
+			info->summary = xstrdup(line);
+		}
+	}
+	info->record_count = n;
+	nvlb_free(text);
+	return info;
+}
+
+extern void nvlbt_topoinfo_free(nvlbt_topoinfo_t *info)
+{
+	if (!info)
+		return;
+	for (uint32_t i = 0; i < info->record_count; i++) {
+		xfree(info->names[i]);
+		xfree(info->nodes[i]);
+		xfree(info->lines[i]);
+	}
+	xfree(info->names);
+	xfree(info->nodes);
+	xfree(info->lines);
+	xfree(info->summary);
+	xfree(info);
+}
+
+extern void nvlbt_topoinfo_pack(nvlbt_topoinfo_t *info, buf_t *buffer)
+{
+	pack32(info->record_count, buffer);
+	for (uint32_t i = 0; i < info->record_count; i++) {
+		packstr(info->names[i], buffer);
+		packstr(info->nodes[i], buffer);
+		packstr(info->lines[i], buffer);
+	}
+	packstr(info->summary, buffer);
+}
+
+/* Bound on what a client accepts: a corrupt count must not make it allocate
+ * without limit. */
+#define MAX_PACKED_BLOCKS (1u << 20)
+
+extern int nvlbt_topoinfo_unpack(nvlbt_topoinfo_t **out, buf_t *buffer)
+{
+	nvlbt_topoinfo_t *info = xmalloc(sizeof(*info));
+	uint32_t count;
+
+	*out = info;
+	safe_unpack32(&count, buffer);
+	if (count > MAX_PACKED_BLOCKS)
+		goto unpack_error;
+	info->names = xcalloc(count + 1, sizeof(char *));
+	info->nodes = xcalloc(count + 1, sizeof(char *));
+	info->lines = xcalloc(count + 1, sizeof(char *));
+	for (uint32_t i = 0; i < count; i++) {
+		info->record_count = i + 1;
+		safe_unpackstr(&info->names[i], buffer);
+		safe_unpackstr(&info->nodes[i], buffer);
+		safe_unpackstr(&info->lines[i], buffer);
+	}
+	info->record_count = count;
+	safe_unpackstr(&info->summary, buffer);
+	return SLURM_SUCCESS;
+
+unpack_error:
+	nvlbt_topoinfo_free(info);
+	*out = NULL;
+	return SLURM_ERROR;
+}
+
+extern int nvlbt_topoinfo_print(nvlbt_topoinfo_t *info, const char *nodes_list, char **out)
+{
+	int matches = 0;
+
+	*out = NULL;
+	if (!info || !info->record_count) {
+		error("No topology information available");
+		return SLURM_SUCCESS;
+	}
+	if (!nodes_list || !nodes_list[0]) {
+		for (uint32_t i = 0; i < info->record_count; i++)
+			xstrfmtcat(*out, "%s\n", info->lines[i]);
+		if (info->summary)
+			xstrfmtcat(*out, "%s\n", info->summary);
+		return SLURM_SUCCESS;
+	}
+	for (uint32_t i = 0; i < info->record_count; i++) {
+		if (!xstrcmp(info->names[i], nodes_list)) {
+			xstrfmtcat(*out, "%s\n", info->lines[i]);
+			return SLURM_SUCCESS;
+		}
+	}
+	for (uint32_t i = 0; i < info->record_count; i++) {
+		hostset_t *hs;
+
+		if (!info->nodes[i] || !info->nodes[i][0] || !(hs = hostset_create(info->nodes[i])))
+			continue;
+		if (hostset_within(hs, nodes_list)) {
+			xstrfmtcat(*out, "%s\n", info->lines[i]);
+			matches++;
+		}
+		hostset_destroy(hs);
+	}
+	if (!matches)
+		error("Topology information contains no block or node named %s", nodes_list);
+	return SLURM_SUCCESS;
+}
