@@ -176,6 +176,10 @@ size_t nvlb_drain_log(nvlb_planner_t *planner, void (*fn)(void *ctx, const char 
 nvlb_status_t nvlb_state_save(nvlb_planner_t *planner, const char *path, nvlb_error_t *err);
 nvlb_status_t nvlb_state_load(nvlb_planner_t *planner, const char *path, nvlb_error_t *err);
 
+/* Replace a file atomically (temporary file, rename; with durable, fsync
+ * of the file and its directory too): readers see the old or the new file. */
+nvlb_status_t nvlb_write_file(const char *path, const char *text, bool durable, nvlb_error_t *err);
+
 /* Reports, as malloc'd strings to release with nvlb_free(); NULL on error. */
 typedef enum nvlb_report_format {
 	NVLB_REPORT_TEXT = 0, /* one "BlockName=..." line per block, then a summary line */

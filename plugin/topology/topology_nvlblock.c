@@ -79,6 +79,7 @@ extern int nvlbt_init(void)
 
 extern void nvlbt_fini(void)
 {
+	nvlbt_status_stop();
 	_free_block_bitmaps();
 	nvlbs_forget_reasons();
 	nvlb_process_planner_set(NULL);
@@ -169,6 +170,7 @@ extern int nvlbt_build_config(void)
 	}
 	nvlb_set_requeue_delay(planner, cred_expiration() + 1 + REQUEUE_SCHEDULING_SLACK);
 	_build_block_bitmaps(planner);
+	nvlbt_status_start();
 	(void) nvlb_policy_info(planner, &policy);
 	info("nvlblock: %zu blocks, %zu nodes from %s%s; recovery wait %" PRId64 " s, block fault at %.0f%% failed",
 	     nvlb_block_count(planner), nvlb_node_count(planner), path,

@@ -38,4 +38,8 @@ extern int nvlbt_topoinfo_unpack(nvlbt_topoinfo_t **out, buf_t *buffer);
 extern int nvlbt_topoinfo_print(nvlbt_topoinfo_t *info, const char *nodes_list, char **out);
 extern uint32_t nvlbt_fragmentation(bitstr_t *node_mask);
 
+/* The status thread (status_thread.c), slurmctld only. */
+extern void nvlbt_status_start(void);
+extern void nvlbt_status_stop(void);
+
 #endif

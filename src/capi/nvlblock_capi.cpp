@@ -407,6 +407,15 @@ nvlb_status_t nvlb_state_load(nvlb_planner_t* p, const char* path, nvlb_error_t*
     return rc;
 }
 
+nvlb_status_t nvlb_write_file(const char* path, const char* text, bool durable, nvlb_error_t* err) {
+    if (!path || !text)
+        return set_error(err, NVLB_E_INVALID, "", 0, "nvlb_write_file: path and text are required");
+    return guarded(err, [&] {
+        write_file_atomically(path, text, durable);
+        return NVLB_OK;
+    });
+}
+
 char* nvlb_report(nvlb_planner_t* p, const uint8_t* node_states, size_t node_count, int64_t now,
                   nvlb_report_format_t format) {
     if (!p || !node_states)

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * status_thread.c - slurmctld's background companion of topology/nvlblock.
+ * Every few seconds, holding Slurm's locks only while it reads:
+ *   - closes ledger records of jobs that restarted or left (so holds end
+ *     even when no placement runs),
+ *   - refreshes which nodes run preemptible work,
+ *   - shows nvlblock's reason on pending jobs whose reason Slurm reset;
+ * and at the configured interval renders the JSON status and Prometheus
+ * text, then writes them atomically after the locks are released, so the
+ * scheduler never waits on file I/O.
+ */
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+
+#include "src/common/slurm_xlator.h"
+
+#include "slurm/slurm_errno.h"
+#include "src/common/log.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/locks.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "../common/slurm_bridge.h"
+#include "nvlblock/nvlblock.h"
+#include "topology_nvlblock.h"
+
+#define TICK_SECONDS 2
+
+static pthread_t thread_id;
+static bool running = false;
+static bool stopping = false;
+static pthread_mutex_t thread_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t thread_cond = PTHREAD_COND_INITIALIZER;
+
+static void _write(const char *path, const char *text, const char *what)
+{
+	nvlb_error_t err;
+
+	if (!path || !path[0] || !text)
+		return;
+	if (nvlb_write_file(path, text, false, &err) != NVLB_OK)
+		error("nvlblock: cannot write %s %s: %s", what, path, err.message);
+}
+
+static void *_status_loop(void *arg)
+{
+	time_t last_files = 0;
+	slurmctld_lock_t locks = { .job = WRITE_LOCK, .node = READ_LOCK };
+
+	(void) arg;
+	for (;;) {
+		nvlb_planner_t *planner;
+		nvlb_policy_info_t policy;
+		char *json = NULL, *prom = NULL, *json_path = NULL, *prom_path = NULL;
+		struct timespec until;
+		time_t now;
+
+		slurm_mutex_lock(&thread_lock);
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += TICK_SECONDS;
+		while (!stopping && (pthread_cond_timedwait(&thread_cond, &thread_lock, &until) == 0))
+			;
+		if (stopping) {
+			slurm_mutex_unlock(&thread_lock);
+			break;
+		}
+		slurm_mutex_unlock(&thread_lock);
+
+		if (!(planner = nvlb_process_planner()) || !nvlbt_block_count())
+			continue;
+		now = time(NULL);
+		(void) nvlb_policy_info(planner, &policy);
+
+		lock_slurmctld(locks);
+		nvlbs_sync_ledger(planner, now);
+		nvlbs_update_lent(planner);
+		nvlbs_apply_reasons();
+		if (now - last_files >= policy.status_interval_s) {
+			uint8_t *states = nvlbs_node_states();
+
+			json = nvlb_report(planner, states, node_record_count, now, NVLB_REPORT_JSON);
+			if (policy.status_prometheus[0])
+				prom = nvlb_report(planner, states, node_record_count, now, NVLB_REPORT_PROMETHEUS);
+			xfree(states);
+			last_files = now;
+		}
+		unlock_slurmctld(locks);
+
+		if (json) {
+			json_path = policy.status_json[0] ? xstrdup(policy.status_json) :
+							    xstrdup_printf("%s/nvlblock-status.json",
+									   slurm_conf.state_save_location);
+			_write(json_path, json, "status");
+		}
+		if (prom) {
+			prom_path = xstrdup(policy.status_prometheus);
+			_write(prom_path, prom, "metrics");
+		}
+		xfree(json_path);
+		xfree(prom_path);
+		nvlb_free(json);
+		nvlb_free(prom);
+	}
+	return NULL;
+}
+
+extern void nvlbt_status_start(void)
+{
+	slurm_mutex_lock(&thread_lock);
+	if (!running) {
+		stopping = false;
+		slurm_thread_create(&thread_id, _status_loop, NULL);
+		running = true;
+	}
+	slurm_mutex_unlock(&thread_lock);
+}
+
+extern void nvlbt_status_stop(void)
+{
+	slurm_mutex_lock(&thread_lock);
+	if (!running) {
+		slurm_mutex_unlock(&thread_lock);
+		return;
+	}
+	stopping = true;
+	pthread_cond_broadcast(&thread_cond);
+	slurm_mutex_unlock(&thread_lock);
+	pthread_join(thread_id, NULL);
+	slurm_mutex_lock(&thread_lock);
+	running = false;
+	slurm_mutex_unlock(&thread_lock);
+}
