@@ -9,25 +9,31 @@
 namespace nvlblock {
 namespace {
 
-// One block as seen by one request.
+// One block as seen by one request: counts only. Node lists are gathered
+// for the chosen blocks alone (gather_nodes), which keeps a decision
+// allocation-free per block: it must stay far below a scheduling cycle.
 struct BlockView {
     BlockIndex block = kNoBlock;
-    std::vector<NodeIndex> order; // usable nodes, most preferred first
-    int limit = 0;                // nodes this request may take now
-    int spare_limit = 0;          // nodes it could take if spares were not withheld
-    int room_if_empty = 0;        // nodes it could take on an idle block with today's failures
-    bool exclusive_ok = false;    // no other work and no holds: --exclusive=topo may take it
-    bool fits_segment = true;     // segment <= slice
-    std::uint32_t own_need = 0;   // recovery: nodes the job needs back here
-    std::uint32_t prior_taken = 0;
+    int usable = 0;             // nodes this request may use (available, healthy, not held for others)
+    int limit = 0;              // nodes it may take now
+    int spare_limit = 0;        // nodes it could take if spares were not withheld
+    int room_if_empty = 0;      // nodes it could take on an idle block with today's failures
+    bool exclusive_ok = false;  // every healthy node available and nothing held: --exclusive=topo may take it
+    bool fits_segment = true;   // segment <= slice
+    const RecoveryNeed* own = nullptr; // recovery: what the job needs back here
+    std::uint32_t prior_usable = 0;    // of its prior healthy nodes, how many it can use
 };
 
 bool node_available(const Snapshot& snap, const Request& req, NodeIndex n) {
-    if (!is_healthy(snap.state(n)))
-        return false;
+    const NodeState s = snap.state(n);
     if (req.available.empty())
-        return snap.state(n) == NodeState::kFree;
-    return n < req.available.size() && req.available[n] != 0;
+        return s == NodeState::kFree;
+    return (req.available[n] != 0) & is_healthy(s);
+}
+
+bool usable_by(const Snapshot& snap, const Request& req, NodeIndex n) {
+    const std::uint32_t holder = snap.held_for(n);
+    return node_available(snap, req, n) && (holder == 0 || holder == req.job_id);
 }
 
 const RecoveryNeed* own_need(const Request& req, BlockIndex b) {
@@ -39,14 +45,15 @@ const RecoveryNeed* own_need(const Request& req, BlockIndex b) {
     return nullptr;
 }
 
+
 BlockView view_block(const Snapshot& snap, const Request& req, BlockIndex b) {
     const Block& block = snap.topology().block(b);
     const BlockTally& t = snap.tally(b);
     const bool lending = block.settings.lending && req.preemptible;
-    const RecoveryNeed* mine = own_need(req, b);
 
     BlockView v;
     v.block = b;
+    v.own = own_need(req, b);
     v.fits_segment = req.segment == 0 || static_cast<int>(req.segment) <= block.settings.slice;
     if (t.fault)
         return v;
@@ -58,71 +65,74 @@ BlockView view_block(const Snapshot& snap, const Request& req, BlockIndex b) {
         held_others += static_cast<int>(h.need);
         held_nodes_others += static_cast<int>(h.held_nodes);
     }
-    // Preference classes, in order: the job's own prior nodes (recovery),
-    // truly free nodes, then nodes Slurm offers through preemption (lent
-    // first, so preemption hits preemptible work before anything else).
-    std::vector<NodeIndex> prior, free_nodes, lent, busy;
-    int busy_unavail = 0, lent_unavail = 0;
-    std::vector<bool> is_prior;
-    if (mine) {
-        is_prior.assign(snap.topology().node_count(), false);
-        for (NodeIndex n : mine->prior_healthy)
-            if (n < is_prior.size())
-                is_prior[n] = true;
-    }
+    int available = 0, lent_unavailable = 0;
     for (NodeIndex n : block.nodes) {
-        const NodeState s = snap.state(n);
-        const std::uint32_t holder = snap.held_for(n);
-        const bool counts_lent = s == NodeState::kLent && block.settings.lending;
-        if (node_available(snap, req, n) && (holder == 0 || holder == req.job_id)) {
-            if (mine && is_prior[n])
-                prior.push_back(n);
-            else if (s == NodeState::kFree)
-                free_nodes.push_back(n);
-            else if (counts_lent)
-                lent.push_back(n);
-            else
-                busy.push_back(n);
-        } else if (s == NodeState::kBusy || (s == NodeState::kLent && !counts_lent)) {
-            ++busy_unavail;
-        } else if (counts_lent) {
-            ++lent_unavail;
+        const bool avail = node_available(snap, req, n);
+        available += avail;
+        if (avail) {
+            const std::uint32_t holder = snap.held_for(n);
+            if (holder == 0 || holder == req.job_id)
+                ++v.usable;
+        } else if (snap.state(n) == NodeState::kLent && block.settings.lending) {
+            ++lent_unavailable;
         }
     }
-    // Preemptible work borrowing spares takes them from the end of the block,
-    // so spares stay where operators expect them and ordinary work packs low.
-    if (lending)
-        std::reverse(free_nodes.begin(), free_nodes.end());
-    // Keep the job's prior nodes in the order recorded.
-    if (mine) {
-        std::vector<NodeIndex> ordered;
-        for (NodeIndex n : mine->prior_healthy)
-            if (std::find(prior.begin(), prior.end(), n) != prior.end())
-                ordered.push_back(n);
-        prior = std::move(ordered);
-        v.own_need = mine->need;
-        v.prior_taken = static_cast<std::uint32_t>(prior.size());
-    }
-    for (auto* part : {&prior, &free_nodes, &lent, &busy})
-        v.order.insert(v.order.end(), part->begin(), part->end());
+    if (v.own)
+        for (NodeIndex n : v.own->prior_healthy)
+            v.prior_usable += snap.topology().block_of(n) == b && usable_by(snap, req, n);
 
-    const int n = t.size, f = t.failed, s = t.spares_configured;
-    const int extra_held = held_others - held_nodes_others; // held by count, not yet by node
-    const int by_nodes = static_cast<int>(v.order.size()) - extra_held;
-    const int healthy_room = n - f - busy_unavail - held_others;
-    const int ordinary_room = n - std::max(f, s) - busy_unavail - held_others;
-    int room;
-    if (mine)
-        room = healthy_room; // a recovering job may use the spares it lost
-    else if (lending)
-        room = healthy_room - lent_unavail;
-    else
-        room = ordinary_room;
-    v.limit = std::max(0, std::min(by_nodes, room));
-    v.spare_limit = std::max(0, std::min(by_nodes, healthy_room));
-    v.room_if_empty = std::max(0, (mine || lending) ? n - f : n - std::max(f, s));
-    v.exclusive_ok = busy_unavail == 0 && lent_unavail == 0 && held_others == 0;
+    const int n = t.size, f = t.failed;
+    // Spares still held back, counted among the nodes this request can see
+    // plus those lent out: a healthy block keeps max(0, S - F) of them free.
+    const int reserve = t.spare_reserve();
+    const int by_nodes = v.usable - (held_others - held_nodes_others); // less holds not yet tied to nodes
+    const int ordinary = std::min(by_nodes, by_nodes + lent_unavailable - reserve);
+    // A recovering job may use the spares it lost; lending lets preemptible work use them.
+    v.limit = std::max(0, (v.own || lending) ? by_nodes : ordinary);
+    v.spare_limit = std::max(0, by_nodes);
+    v.room_if_empty = std::max(0, (v.own || lending) ? n - f : n - std::max(f, t.spares_configured));
+    v.exclusive_ok = available == n - f && held_others == 0;
     return v;
+}
+
+// `count` nodes of a block in preference order: required nodes, the job's
+// own prior nodes (recovery), truly free nodes, then nodes Slurm offers
+// through preemption (lent before busy, so preemption hits preemptible work
+// first). Preemptible work borrowing spares takes free nodes from the end of
+// the block, so ordinary work keeps packing from the start.
+void gather_nodes(const Snapshot& snap, const Request& req, const BlockView& v, int count,
+                  std::vector<NodeIndex>& out) {
+    const Block& block = snap.topology().block(v.block);
+    const bool from_end = block.settings.lending && req.preemptible && !v.own;
+    int taken = 0;
+    auto take = [&](NodeIndex n) {
+        if (taken < count && usable_by(snap, req, n) &&
+            std::find(out.end() - taken, out.end(), n) == out.end()) {
+            out.push_back(n);
+            ++taken;
+        }
+    };
+    for (NodeIndex n : req.required)
+        if (snap.topology().block_of(n) == v.block)
+            take(n);
+    if (v.own)
+        for (NodeIndex n : v.own->prior_healthy)
+            if (snap.topology().block_of(n) == v.block)
+                take(n);
+    auto pass = [&](auto pred) {
+        if (from_end) {
+            for (auto it = block.nodes.rbegin(); it != block.nodes.rend() && taken < count; ++it)
+                if (pred(*it))
+                    take(*it);
+        } else {
+            for (auto it = block.nodes.begin(); it != block.nodes.end() && taken < count; ++it)
+                if (pred(*it))
+                    take(*it);
+        }
+    };
+    pass([&](NodeIndex n) { return snap.state(n) == NodeState::kFree; });
+    pass([&](NodeIndex n) { return snap.state(n) == NodeState::kLent; });
+    pass([&](NodeIndex) { return true; });
 }
 
 int segment_cap(int limit, int segment, bool fits) {
@@ -149,27 +159,6 @@ Placement refuse(Reason r, std::string message) {
     return p;
 }
 
-// Pick `count` nodes of a view: required ones first, then in preference order.
-void take_nodes(const BlockView& v, int count, const std::vector<NodeIndex>& required, std::vector<NodeIndex>& out) {
-    int taken = 0;
-    for (NodeIndex n : required) {
-        if (taken == count)
-            break;
-        if (std::find(v.order.begin(), v.order.end(), n) != v.order.end()) {
-            out.push_back(n);
-            ++taken;
-        }
-    }
-    for (NodeIndex n : v.order) {
-        if (taken == count)
-            break;
-        if (std::find(required.begin(), required.end(), n) != required.end())
-            continue;
-        out.push_back(n);
-        ++taken;
-    }
-}
-
 Placement place_recovery(const Snapshot& snap, const Request& req, const std::vector<BlockView>& views) {
     Placement p;
     std::uint32_t spares = 0;
@@ -192,9 +181,8 @@ Placement place_recovery(const Snapshot& snap, const Request& req, const std::ve
             shortfall += ")";
             break;
         }
-        take_nodes(v, static_cast<int>(need.need), {}, p.nodes);
-        const std::uint32_t prior_used = std::min(v.prior_taken, need.need);
-        spares += need.need - prior_used;
+        gather_nodes(snap, req, v, static_cast<int>(need.need), p.nodes);
+        spares += need.need - std::min(v.prior_usable, need.need);
     }
     if (!shortfall.empty()) {
         Placement w = refuse(Reason::kRecoveryWaiting,
@@ -339,8 +327,7 @@ Placement place(const Snapshot& snap, const Request& req) {
     // Required nodes: each must be usable; its block is forced into the choice.
     std::vector<int> required_in(views.size(), 0);
     for (NodeIndex n : req.required) {
-        const BlockView& v = views[static_cast<std::size_t>(topo.block_of(n))];
-        if (std::find(v.order.begin(), v.order.end(), n) == v.order.end())
+        if (!usable_by(snap, req, n))
             return refuse(Reason::kRequiredUnavailable,
                           "required node " + topo.node_name(n) + " is not available (" +
                               (is_healthy(snap.state(n)) ? "in use or held" : "failed") + ")");
@@ -382,7 +369,7 @@ Placement place(const Snapshot& snap, const Request& req) {
         Placement p;
         p.reason = Reason::kPlaced;
         for (const BlockTake& t : *takes)
-            take_nodes(views[static_cast<std::size_t>(t.block)], t.count, req.required, p.nodes);
+            gather_nodes(snap, req, views[static_cast<std::size_t>(t.block)], t.count, p.nodes);
         std::sort(p.nodes.begin(), p.nodes.end());
         p.message = "placed on " + plural(static_cast<long>(takes->size()), "block", "blocks");
         return p;

@@ -23,25 +23,17 @@ Snapshot::Snapshot(const Topology& topo, std::span<const NodeState> states, std:
         BlockTally& t = tallies_[bi];
         t.size = b.size();
         t.spares_configured = b.settings.spares;
-        for (NodeIndex n : b.nodes) {
-            switch (states[n]) {
-            case NodeState::kFree:
-                ++t.free;
-                break;
-            case NodeState::kBusy:
-                ++t.busy;
-                break;
-            case NodeState::kLent:
-                ++(b.settings.lending ? t.lent : t.busy);
-                break;
-            case NodeState::kDown:
-                ++t.down;
-                break;
-            case NodeState::kDrained:
-                ++t.drained;
-                break;
-            }
-        }
+        // Count by state with a table rather than a switch: node states are
+        // effectively random, and a branch per node mispredicts.
+        int by_state[8] = {};
+        for (NodeIndex n : b.nodes)
+            ++by_state[static_cast<std::uint8_t>(states[n]) & 7u];
+        t.free = by_state[static_cast<int>(NodeState::kFree)];
+        t.busy = by_state[static_cast<int>(NodeState::kBusy)];
+        const int lent = by_state[static_cast<int>(NodeState::kLent)];
+        (b.settings.lending ? t.lent : t.busy) += lent;
+        t.down = by_state[static_cast<int>(NodeState::kDown)];
+        t.drained = by_state[static_cast<int>(NodeState::kDrained)];
         t.failed = t.down + t.drained;
         t.fault = is_block_fault(t.size, t.failed, b.settings.spares, topo.policy().block_fault_fraction);
     }

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// Cost of one placement decision at 128 racks (2,304 nodes) and 1,024 racks
+// (18,432 nodes) with a realistic mix: about 70% of nodes busy, 2% failed,
+// some spares lent, a few jobs waiting to restart in place. Measured through
+// the Planner (what the simulator calls) and through the C ABI (what the
+// Slurm plugin calls), including building the snapshot each time as the
+// plugin does.
+#include "core/planner.hpp"
+#include "nvlblock/nvlblock.h"
+#include "readers/load_topology.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <string>
+#include <unistd.h>
+
+using namespace nvlblock;
+
+namespace {
+
+std::string yaml_for(int racks) {
+    std::string y = "defaults:\n  slice: 16\n  spares: 2\n  lending: true\npreemptible:\n  qos: [lend]\nblocks:\n";
+    for (int r = 0; r < racks; ++r) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "  - name: rack%04d\n    nodes: gb[%05d-%05d]\n", r + 1, r * 18 + 1, r * 18 + 18);
+        y += buf;
+    }
+    return y;
+}
+
+struct Cluster {
+    explicit Cluster(int racks)
+        : planner(build_topology(read_topology_spec_text(yaml_for(racks), "bench.yaml", SourceFormat::kYaml))) {
+        const std::size_t n = planner.topology().node_count();
+        std::mt19937_64 rng(42);
+        std::uniform_real_distribution<double> u(0, 1);
+        states.assign(n, NodeState::kFree);
+        for (std::size_t i = 0; i < n; ++i) {
+            const double x = u(rng);
+            states[i] = x < 0.02 ? NodeState::kDown : x < 0.72 ? NodeState::kBusy : x < 0.74 ? NodeState::kLent : NodeState::kFree;
+        }
+        // A few jobs waiting to restart in place.
+        for (std::uint32_t j = 0; j < 4; ++j) {
+            std::vector<NodeIndex> had;
+            for (NodeIndex k = 0; k < 16; ++k)
+                had.push_back(static_cast<NodeIndex>(j * 18 * 7 + k));
+            planner.job_failed(1000 + j, had, std::vector<NodeIndex>{had[3]}, 0);
+            for (NodeIndex k : had)
+                states[k] = NodeState::kFree;
+            states[had[3]] = NodeState::kDown;
+        }
+        raw.resize(n);
+        for (std::size_t i = 0; i < n; ++i)
+            raw[i] = static_cast<std::uint8_t>(states[i]);
+    }
+    Planner planner;
+    std::vector<NodeState> states;
+    std::vector<std::uint8_t> raw;
+};
+
+Cluster& cluster(int racks) {
+    static Cluster small(128), large(1024);
+    return racks == 128 ? small : large;
+}
+
+void BM_Planner(benchmark::State& st) {
+    Cluster& c = cluster(static_cast<int>(st.range(0)));
+    Request r;
+    r.job_id = 7;
+    r.min_nodes = r.max_nodes = static_cast<std::uint32_t>(st.range(1));
+    r.segment = static_cast<std::uint32_t>(st.range(2));
+    for (auto _ : st)
+        benchmark::DoNotOptimize(c.planner.place(c.states, r, 10));
+    st.counters["nodes"] = static_cast<double>(c.states.size());
+}
+
+void BM_Recovery(benchmark::State& st) {
+    Cluster& c = cluster(static_cast<int>(st.range(0)));
+    Request r;
+    r.job_id = 1001;
+    r.min_nodes = r.max_nodes = 16;
+    for (auto _ : st)
+        benchmark::DoNotOptimize(c.planner.place(c.states, r, 10));
+}
+
+void BM_CAbi(benchmark::State& st) {
+    const int racks = static_cast<int>(st.range(0));
+    Cluster& c = cluster(racks);
+    char path[] = "/tmp/nvlblock-bench-XXXXXX.yaml";
+    int fd = mkstemps(path, 5);
+    std::ofstream(path) << yaml_for(racks);
+    close(fd);
+    nvlb_planner_t* p = nullptr;
+    nvlb_error_t err;
+    if (nvlb_planner_load(path, nullptr, 0, &p, &err) != NVLB_OK) {
+        st.SkipWithError(err.message);
+        return;
+    }
+    unlink(path);
+    std::vector<std::uint8_t> avail(c.raw.size());
+    for (std::size_t i = 0; i < avail.size(); ++i)
+        avail[i] = c.raw[i] == NVLB_NODE_FREE;
+    std::vector<std::uint32_t> nodes(c.raw.size());
+    nvlb_request_t req{};
+    req.job_id = 7;
+    req.min_nodes = req.max_nodes = static_cast<std::uint32_t>(st.range(1));
+    req.segment = static_cast<std::uint32_t>(st.range(2));
+    req.available = avail.data();
+    req.now = 10;
+    nvlb_placement_t out{};
+    out.nodes = nodes.data();
+    out.nodes_capacity = nodes.size();
+    for (auto _ : st)
+        benchmark::DoNotOptimize(nvlb_place(p, c.raw.data(), c.raw.size(), &req, &out));
+    nvlb_planner_free(p);
+}
+
+} // namespace
+
+// Arguments: racks, nodes, segment.
+BENCHMARK(BM_Planner)->ArgNames({"racks", "nodes", "segment"})
+    ->Args({128, 1, 0})->Args({128, 4, 0})->Args({128, 16, 16})->Args({128, 64, 16})
+    ->Args({1024, 1, 0})->Args({1024, 16, 16})->Args({1024, 256, 16})
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Recovery)->ArgNames({"racks"})->Arg(128)->Arg(1024)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_CAbi)->ArgNames({"racks", "nodes", "segment"})
+    ->Args({128, 16, 16})->Args({1024, 16, 16})->Unit(benchmark::kMicrosecond);
+
+BENCHMARK_MAIN();
