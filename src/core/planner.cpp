@@ -27,7 +27,10 @@ Placement Planner::place(std::span<const NodeState> states, Request request, std
                 fault = fault || snap.tally(b.block).fault;
             if (!fault && now < record->fallback_at && now < record->hold_until)
                 return p; // keep waiting for its own block
-            ledger_.fall_back(topo, request.job_id, now, p.message.substr(p.message.find(';') + 2));
+            // The engine's sentence is "...: waiting for its block; <why>": log the why.
+            const auto semi = p.message.find("; ");
+            ledger_.fall_back(topo, request.job_id, now,
+                              semi == std::string::npos ? p.message : p.message.substr(semi + 2));
         } else {
             ledger_.fall_back(topo, request.job_id, now,
                               "its node count changed (" + std::to_string(need) + " before)");

@@ -160,6 +160,24 @@ std::string report_json(const ClusterReport& r) {
     return w.str();
 }
 
+namespace {
+
+// Prometheus text format: a label value escapes backslash, double quote and newline.
+std::string label_value(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '\\' || c == '"')
+            out += '\\';
+        if (c == '\n')
+            out += "\\n";
+        else
+            out += c;
+    }
+    return out;
+}
+
+} // namespace
+
 std::string report_prometheus(const ClusterReport& r) {
     std::ostringstream o;
     auto help = [&](const char* name, const char* type, const char* text) {
@@ -187,11 +205,11 @@ std::string report_prometheus(const ClusterReport& r) {
     for (const auto& m : per_block) {
         help(m.name, "gauge", m.text);
         for (const auto& b : r.blocks)
-            o << m.name << "{block=\"" << b.name << "\"} " << b.*m.field << '\n';
+            o << m.name << "{block=\"" << label_value(b.name) << "\"} " << b.*m.field << '\n';
     }
     help("nvlblock_block_health", "gauge", "Block health: 0 healthy, 1 degraded, 2 down.");
     for (const auto& b : r.blocks)
-        o << "nvlblock_block_health{block=\"" << b.name << "\"} " << static_cast<int>(b.health) << '\n';
+        o << "nvlblock_block_health{block=\"" << label_value(b.name) << "\"} " << static_cast<int>(b.health) << '\n';
     help("nvlblock_stranded_nodes", "gauge", "Free non-spare nodes short of a whole slice, cluster-wide.");
     o << "nvlblock_stranded_nodes " << r.stranded << '\n';
     help("nvlblock_fragmentation_ratio", "gauge", "Stranded share of the free non-spare nodes.");

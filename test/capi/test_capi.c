@@ -1,0 +1,753 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The C ABI (include/nvlblock/nvlblock.h) from C, as the Slurm plugins use
+ * it: loading and checking files, errors with file and line, block queries,
+ * placement, the recovery ledger, saved state, reports, and NULL arguments.
+ * Check runs each test in its own process, so a crash fails only that test.
+ */
+#define _XOPEN_SOURCE 700
+
+#include <nvlblock/nvlblock.h>
+
+#include <check.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NODES 36
+
+static char root[64]; /* one per test case, made and removed by the parent process */
+static char dir[96];  /* one per test, inside root */
+static char yaml_path[160];
+static nvlb_planner_t *planner;
+static uint8_t states[NODES];
+
+static const char *const kYaml =
+	"defaults:\n"
+	"  slice: 16\n"
+	"  spares: 2\n"
+	"recovery:\n"
+	"  wait: 5m\n"
+	"preemptible:\n"
+	"  qos: [scavenger]\n"
+	"  partitions: [preempt]\n"
+	"status:\n"
+	"  interval: 15\n"
+	"  json: /tmp/nvlblock-status.json\n"
+	"blocks:\n"
+	"  - name: rack01\n"
+	"    nodes: gb[0001-0018]\n"
+	"  - name: rack02\n"
+	"    nodes: gb[0019-0036]\n"
+	"    lending: yes\n";
+
+/* ---- helpers --------------------------------------------------------------- */
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fputs(text, f) >= 0, 1);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static char *path_in_dir(const char *name)
+{
+	static char buf[4][256];
+	static int next;
+	char *p = buf[next++ % 4];
+	snprintf(p, sizeof buf[0], "%s/%s", dir, name);
+	return p;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* Unchecked fixture: runs in the parent, so the scratch tree goes away even
+ * when a test fails (or crashes) before its own teardown. */
+static void make_root(void)
+{
+	strcpy(root, "/tmp/nvlblock-capi-XXXXXX");
+	if (!mkdtemp(root)) {
+		perror("mkdtemp");
+		exit(EXIT_FAILURE);
+	}
+}
+
+static void remove_root(void)
+{
+	nftw(root, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+static void make_dir(void)
+{
+	snprintf(dir, sizeof dir, "%s/test-XXXXXX", root);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(yaml_path, sizeof yaml_path, "%s/nvlblock.yaml", dir);
+	write_file(yaml_path, kYaml);
+}
+
+static void remove_dir(void)
+{
+	nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+static void setup(void)
+{
+	nvlb_error_t err;
+	make_dir();
+	planner = NULL;
+	ck_assert_int_eq(nvlb_planner_load(yaml_path, NULL, 0, &planner, &err), NVLB_OK);
+	ck_assert_ptr_nonnull(planner);
+	memset(states, NVLB_NODE_FREE, sizeof states);
+}
+
+static void teardown(void)
+{
+	nvlb_planner_free(planner);
+	planner = NULL;
+	remove_dir();
+}
+
+static nvlb_request_t request(uint32_t job_id, uint32_t nodes, int64_t now)
+{
+	nvlb_request_t r;
+	memset(&r, 0, sizeof r);
+	r.job_id = job_id;
+	r.min_nodes = r.max_nodes = nodes;
+	r.now = now;
+	return r;
+}
+
+struct lines {
+	int count;
+	char text[8][512];
+};
+
+static void collect(void *ctx, const char *line)
+{
+	struct lines *l = ctx;
+	if (l->count < 8)
+		snprintf(l->text[l->count], sizeof l->text[0], "%s", line);
+	l->count++;
+}
+
+/* ---- loading and checking ------------------------------------------------------- */
+
+START_TEST(test_load_and_query)
+{
+	nvlb_block_info_t info;
+	nvlb_policy_info_t pol;
+	uint32_t nodes[18];
+
+	ck_assert_uint_eq(nvlb_node_count(planner), 36);
+	ck_assert_uint_eq(nvlb_block_count(planner), 2);
+	ck_assert_int_eq(nvlb_find_block(planner, "rack01"), 0);
+	ck_assert_int_eq(nvlb_find_block(planner, "rack02"), 1);
+	ck_assert_int_eq(nvlb_find_block(planner, "rack03"), -1);
+	ck_assert_int_eq(nvlb_block_of(planner, 0), 0);
+	ck_assert_int_eq(nvlb_block_of(planner, 17), 0);
+	ck_assert_int_eq(nvlb_block_of(planner, 18), 1);
+	ck_assert_int_eq(nvlb_block_of(planner, 36), -1);
+
+	ck_assert_int_eq(nvlb_block_info(planner, 0, &info), NVLB_OK);
+	ck_assert_str_eq(info.name, "rack01");
+	ck_assert_str_eq(info.nodes, "gb[0001-0018]");
+	ck_assert_uint_eq(info.size, 18);
+	ck_assert_uint_eq(info.slice, 16);
+	ck_assert_uint_eq(info.spares, 2);
+	ck_assert(!info.lending);
+	ck_assert_int_eq(nvlb_block_info(planner, 1, &info), NVLB_OK);
+	ck_assert_str_eq(info.name, "rack02");
+	ck_assert(info.lending);
+	ck_assert_int_eq(nvlb_block_info(planner, 2, &info), NVLB_E_INVALID);
+
+	ck_assert_uint_eq(nvlb_block_nodes(planner, 1, nodes, 18), 18);
+	ck_assert_uint_eq(nodes[0], 18);
+	ck_assert_uint_eq(nodes[17], 35);
+	/* A short buffer gets what fits; the size is still the whole block's. */
+	memset(nodes, 0xff, sizeof nodes);
+	ck_assert_uint_eq(nvlb_block_nodes(planner, 0, nodes, 2), 18);
+	ck_assert_uint_eq(nodes[1], 1);
+	ck_assert_uint_eq(nodes[2], 0xffffffffu);
+	ck_assert_uint_eq(nvlb_block_nodes(planner, 0, NULL, 0), 18);
+	ck_assert_uint_eq(nvlb_block_nodes(planner, 9, nodes, 18), 0);
+
+	ck_assert_int_eq(nvlb_policy_info(planner, &pol), NVLB_OK);
+	ck_assert_int_eq(pol.recovery_wait_s, 300);
+	ck_assert(pol.block_fault_fraction > 0.49 && pol.block_fault_fraction < 0.51);
+	ck_assert_int_eq(pol.status_interval_s, 15);
+	ck_assert_str_eq(pol.status_json, "/tmp/nvlblock-status.json");
+	ck_assert_str_eq(pol.status_prometheus, "");
+	ck_assert(!pol.from_topology_conf);
+
+	ck_assert(nvlb_is_preemptible(planner, "scavenger", NULL));
+	ck_assert(nvlb_is_preemptible(planner, NULL, "preempt"));
+	ck_assert(nvlb_is_preemptible(planner, "normal", "preempt"));
+	ck_assert(!nvlb_is_preemptible(planner, "normal", "batch"));
+	ck_assert(!nvlb_is_preemptible(planner, NULL, NULL));
+}
+END_TEST
+
+START_TEST(test_load_with_slurm_node_order)
+{
+	const char *names[NODES + 1];
+	char buf[NODES + 1][16];
+	nvlb_planner_t *p = NULL;
+	nvlb_error_t err;
+	uint32_t nodes[18];
+
+	strcpy(buf[0], "login1");
+	names[0] = buf[0];
+	for (int i = 1; i <= NODES; i++) {
+		snprintf(buf[i], sizeof buf[i], "gb%04d", i);
+		names[i] = buf[i];
+	}
+	ck_assert_int_eq(nvlb_planner_load(yaml_path, names, NODES + 1, &p, &err), NVLB_OK);
+	ck_assert_uint_eq(nvlb_node_count(p), 37);
+	ck_assert_int_eq(nvlb_block_of(p, 0), -1);
+	ck_assert_int_eq(nvlb_block_of(p, 1), 0);
+	ck_assert_uint_eq(nvlb_block_nodes(p, 0, nodes, 18), 18);
+	ck_assert_uint_eq(nodes[0], 1);
+	nvlb_planner_free(p);
+
+	/* A block node that slurm.conf lacks is an error for nvlblock.yaml. */
+	ck_assert_int_eq(nvlb_planner_load(yaml_path, names, NODES, &p, &err), NVLB_E_CONFIG);
+	ck_assert_ptr_null(p);
+	ck_assert_str_eq(err.file, yaml_path);
+	ck_assert_uint_eq(err.line, 15);
+	ck_assert_uint_eq(err.problem_count, 2); /* and rack02 is left too small for slice + spares */
+	ck_assert_ptr_nonnull(strstr(err.message, ":15: node gb0036 of block 'rack02' is not in slurm.conf\n"));
+	ck_assert_ptr_nonnull(strstr(err.message, ":15: block 'rack02': slice 16 plus 2 spares needs 18 nodes; "
+					      "the block has 17"));
+}
+END_TEST
+
+START_TEST(test_bad_file_fills_the_error)
+{
+	char expect[1024];
+	const char *bad = path_in_dir("bad.yaml");
+	nvlb_planner_t *p = (nvlb_planner_t *)&p; /* must be reset to NULL */
+	nvlb_error_t err;
+
+	write_file(bad, "blocks:\n"
+			"  - name: rack01\n"
+			"    nodes: gb[0001-0018]\n"
+			"    spare: 2\n"
+			"  - name: rack02\n"
+			"    nodes: gb[0019-0036\n");
+	ck_assert_int_eq(nvlb_planner_load(bad, NULL, 0, &p, &err), NVLB_E_CONFIG);
+	ck_assert_ptr_null(p);
+	ck_assert_int_eq(err.status, NVLB_E_CONFIG);
+	ck_assert_str_eq(err.file, bad);
+	ck_assert_uint_eq(err.line, 4);
+	ck_assert_uint_eq(err.problem_count, 2);
+	snprintf(expect, sizeof expect,
+		 "%s:4: unknown key 'spare' in a block entry (did you mean 'spares'?)\n"
+		 "%s:6: block 'rack02': bad hostlist 'gb[0019-0036': missing ']'",
+		 bad, bad);
+	ck_assert_str_eq(err.message, expect);
+
+	/* A file that cannot be read names the file, with no line. */
+	ck_assert_int_eq(nvlb_planner_load(path_in_dir("none.yaml"), NULL, 0, &p, &err), NVLB_E_CONFIG);
+	ck_assert_str_eq(err.file, path_in_dir("none.yaml"));
+	ck_assert_uint_eq(err.line, 0);
+	ck_assert_ptr_nonnull(strstr(err.message, "cannot read the file: No such file or directory"));
+
+	/* The error struct is optional. */
+	ck_assert_int_eq(nvlb_planner_load(bad, NULL, 0, &p, NULL), NVLB_E_CONFIG);
+}
+END_TEST
+
+START_TEST(test_check_file_warns)
+{
+	const char *conf = path_in_dir("topology.conf");
+	const char *names[36];
+	char buf[36][16];
+	struct lines warnings = {0};
+	char expect[512];
+	nvlb_error_t err;
+
+	for (int i = 0; i < 36; i++) {
+		snprintf(buf[i], sizeof buf[i], "gb%04d", i + 1);
+		names[i] = buf[i];
+	}
+	write_file(conf, "BlockSizes=18\n"
+			 "BlockName=rack01 Nodes=gb[0001-0018]\n"
+			 "BlockName=rack02 Nodes=gb[0019-0037]\n");
+	ck_assert_int_eq(nvlb_check_file(conf, names, 36, collect, &warnings, &err), NVLB_OK);
+	ck_assert_int_eq(warnings.count, 1);
+	snprintf(expect, sizeof expect, "%s:3: node gb0037 of block 'rack02' is not in slurm.conf; ignored", conf);
+	ck_assert_str_eq(warnings.text[0], expect);
+
+	/* Without a callback the same file is simply valid. */
+	ck_assert_int_eq(nvlb_check_file(conf, names, 36, NULL, NULL, NULL), NVLB_OK);
+	/* A good YAML file has nothing to warn about. */
+	warnings.count = 0;
+	ck_assert_int_eq(nvlb_check_file(yaml_path, NULL, 0, collect, &warnings, &err), NVLB_OK);
+	ck_assert_int_eq(warnings.count, 0);
+
+	/* A bad one fails with the same error as loading it. */
+	write_file(conf, "BlockSizes=18,27\nBlockName=rack01 Nodes=gb[0001-0018]\n");
+	ck_assert_int_eq(nvlb_check_file(conf, NULL, 0, collect, &warnings, &err), NVLB_E_CONFIG);
+	ck_assert_uint_eq(err.line, 1);
+	snprintf(expect, sizeof expect,
+		 "%s:1: invalid BlockSizes value '27': each size must be the base size 18 times a power of two", conf);
+	ck_assert_str_eq(err.message, expect);
+}
+END_TEST
+
+START_TEST(test_topology_conf_policy)
+{
+	nvlb_planner_t *p = NULL;
+	nvlb_policy_info_t pol;
+	nvlb_block_info_t info;
+	const char *conf = path_in_dir("topology.conf");
+
+	write_file(conf, "BlockName=rack01 Nodes=gb[0001-0018]\n");
+	ck_assert_int_eq(nvlb_planner_load(conf, NULL, 0, &p, NULL), NVLB_OK);
+	ck_assert_int_eq(nvlb_policy_info(p, &pol), NVLB_OK);
+	ck_assert(pol.from_topology_conf);
+	ck_assert_int_eq(nvlb_block_info(p, 0, &info), NVLB_OK);
+	ck_assert_uint_eq(info.slice, 18);
+	ck_assert_uint_eq(info.spares, 0);
+	nvlb_planner_free(p);
+}
+END_TEST
+
+START_TEST(test_reload)
+{
+	const char *next = path_in_dir("next.yaml");
+	const char *bad = path_in_dir("bad.yaml");
+	uint32_t failed = 20, nodes[16], pending[4];
+	nvlb_error_t err;
+
+	for (uint32_t i = 0; i < 16; i++)
+		nodes[i] = 18 + i;
+	ck_assert_int_eq(nvlb_job_failed(planner, 9, nodes, 16, &failed, 1, 1000), NVLB_OK);
+
+	/* A bad file leaves the old topology in place. */
+	write_file(bad, "blocks: nope\n");
+	ck_assert_int_eq(nvlb_planner_reload(planner, bad, NULL, 0, &err), NVLB_E_CONFIG);
+	ck_assert_uint_eq(err.line, 1);
+	ck_assert_uint_eq(nvlb_block_count(planner), 2);
+
+	/* rack02 only, now numbered from 0: the pending job follows by name. */
+	write_file(next, "blocks:\n  - name: rack02\n    nodes: gb[0019-0036]\n");
+	ck_assert_int_eq(nvlb_planner_reload(planner, next, NULL, 0, &err), NVLB_OK);
+	ck_assert_uint_eq(nvlb_block_count(planner), 1);
+	ck_assert_uint_eq(nvlb_node_count(planner), 18);
+	ck_assert_uint_eq(nvlb_pending_jobs(planner, pending, 4), 1);
+	ck_assert_uint_eq(pending[0], 9);
+}
+END_TEST
+
+/* ---- placement ------------------------------------------------------------------- */
+
+START_TEST(test_place_sixteen)
+{
+	nvlb_request_t req = request(1, 16, 100);
+	uint32_t nodes[64];
+	nvlb_placement_t out;
+
+	memset(&out, 0, sizeof out);
+	out.nodes = nodes;
+	out.nodes_capacity = 64;
+	ck_assert_int_eq(nvlb_place(planner, states, NODES, &req, &out), NVLB_OK);
+	ck_assert_int_eq(out.reason, NVLB_PLACED);
+	ck_assert_str_eq(nvlb_reason_name(out.reason), "placed");
+	ck_assert_uint_eq(out.node_count, 16);
+	for (uint32_t i = 0; i < 16; i++)
+		ck_assert_uint_eq(nodes[i], i); /* the first 16 of rack01 */
+	ck_assert(!out.recovery_in_place);
+	ck_assert_uint_eq(out.spares_used, 0);
+}
+END_TEST
+
+START_TEST(test_place_seventeen_spares_withheld)
+{
+	nvlb_request_t req = request(2, 17, 100);
+	uint32_t nodes[64];
+	nvlb_placement_t out;
+
+	/* rack02 is busy: a 17-node job would need one of rack01's spares. */
+	memset(states + 18, NVLB_NODE_BUSY, 18);
+	memset(&out, 0, sizeof out);
+	out.nodes = nodes;
+	out.nodes_capacity = 64;
+	ck_assert_int_eq(nvlb_place(planner, states, NODES, &req, &out), NVLB_OK);
+	ck_assert_int_eq(out.reason, NVLB_SPARES_WITHHELD);
+	ck_assert_str_eq(nvlb_reason_name(out.reason), "spares_withheld");
+	ck_assert_uint_eq(out.node_count, 0);
+	ck_assert_uint_eq(out.blocks_if_spares, 1);
+	ck_assert_ptr_nonnull(strstr(out.message, "spares are kept for in-place recovery"));
+
+	/* Preemptible work may borrow rack02's spares (lending is on there), not rack01's. */
+	memset(states + 18, NVLB_NODE_FREE, 18);
+	memset(states, NVLB_NODE_BUSY, 18);
+	req.preemptible = true;
+	ck_assert_int_eq(nvlb_place(planner, states, NODES, &req, &out), NVLB_OK);
+	ck_assert_int_eq(out.reason, NVLB_PLACED);
+	ck_assert_uint_eq(out.node_count, 17);
+	for (size_t i = 0; i < out.node_count; i++)
+		ck_assert_int_eq(nvlb_block_of(planner, nodes[i]), 1);
+}
+END_TEST
+
+START_TEST(test_place_argument_errors)
+{
+	nvlb_request_t req = request(3, 16, 100);
+	uint32_t nodes[4];
+	nvlb_placement_t out;
+
+	memset(&out, 0, sizeof out);
+	out.nodes = nodes;
+	out.nodes_capacity = 4;
+	ck_assert_int_eq(nvlb_place(planner, states, NODES, &req, &out), NVLB_E_INVALID);
+	ck_assert_str_eq(out.message, "placement buffer too small");
+	ck_assert_uint_eq(out.node_count, 0);
+
+	out.nodes_capacity = 4;
+	ck_assert_int_eq(nvlb_place(planner, states, NODES - 1, &req, &out), NVLB_E_INVALID);
+	ck_assert_str_eq(out.message, "node count does not match the topology");
+
+	/* An impossible request is an answer, not an error. */
+	req.min_nodes = 0;
+	ck_assert_int_eq(nvlb_place(planner, states, NODES, &req, &out), NVLB_OK);
+	ck_assert_int_eq(out.reason, NVLB_INVALID_REQUEST);
+	ck_assert_str_eq(out.message, "invalid node count 0-16");
+}
+END_TEST
+
+/* ---- recovery -------------------------------------------------------------------- */
+
+START_TEST(test_recovery_flow)
+{
+	uint32_t job[16], failed = 3, nodes[64], pending[4];
+	nvlb_request_t req = request(100, 16, 1000);
+	nvlb_placement_t out;
+	struct lines log = {0};
+
+	nvlb_set_requeue_delay(planner, 11);
+	for (uint32_t i = 0; i < 16; i++)
+		job[i] = i;
+	ck_assert_uint_eq(nvlb_pending_jobs(planner, pending, 4), 0);
+	ck_assert_int_eq(nvlb_job_failed(planner, 100, job, 16, &failed, 1, 1000), NVLB_OK);
+	ck_assert_uint_eq(nvlb_pending_jobs(planner, pending, 4), 1);
+	ck_assert_uint_eq(pending[0], 100);
+	ck_assert_uint_eq(nvlb_pending_jobs(planner, NULL, 0), 1);
+
+	/* Requeued: its nodes are free again except the failed one. */
+	states[3] = NVLB_NODE_DOWN;
+	req.now = 1015;
+	memset(&out, 0, sizeof out);
+	out.nodes = nodes;
+	out.nodes_capacity = 64;
+	ck_assert_int_eq(nvlb_place(planner, states, NODES, &req, &out), NVLB_OK);
+	ck_assert_int_eq(out.reason, NVLB_PLACED);
+	ck_assert(out.recovery_in_place);
+	ck_assert_uint_eq(out.spares_used, 1);
+	ck_assert_uint_eq(out.node_count, 16);
+	for (size_t i = 0; i < out.node_count; i++) {
+		ck_assert_uint_ne(nodes[i], 3);
+		ck_assert_int_eq(nvlb_block_of(planner, nodes[i]), 0);
+	}
+	/* Its 15 healthy nodes and one spare, in ascending order. */
+	ck_assert_uint_eq(nodes[0], 0);
+	ck_assert_uint_eq(nodes[2], 2);
+	ck_assert_uint_eq(nodes[3], 4);
+	ck_assert_uint_eq(nodes[14], 15);
+	ck_assert_uint_ge(nodes[15], 16);
+	ck_assert_uint_eq(nvlb_pending_jobs(planner, NULL, 0), 1); /* until it starts */
+
+	ck_assert_int_eq(nvlb_job_started(planner, 100, nodes, out.node_count, 1020), NVLB_OK);
+	ck_assert_uint_eq(nvlb_pending_jobs(planner, pending, 4), 0);
+
+	ck_assert_uint_eq(nvlb_drain_log(planner, collect, &log), 2);
+	ck_assert_int_eq(log.count, 2);
+	ck_assert_str_eq(log.text[0], "nvlblock: recovery JobId=100 lost 1 of 16 nodes (gb0004) on rack01; holding "
+				      "rack01 for an in-place restart (15 prior nodes + 1 spares), fallback after 300 s");
+	ck_assert_ptr_nonnull(strstr(log.text[1], "nvlblock: recovery JobId=100 restarted in place on rack01: 15 "
+						  "prior nodes + 1 spares ("));
+	ck_assert_ptr_nonnull(strstr(log.text[1], ") 20 s after the failure"));
+	/* Drained: nothing left. */
+	ck_assert_uint_eq(nvlb_drain_log(planner, collect, &log), 0);
+	ck_assert_int_eq(log.count, 2);
+}
+END_TEST
+
+START_TEST(test_recovery_gone)
+{
+	uint32_t job[2] = {20, 21}, failed = 21;
+	struct lines log = {0};
+
+	ck_assert_int_eq(nvlb_job_failed(planner, 7, job, 2, &failed, 1, 50), NVLB_OK);
+	ck_assert_int_eq(nvlb_job_gone(planner, 7, 60), NVLB_OK);
+	ck_assert_uint_eq(nvlb_pending_jobs(planner, NULL, 0), 0);
+	/* Unknown jobs are fine. */
+	ck_assert_int_eq(nvlb_job_gone(planner, 12345, 60), NVLB_OK);
+	ck_assert_int_eq(nvlb_job_started(planner, 12345, job, 2, 60), NVLB_OK);
+	ck_assert_uint_eq(nvlb_drain_log(planner, NULL, NULL), 2); /* counted even without a callback */
+	ck_assert_uint_eq(nvlb_drain_log(planner, collect, &log), 0);
+}
+END_TEST
+
+/* ---- saved state ----------------------------------------------------------------- */
+
+START_TEST(test_state_round_trip)
+{
+	const char *state = path_in_dir("nvlblock_state");
+	uint32_t job[16], failed[2] = {20, 21}, pending[4];
+	nvlb_planner_t *other = NULL;
+	nvlb_error_t err;
+	FILE *f;
+	char text[256] = {0};
+
+	for (uint32_t i = 0; i < 16; i++)
+		job[i] = 18 + i;
+	ck_assert_int_eq(nvlb_job_failed(planner, 555, job, 16, failed, 2, 1000), NVLB_OK);
+	ck_assert_int_eq(nvlb_state_save(planner, state, &err), NVLB_OK);
+
+	f = fopen(state, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_gt(fread(text, 1, sizeof text - 1, f), 0);
+	fclose(f);
+	ck_assert_str_eq(text, "nvlblock-state 1\n"
+			       "counters 1 0 0 0\n"
+			       "record 555 1000 1300 1300 0 gb[0019-0034] gb[0021-0022]\n"
+			       "end 1 0\n");
+
+	ck_assert_int_eq(nvlb_planner_load(yaml_path, NULL, 0, &other, &err), NVLB_OK);
+	ck_assert_int_eq(nvlb_state_load(other, state, &err), NVLB_OK);
+	ck_assert_uint_eq(nvlb_pending_jobs(other, pending, 4), 1);
+	ck_assert_uint_eq(pending[0], 555);
+	nvlb_planner_free(other);
+
+	/* A missing state file is a first start, not an error. */
+	ck_assert_int_eq(nvlb_planner_load(yaml_path, NULL, 0, &other, &err), NVLB_OK);
+	ck_assert_int_eq(nvlb_state_load(other, path_in_dir("none"), &err), NVLB_OK);
+	ck_assert_uint_eq(nvlb_pending_jobs(other, NULL, 0), 0);
+	nvlb_planner_free(other);
+}
+END_TEST
+
+START_TEST(test_state_corrupt)
+{
+	const char *state = path_in_dir("nvlblock_state");
+	uint32_t job[2] = {0, 1}, failed = 1;
+	nvlb_error_t err;
+
+	ck_assert_int_eq(nvlb_job_failed(planner, 8, job, 2, &failed, 1, 10), NVLB_OK);
+	write_file(state, "nvlblock-state 1\ncounters 0 0 0 0\nrecord 1 2 3\nend 1 0\n");
+	ck_assert_int_eq(nvlb_state_load(planner, state, &err), NVLB_E_STATE);
+	ck_assert_int_eq(err.status, NVLB_E_STATE);
+	ck_assert_str_eq(err.file, state);
+	ck_assert_uint_eq(err.line, 3);
+	ck_assert_ptr_nonnull(strstr(err.message, ":3: corrupt nvlblock state: bad record line"));
+	/* The ledger is untouched. */
+	ck_assert_uint_eq(nvlb_pending_jobs(planner, NULL, 0), 1);
+
+	/* Truncated (no end line), and without an error struct: still NVLB_E_STATE. */
+	write_file(state, "nvlblock-state 1\ncounters 0 0 0 0\n");
+	ck_assert_int_eq(nvlb_state_load(planner, state, NULL), NVLB_E_STATE);
+	ck_assert_str_eq(nvlb_status_name(NVLB_E_STATE), "corrupt state");
+
+	/* Saving into a directory that does not exist is an I/O error. */
+	ck_assert_int_eq(nvlb_state_save(planner, path_in_dir("no/such/dir/state"), &err), NVLB_E_IO);
+	ck_assert_int_eq(err.status, NVLB_E_IO);
+	ck_assert_ptr_nonnull(strstr(err.message, "cannot create"));
+}
+END_TEST
+
+/* ---- reports --------------------------------------------------------------------- */
+
+START_TEST(test_reports)
+{
+	char *text, *json, *prom;
+
+	states[20] = NVLB_NODE_DOWN;
+	text = nvlb_report(planner, states, NODES, 1234, NVLB_REPORT_TEXT);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_ptr_nonnull(strstr(text, "BlockName=rack01 Nodes=gb[0001-0018] BlockSize=18 Slice=16 Spares=2 "));
+	ck_assert_ptr_nonnull(strstr(text, "BlockName=rack02 Nodes=gb[0019-0036] "));
+	ck_assert_ptr_nonnull(strstr(text, "Failed=1 FailedNodes=gb0021\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\nnvlblock: Blocks=2 Nodes=36 Healthy=35 Failed=1 "));
+	ck_assert_int_eq(text[strlen(text) - 1], '\n');
+	nvlb_free(text);
+
+	json = nvlb_report(planner, states, NODES, 1234, NVLB_REPORT_JSON);
+	ck_assert_ptr_nonnull(json);
+	ck_assert_int_eq(json[0], '{');
+	ck_assert_ptr_nonnull(strstr(json, "\"schema\": \"nvlblock-status/1\""));
+	ck_assert_ptr_nonnull(strstr(json, "\"generated_at\": 1234"));
+	ck_assert_ptr_nonnull(strstr(json, "\"name\": \"rack01\""));
+	ck_assert_ptr_nonnull(strstr(json, "\"name\": \"rack02\""));
+	nvlb_free(json);
+
+	prom = nvlb_report(planner, states, NODES, 1234, NVLB_REPORT_PROMETHEUS);
+	ck_assert_ptr_nonnull(prom);
+	ck_assert_ptr_nonnull(strstr(prom, "# TYPE nvlblock_block_nodes gauge\n"));
+	ck_assert_ptr_nonnull(strstr(prom, "nvlblock_block_nodes{block=\"rack01\"} 18\n"));
+	ck_assert_ptr_nonnull(strstr(prom, "nvlblock_block_failed_nodes{block=\"rack02\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(prom, "nvlblock_status_generated_seconds 1234\n"));
+	nvlb_free(prom);
+
+	/* The state array must match the topology. */
+	ck_assert_ptr_null(nvlb_report(planner, states, NODES - 1, 0, NVLB_REPORT_TEXT));
+}
+END_TEST
+
+START_TEST(test_stranded_nodes)
+{
+	uint8_t free_mask[NODES];
+
+	memset(free_mask, 1, sizeof free_mask);
+	ck_assert_uint_eq(nvlb_stranded_nodes(planner, free_mask, NODES), 0);
+	/* 10 free nodes in rack01: 8 of them ordinary (2 are spares), short of a slice. */
+	memset(free_mask, 0, sizeof free_mask);
+	memset(free_mask, 1, 10);
+	ck_assert_uint_eq(nvlb_stranded_nodes(planner, free_mask, NODES), 8);
+	ck_assert_uint_eq(nvlb_stranded_nodes(planner, free_mask, NODES - 1), 0);
+}
+END_TEST
+
+/* ---- names and NULL arguments ------------------------------------------------------ */
+
+START_TEST(test_names)
+{
+	ck_assert_str_eq(nvlb_status_name(NVLB_OK), "ok");
+	ck_assert_str_eq(nvlb_status_name(NVLB_E_INVALID), "invalid argument");
+	ck_assert_str_eq(nvlb_status_name(NVLB_E_CONFIG), "configuration error");
+	ck_assert_str_eq(nvlb_status_name(NVLB_E_IO), "I/O error");
+	ck_assert_str_eq(nvlb_status_name((nvlb_status_t)77), "unknown status");
+	ck_assert_str_eq(nvlb_reason_name(NVLB_RECOVERY_WAITING), "recovery_waiting");
+	ck_assert_str_eq(nvlb_reason_name(NVLB_NOT_IN_TOPOLOGY), "not_in_topology");
+	ck_assert_str_eq(nvlb_reason_name((nvlb_reason_t)99), "unknown");
+	ck_assert_str_eq(nvlb_reason_name((nvlb_reason_t)-1), "unknown");
+	ck_assert_ptr_nonnull(nvlb_version());
+	ck_assert_str_ne(nvlb_version(), "");
+}
+END_TEST
+
+START_TEST(test_null_arguments)
+{
+	nvlb_planner_t *p = NULL;
+	nvlb_error_t err;
+	nvlb_block_info_t info;
+	nvlb_policy_info_t pol;
+	nvlb_request_t req = request(1, 1, 0);
+	nvlb_placement_t out;
+	uint32_t nodes[4] = {0, 1, 2, 3};
+
+	memset(&out, 0, sizeof out);
+	ck_assert_int_eq(nvlb_planner_load(NULL, NULL, 0, &p, &err), NVLB_E_INVALID);
+	ck_assert_int_eq(err.status, NVLB_E_INVALID);
+	ck_assert_str_eq(err.message, "nvlb_planner_load: path and out are required");
+	ck_assert_int_eq(nvlb_planner_load(yaml_path, NULL, 0, NULL, &err), NVLB_E_INVALID);
+	ck_assert_int_eq(nvlb_planner_load(NULL, NULL, 0, NULL, NULL), NVLB_E_INVALID);
+	ck_assert_int_eq(nvlb_planner_reload(NULL, yaml_path, NULL, 0, &err), NVLB_E_INVALID);
+	ck_assert_int_eq(nvlb_planner_reload(planner, NULL, NULL, 0, &err), NVLB_E_INVALID);
+	ck_assert_int_eq(nvlb_check_file(NULL, NULL, 0, NULL, NULL, &err), NVLB_E_INVALID);
+	ck_assert_str_eq(err.message, "nvlb_check_file: path is required");
+	nvlb_planner_free(NULL);
+
+	ck_assert_uint_eq(nvlb_node_count(NULL), 0);
+	ck_assert_uint_eq(nvlb_block_count(NULL), 0);
+	ck_assert_int_eq(nvlb_block_of(NULL, 0), -1);
+	ck_assert_int_eq(nvlb_find_block(NULL, "rack01"), -1);
+	ck_assert_int_eq(nvlb_find_block(planner, NULL), -1);
+	ck_assert_int_eq(nvlb_block_info(NULL, 0, &info), NVLB_E_INVALID);
+	ck_assert_int_eq(nvlb_block_info(planner, 0, NULL), NVLB_E_INVALID);
+	ck_assert_uint_eq(nvlb_block_nodes(NULL, 0, nodes, 4), 0);
+	ck_assert_int_eq(nvlb_policy_info(NULL, &pol), NVLB_E_INVALID);
+	ck_assert_int_eq(nvlb_policy_info(planner, NULL), NVLB_E_INVALID);
+	ck_assert(!nvlb_is_preemptible(NULL, "scavenger", NULL));
+	nvlb_set_requeue_delay(NULL, 5);
+
+	out.nodes = nodes;
+	out.nodes_capacity = 4;
+	ck_assert_int_eq(nvlb_place(NULL, states, NODES, &req, &out), NVLB_E_INVALID);
+	ck_assert_int_eq(nvlb_place(planner, NULL, NODES, &req, &out), NVLB_E_INVALID);
+	ck_assert_int_eq(nvlb_place(planner, states, NODES, NULL, &out), NVLB_E_INVALID);
+	ck_assert_int_eq(nvlb_place(planner, states, NODES, &req, NULL), NVLB_E_INVALID);
+	out.nodes = NULL; /* a placement with nowhere to put its nodes */
+	ck_assert_int_eq(nvlb_place(planner, states, NODES, &req, &out), NVLB_E_INVALID);
+
+	ck_assert_int_eq(nvlb_job_failed(NULL, 1, nodes, 4, nodes, 1, 0), NVLB_E_INVALID);
+	ck_assert_int_eq(nvlb_job_failed(planner, 1, NULL, 4, nodes, 1, 0), NVLB_E_INVALID);
+	ck_assert_int_eq(nvlb_job_failed(planner, 1, nodes, 4, NULL, 1, 0), NVLB_E_INVALID);
+	ck_assert_int_eq(nvlb_job_failed(planner, 1, NULL, 0, NULL, 0, 0), NVLB_OK); /* empty is fine */
+	ck_assert_int_eq(nvlb_job_started(NULL, 1, nodes, 4, 0), NVLB_E_INVALID);
+	ck_assert_int_eq(nvlb_job_started(planner, 1, NULL, 4, 0), NVLB_E_INVALID);
+	ck_assert_int_eq(nvlb_job_gone(NULL, 1, 0), NVLB_E_INVALID);
+	ck_assert_uint_eq(nvlb_pending_jobs(NULL, nodes, 4), 0);
+	ck_assert_uint_eq(nvlb_drain_log(NULL, NULL, NULL), 0);
+
+	ck_assert_int_eq(nvlb_state_save(NULL, "x", &err), NVLB_E_INVALID);
+	ck_assert_str_eq(err.message, "nvlb_state_save: planner and path are required");
+	ck_assert_int_eq(nvlb_state_save(planner, NULL, &err), NVLB_E_INVALID);
+	ck_assert_int_eq(nvlb_state_load(NULL, "x", &err), NVLB_E_INVALID);
+	ck_assert_int_eq(nvlb_state_load(planner, NULL, NULL), NVLB_E_INVALID);
+
+	ck_assert_ptr_null(nvlb_report(NULL, states, NODES, 0, NVLB_REPORT_JSON));
+	ck_assert_ptr_null(nvlb_report(planner, NULL, NODES, 0, NVLB_REPORT_JSON));
+	ck_assert_uint_eq(nvlb_stranded_nodes(NULL, states, NODES), 0);
+	ck_assert_uint_eq(nvlb_stranded_nodes(planner, NULL, NODES), 0);
+	nvlb_free(NULL);
+}
+END_TEST
+
+static Suite *capi_suite(void)
+{
+	Suite *s = suite_create("nvlblock C ABI");
+	TCase *load = tcase_create("load");
+	TCase *place = tcase_create("place");
+	TCase *recovery = tcase_create("recovery");
+	TCase *state = tcase_create("state");
+	TCase *report = tcase_create("report");
+	TCase *args = tcase_create("arguments");
+	TCase *all[] = {load, place, recovery, state, report, args};
+
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+		tcase_add_unchecked_fixture(all[i], make_root, remove_root);
+		tcase_add_checked_fixture(all[i], setup, teardown);
+		tcase_set_timeout(all[i], 30);
+		suite_add_tcase(s, all[i]);
+	}
+	tcase_add_test(load, test_load_and_query);
+	tcase_add_test(load, test_load_with_slurm_node_order);
+	tcase_add_test(load, test_bad_file_fills_the_error);
+	tcase_add_test(load, test_check_file_warns);
+	tcase_add_test(load, test_topology_conf_policy);
+	tcase_add_test(load, test_reload);
+	tcase_add_test(place, test_place_sixteen);
+	tcase_add_test(place, test_place_seventeen_spares_withheld);
+	tcase_add_test(place, test_place_argument_errors);
+	tcase_add_test(recovery, test_recovery_flow);
+	tcase_add_test(recovery, test_recovery_gone);
+	tcase_add_test(state, test_state_round_trip);
+	tcase_add_test(state, test_state_corrupt);
+	tcase_add_test(report, test_reports);
+	tcase_add_test(report, test_stranded_nodes);
+	tcase_add_test(args, test_names);
+	tcase_add_test(args, test_null_arguments);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(capi_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
