@@ -28,27 +28,61 @@ extern list_t *job_list __attribute__((weak));
 static bitstr_t *lent_cache = NULL;
 static pthread_mutex_t lent_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* slurmctld's node-state bitmaps; weak for the same reason as job_list. */
+extern bitstr_t *avail_node_bitmap __attribute__((weak));
+extern bitstr_t *cg_node_bitmap __attribute__((weak));
+extern bitstr_t *future_node_bitmap __attribute__((weak));
+extern bitstr_t *idle_node_bitmap __attribute__((weak));
+extern bitstr_t *power_down_node_bitmap __attribute__((weak));
+extern bitstr_t *up_node_bitmap __attribute__((weak));
+
+static bool _bit(bitstr_t *b, int i)
+{
+	return b && (i < bit_size(b)) && bit_test(b, i);
+}
+
+/* From a node record: used where slurmctld's bitmaps are not there. */
+static uint8_t _state_of_record(node_record_t *node_ptr)
+{
+	if (!node_ptr || IS_NODE_DOWN(node_ptr) || IS_NODE_NO_RESPOND(node_ptr) || IS_NODE_FUTURE(node_ptr) ||
+	    IS_NODE_POWERED_DOWN(node_ptr) || IS_NODE_POWERING_DOWN(node_ptr) || IS_NODE_INVALID_REG(node_ptr))
+		return NVLB_NODE_DOWN;
+	if (IS_NODE_DRAIN(node_ptr) || IS_NODE_FAIL(node_ptr))
+		return NVLB_NODE_DRAINED;
+	if (IS_NODE_ALLOCATED(node_ptr) || IS_NODE_MIXED(node_ptr) || IS_NODE_COMPLETING(node_ptr) ||
+	    IS_NODE_BLOCKED(node_ptr))
+		return NVLB_NODE_BUSY;
+	return NVLB_NODE_FREE;
+}
+
 extern uint8_t *nvlbs_node_states(void)
 {
 	uint8_t *states = xcalloc(node_record_count ? node_record_count : 1, 1);
+	/*
+	 * slurmctld keeps node states as bitmaps too. Reading those is far
+	 * cheaper than visiting every node record (a cache miss per node),
+	 * and this runs on every placement, backfill will-run tests included.
+	 */
+	bool bitmaps = avail_node_bitmap && idle_node_bitmap && up_node_bitmap;
 
 	slurm_mutex_lock(&lent_lock);
 	for (int i = 0; i < node_record_count; i++) {
-		node_record_t *node_ptr = node_record_table_ptr[i];
+		uint8_t st;
 
-		if (!node_ptr || IS_NODE_DOWN(node_ptr) || IS_NODE_NO_RESPOND(node_ptr) ||
-		    IS_NODE_FUTURE(node_ptr) || IS_NODE_POWERED_DOWN(node_ptr) ||
-		    IS_NODE_POWERING_DOWN(node_ptr) || IS_NODE_INVALID_REG(node_ptr))
-			states[i] = NVLB_NODE_DOWN;
-		else if (IS_NODE_DRAIN(node_ptr) || IS_NODE_FAIL(node_ptr))
-			states[i] = NVLB_NODE_DRAINED;
-		else if (IS_NODE_ALLOCATED(node_ptr) || IS_NODE_MIXED(node_ptr) ||
-			 IS_NODE_COMPLETING(node_ptr) || IS_NODE_BLOCKED(node_ptr))
-			states[i] = (lent_cache && (i < bit_size(lent_cache)) && bit_test(lent_cache, i)) ?
-					    NVLB_NODE_LENT :
-					    NVLB_NODE_BUSY;
+		if (!bitmaps)
+			st = _state_of_record(node_record_table_ptr[i]);
+		else if (!bit_test(up_node_bitmap, i) || _bit(future_node_bitmap, i) ||
+			 _bit(power_down_node_bitmap, i))
+			st = NVLB_NODE_DOWN;
+		else if (!bit_test(avail_node_bitmap, i))
+			st = NVLB_NODE_DRAINED; /* drained, draining or failing */
+		else if (!bit_test(idle_node_bitmap, i) || _bit(cg_node_bitmap, i))
+			st = NVLB_NODE_BUSY;
 		else
-			states[i] = NVLB_NODE_FREE;
+			st = NVLB_NODE_FREE;
+		if ((st == NVLB_NODE_BUSY) && _bit(lent_cache, i))
+			st = NVLB_NODE_LENT;
+		states[i] = st;
 	}
 	slurm_mutex_unlock(&lent_lock);
 	return states;
