@@ -178,6 +178,9 @@ Split split_name(const std::string& name) {
     return s;
 }
 
+// No leading zero: "9", "10", "0"; not "09".
+bool is_unpadded(const Split& s) { return s.number && s.width == std::to_string(*s.number).size(); }
+
 } // namespace
 
 std::string compress(const std::vector<std::string>& names) {
@@ -191,15 +194,25 @@ std::string compress(const std::vector<std::string>& names) {
             out += names[i++];
             continue;
         }
-        // Gather a run of names sharing prefix and width, then print its ranges.
+        // Gather a run of names sharing prefix and suffix and either one digit
+        // width ("n08", "n09", "n10") or no zero padding at all ("n9", "n10",
+        // as Slurm writes n[9-10]), then print its ranges.
         std::vector<std::uint64_t> nums{*first.number};
+        bool same_width = true, unpadded = is_unpadded(first);
         std::size_t j = i + 1;
         for (; j < names.size(); ++j) {
             Split s = split_name(names[j]);
-            if (!s.number || s.prefix != first.prefix || s.suffix != first.suffix || s.width != first.width)
+            if (!s.number || s.prefix != first.prefix || s.suffix != first.suffix)
                 break;
+            const bool width_ok = same_width && s.width == first.width;
+            const bool unpadded_ok = unpadded && is_unpadded(s);
+            if (!width_ok && !unpadded_ok)
+                break;
+            same_width = width_ok;
+            unpadded = unpadded_ok;
             nums.push_back(*s.number);
         }
+        const std::size_t width = same_width ? first.width : 1;
         if (nums.size() == 1) {
             out += names[i];
             i = j;
@@ -212,9 +225,9 @@ std::string compress(const std::vector<std::string>& names) {
                 ++m;
             if (k)
                 out += ',';
-            out += pad(nums[k], first.width);
+            out += pad(nums[k], width);
             if (m > k)
-                out += "-" + pad(nums[m], first.width);
+                out += "-" + pad(nums[m], width);
             k = m + 1;
         }
         out += "]" + first.suffix;

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// nvlblock-check on good and bad topology/slurm.conf pairs
+// (test/check/data/validate): every line it prints and its exit status.
+#include "check_test_support.hpp"
+#include "validate.hpp"
+
+#include <gtest/gtest.h>
+
+namespace nvlblock::check {
+namespace {
+
+using test::kData;
+
+const std::string kBin = CHECK_BIN;
+
+// nvlblock-check ARGS, run in the fixture directory.
+test::Result check(const std::string& args) { return test::run(kBin + " " + args, kData + "/validate"); }
+
+struct Case {
+    const char* name;
+    const char* args;
+    int rc;
+    const char* out;
+};
+
+const Case kCases[] = {
+    {"good_yaml", "--slurm-conf slurm.conf good.yaml", 0,
+     "slurm.conf:10: note: 2 nodes in no block (scheduled without topology, like ordinary servers): login[01-02]\n"
+     "nvlblock-check: good.yaml: OK: 3 blocks (2 x 18, 1 x 13 nodes), 49 of 51 slurm.conf nodes in blocks\n"},
+    {"good_conf", "--slurm-conf slurm.conf good.conf", 0,
+     "good.conf: note: topology.conf syntax: every block is cut into slices of 13 nodes (the base block size) and "
+     "has no spares; nvlblock.yaml adds spares, lending and per-block slices\n"
+     "good.conf:2: note: block 'rack01': 18 nodes = 1 slice of 13 + 5 that only jobs smaller than a slice can use\n"
+     "good.conf:3: note: block 'rack02': 18 nodes = 1 slice of 13 + 5 that only jobs smaller than a slice can use\n"
+     "slurm.conf:10: note: 2 nodes in no block (scheduled without topology, like ordinary servers): login[01-02]\n"
+     "nvlblock-check: good.conf: OK: 3 blocks (2 x 18, 1 x 13 nodes), 49 of 51 slurm.conf nodes in blocks\n"},
+    {"quiet", "--quiet --slurm-conf slurm.conf good.conf", 0, ""},
+    {"node_in_two_blocks_and_unknown_nodes", "--slurm-conf slurm.conf bad-nodes.yaml", 1,
+     "bad-nodes.yaml:7: node gb0018 is in block 'rack02' and in block 'rack01' (bad-nodes.yaml:5)\n"
+     "bad-nodes.yaml:9: block 'rack03': slice 16 is larger than the block (13 nodes)\n"
+     "bad-nodes.yaml:11: nodes gb[0050-0051] of block 'rack04' are not in slurm.conf\n"
+     "nvlblock-check: bad-nodes.yaml: 3 errors\n"},
+    {"yaml_syntax", "--slurm-conf slurm.conf bad-syntax.yaml", 1,
+     "bad-syntax.yaml:2: unknown key 'slcie' in defaults (did you mean 'slice'?)\n"
+     "bad-syntax.yaml:3: defaults.spares: 'many' is not a whole number\n"
+     "bad-syntax.yaml:6: block 'rack01': bad hostlist 'gb[0001-0018': missing ']'\n"
+     "bad-syntax.yaml:7: lending: 'perhaps' is not true or false\n"
+     "bad-syntax.yaml:8: block entry has no 'name'\n"
+     "nvlblock-check: bad-syntax.yaml: 5 errors\n"},
+    {"block_smaller_than_the_first_without_blocksizes", "--slurm-conf slurm.conf bad-sizes.conf", 1,
+     "bad-sizes.conf:3: block 'rack03' has 13 nodes, fewer than the base block size 18 (the size of the first "
+     "block; set BlockSizes= to allow smaller blocks)\n"
+     "nvlblock-check: bad-sizes.conf: 1 error\n"},
+    {"blocksizes_not_a_power_of_two", "--slurm-conf slurm.conf bad-blocksizes.conf", 1,
+     "bad-blocksizes.conf:2: invalid BlockSizes value '27': each size must be the base size 18 times a power of "
+     "two\n"
+     "nvlblock-check: bad-blocksizes.conf: 1 error\n"},
+    // Slurm only warns about a topology.conf node missing from slurm.conf;
+    // the warning still shows when another problem fails the file.
+    {"topology_conf_overlap_and_unknown_node", "--slurm-conf slurm.conf bad-overlap.conf", 1,
+     "bad-overlap.conf:2: warning: node gb9999 of block 'rack02' is not in slurm.conf; ignored\n"
+     "bad-overlap.conf:2: node gb0018 is in block 'rack02' and in block 'rack01' (bad-overlap.conf:1)\n"
+     "nvlblock-check: bad-overlap.conf: 1 error, 1 warning\n"},
+    {"big_block_warns", "--slurm-conf slurm.conf big-block.yaml", 0,
+     "big-block.yaml:2: warning: block 'pod1' has 36 nodes; an NVLink domain of an NVL72 rack has at most 18 "
+     "compute trays (--max-block-size)\n"
+     "big-block.yaml:2: note: block 'pod1': 36 nodes = 2 slices of 16 + 2 spares + 2 that only jobs smaller than "
+     "a slice can use\n"
+     "slurm.conf:10: note: 2 nodes in no block (scheduled without topology, like ordinary servers): login[01-02]\n"
+     "nvlblock-check: big-block.yaml: OK: 2 blocks (1 x 36, 1 x 13 nodes), 49 of 51 slurm.conf nodes in blocks, "
+     "1 warning\n"},
+    {"strict_fails_on_warnings", "--strict --quiet --slurm-conf slurm.conf big-block.yaml", 1,
+     "big-block.yaml:2: warning: block 'pod1' has 36 nodes; an NVLink domain of an NVL72 rack has at most 18 "
+     "compute trays (--max-block-size)\n"},
+    {"max_block_size_0_disables_the_warning", "--quiet --strict --max-block-size 0 --slurm-conf slurm.conf "
+                                              "big-block.yaml",
+     0, ""},
+    {"bad_slurm_conf", "--slurm-conf slurm-bad.conf good.yaml", 1,
+     "slurm-bad.conf:2: warning: TopologyPlugin=topology/tree: this cluster does not use block topology; set "
+     "TopologyPlugin=topology/nvlblock\n"
+     "slurm-bad.conf:4: nodes gb[0030-0036] are defined twice (first at slurm-bad.conf:3); slurmctld stops with "
+     "\"Duplicated NodeName\"\n"
+     "slurm-bad.conf:5: NodeName: bad hostlist 'gb[0050-': missing ']'\n"
+     "slurm-bad.conf:6: Include missing.conf: cannot read the file: No such file or directory\n"
+     "slurm-bad.conf:7: Include conf.d/*.conf: Slurm does not expand '*' in Include; it skips the line\n"
+     "slurm-bad.conf:9: cannot parse 'this': expected Key=Value\n"
+     "nvlblock-check: good.yaml: 5 errors, 1 warning\n"},
+    {"stock_block_plugin_cannot_read_yaml", "--slurm-conf slurm-block.conf good.yaml", 1,
+     "slurm-block.conf:1: TopologyPlugin=topology/block does not read nvlblock.yaml; set "
+     "TopologyPlugin=topology/nvlblock\n"
+     "nvlblock-check: good.yaml: 1 error\n"},
+    {"stock_block_plugin_reads_topology_conf", "--quiet --slurm-conf slurm-block.conf good.conf", 0, ""},
+    // Without nodes in slurm.conf the file is still checked on its own.
+    {"no_nodes_in_slurm_conf", "--slurm-conf slurm-empty.conf bad-nodes.yaml", 1,
+     "slurm-empty.conf: no NodeName= lines: no nodes to check the topology against\n"
+     "bad-nodes.yaml:7: node gb0018 is in block 'rack02' and in block 'rack01' (bad-nodes.yaml:5)\n"
+     "bad-nodes.yaml:9: block 'rack03': slice 16 is larger than the block (13 nodes)\n"
+     "nvlblock-check: bad-nodes.yaml: 3 errors\n"},
+    {"missing_topology_file", "--slurm-conf slurm.conf missing.yaml", 1,
+     "missing.yaml: cannot read the file: No such file or directory\n"
+     "nvlblock-check: missing.yaml: 1 error\n"},
+};
+
+void PrintTo(const Case& c, std::ostream* os) { *os << "nvlblock-check " << c.args; }
+
+class CheckCase : public ::testing::TestWithParam<Case> {};
+
+TEST_P(CheckCase, PrintsEveryProblemAsFileLineMessage) {
+    const Case& c = GetParam();
+    const test::Result r = check(c.args);
+    EXPECT_EQ(r.out, c.out);
+    EXPECT_EQ(r.rc, c.rc);
+    EXPECT_EQ(r.err, "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Pairs, CheckCase, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<Case>& i) { return std::string(i.param.name); });
+
+// Without a file argument: nvlblock.yaml beside slurm.conf, else topology.conf
+// there, as the plugin picks; slurm.conf from $SLURM_CONF.
+TEST(Check, DefaultFilesFollowSlurmConf) {
+    test::TempDir d;
+    d.write("slurm.conf", "NodeName=n[01-18]\n");
+    d.write("topology.conf", "BlockName=b1 Nodes=n[01-18]\n");
+    test::Result r = test::run("SLURM_CONF=" + d.file("slurm.conf") + " " + kBin);
+    EXPECT_EQ(r.rc, 0) << r.out;
+    EXPECT_NE(r.out.find("nvlblock-check: " + d.file("topology.conf") + ": OK: 1 block (1 x 18 nodes), 18 of 18"),
+              std::string::npos)
+        << r.out;
+    d.write("nvlblock.yaml", "blocks:\n  - name: b1\n    nodes: n[01-18]\n");
+    r = test::run("SLURM_CONF=" + d.file("slurm.conf") + " " + kBin);
+    EXPECT_EQ(r.out, "nvlblock-check: " + d.file("nvlblock.yaml") + ": OK: 1 block (1 x 18 nodes), 18 of 18 "
+                                                                     "slurm.conf nodes in blocks\n");
+}
+
+TEST(Check, UsageErrorsExitWith2) {
+    struct {
+        const char* args;
+        const char* err;
+    } cases[] = {
+        {"--bogus", "nvlblock-check: unknown option --bogus\n(try --help)\n"},
+        {"a.yaml b.yaml", "nvlblock-check: more than one topology file given\n(try --help)\n"},
+        {"--json x.yaml", "nvlblock-check: --json needs --local\n(try --help)\n"},
+        {"--previous x.yaml", "nvlblock-check: --previous needs --generate\n(try --help)\n"},
+        {"--local --generate", "nvlblock-check: --local and --generate exclude each other\n(try --help)\n"},
+        {"--generate", "nvlblock-check: --generate needs the node reports (files or directories)\n(try --help)\n"},
+        {"--max-block-size x a.yaml", "nvlblock-check: --max-block-size: 'x' is not a whole number\n(try --help)\n"},
+        {"--generate --format xml r.json", "nvlblock-check: --format must be yaml or conf\n(try --help)\n"},
+        {"--generate --format conf --slice 8 r.json",
+         "nvlblock-check: --slice and --spares apply to nvlblock.yaml; topology.conf has no such settings\n"
+         "(try --help)\n"},
+    };
+    for (const auto& c : cases) {
+        const test::Result r = test::run(kBin + " " + c.args);
+        EXPECT_EQ(r.rc, 2) << c.args;
+        EXPECT_EQ(r.err, c.err) << c.args;
+        EXPECT_EQ(r.out, "") << c.args;
+    }
+    const test::Result help = test::run(kBin + " --help");
+    EXPECT_EQ(help.rc, 0);
+    EXPECT_EQ(help.out.rfind("usage: nvlblock-check", 0), 0u);
+}
+
+// The library call behind the tool: findings with severities, and the loaded
+// topology when it is valid.
+TEST(Check, LibraryResult) {
+    const SlurmConf conf = read_slurm_conf(kData + "/validate/slurm.conf");
+    const CheckResult ok = check_topology(kData + "/validate/good.yaml", conf);
+    ASSERT_TRUE(ok.topology);
+    EXPECT_EQ(ok.topology->block_count(), 3u);
+    EXPECT_EQ(ok.count(Severity::kError), 0);
+    EXPECT_EQ(ok.count(Severity::kNote), 1);
+    const CheckResult bad = check_topology(kData + "/validate/bad-nodes.yaml", conf);
+    EXPECT_FALSE(bad.topology);
+    EXPECT_EQ(bad.count(Severity::kError), 3);
+    EXPECT_EQ(bad.findings[0].diag.where.line, 7u);
+}
+
+} // namespace
+} // namespace nvlblock::check

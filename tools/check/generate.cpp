@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "generate.hpp"
+
+#include "json_file.hpp"
+#include "local.hpp"
+#include "model/hostlist.hpp"
+#include "readers/load_topology.hpp"
+
+#include <json-c/json.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+namespace nvlblock::check {
+namespace {
+
+namespace fs = std::filesystem;
+
+using DomainKey = std::pair<std::string, std::uint32_t>; // cluster UUID, clique id
+
+struct Reported {
+    std::string host;
+    std::string file;
+    std::optional<DomainKey> domain;
+};
+
+struct OutBlock {
+    std::string name;
+    std::vector<std::string> nodes; // hostname order
+    std::optional<DomainKey> domain;
+    bool kept = false;              // a previous block no node reported for
+    std::optional<int> slice, spares; // per-block settings carried over from --previous
+    std::optional<bool> lending;
+};
+
+std::string plural(std::size_t n, const std::string& word) {
+    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs, std::vector<Diagnostic>& errors) {
+    std::vector<std::string> files;
+    for (const auto& in : inputs) {
+        std::error_code ec;
+        if (fs::is_directory(in, ec)) {
+            std::vector<std::string> found;
+            for (const auto& e : fs::directory_iterator(in, ec))
+                if (e.is_regular_file() && e.path().extension() == ".json")
+                    found.push_back(e.path().string());
+            if (ec)
+                errors.push_back({{in, 0}, "cannot list the directory: " + ec.message()});
+            std::sort(found.begin(), found.end());
+            if (found.empty() && !ec)
+                errors.push_back({{in, 0}, "no *.json report in this directory"});
+            files.insert(files.end(), found.begin(), found.end());
+        } else {
+            files.push_back(in);
+        }
+    }
+    return files;
+}
+
+std::optional<Reported> read_report(const std::string& file, std::vector<Diagnostic>& errors) {
+    try {
+        JsonDoc doc = JsonDoc::load(file);
+        json_object* root = doc.root();
+        const std::string schema = json::string(root, "schema", "");
+        if (schema != kNodeReportSchema) {
+            errors.push_back({{file, 0}, "schema '" + schema + "' is not " + kNodeReportSchema +
+                                             " (write reports with nvlblock-check --local --json)"});
+            return std::nullopt;
+        }
+        Reported r;
+        r.file = file;
+        r.host = json::string(root, "hostname", "");
+        if (r.host.empty()) {
+            errors.push_back({{file, 0}, "the report has an empty hostname"});
+            return std::nullopt;
+        }
+        json_object* problems = json::required(root, "problems", "");
+        const std::size_t np = json::array_size(problems, "problems");
+        if (np) {
+            std::string all;
+            for (std::size_t i = 0; i < np; ++i)
+                all += (i ? "; " : "") + json::string_value(json::at(problems, i), "problems[" + std::to_string(i) + "]");
+            errors.push_back({{file, 0}, "node " + r.host + " reported problems: " + all +
+                                             "; fix them and run nvlblock-check --local there again"});
+            return std::nullopt;
+        }
+        json_object* dom = json::member(root, "nvlink_domain", "");
+        if (!json::is_null(dom)) {
+            const std::string uuid = json::string(dom, "cluster_uuid", "nvlink_domain");
+            const std::int64_t clique = json::integer(dom, "clique_id", "nvlink_domain");
+            if (uuid.empty() || clique < 0 || clique > 0xffffffffLL) {
+                errors.push_back({{file, 0}, "nvlink_domain of node " + r.host + " has no valid cluster_uuid/clique_id"});
+                return std::nullopt;
+            }
+            r.domain = DomainKey{uuid, static_cast<std::uint32_t>(clique)};
+        } else {
+            // No domain: fine for a node without NVLink fabric, not for one
+            // whose GPUs could not be asked.
+            json_object* nvml = json::required(root, "nvml", "");
+            const std::size_t gpus = json::array_size(json::required(root, "gpus", ""), "gpus");
+            if (gpus > 0 && !json::boolean_or(nvml, "available", "nvml", false)) {
+                errors.push_back({{file, 0}, "node " + r.host + " has " + plural(gpus, "GPU") +
+                                                 " but NVML was not available there, so its NVLink domain is unknown"});
+                return std::nullopt;
+            }
+        }
+        return r;
+    } catch (const ConfigError& e) {
+        for (const auto& d : e.problems())
+            errors.push_back(d);
+    } catch (const JsonShapeError& e) {
+        errors.push_back({{file, 0}, std::string("not a node report: ") + e.what()});
+    }
+    return std::nullopt;
+}
+
+std::optional<long> name_number(const std::string& name, const std::string& prefix) {
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0)
+        return std::nullopt;
+    const std::string digits = name.substr(prefix.size());
+    if (digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+        return std::nullopt;
+    return std::stol(digits);
+}
+
+std::string block_name(const std::string& prefix, long number, int width) {
+    std::string digits = std::to_string(number);
+    if (static_cast<int>(digits.size()) < width)
+        digits.insert(0, static_cast<std::size_t>(width) - digits.size(), '0');
+    return prefix + digits;
+}
+
+std::string domain_comment(const OutBlock& b) {
+    if (!b.domain)
+        return "kept from the previous file: no node reported";
+    return "cluster " + b.domain->first + ", clique " + std::to_string(b.domain->second);
+}
+
+// Per-block slice and spares when a block is too small for the defaults.
+std::optional<std::pair<int, int>> small_block_settings(int size, const GenerateOptions& o) {
+    if (size >= o.slice + o.spares)
+        return std::nullopt;
+    if (size > o.spares)
+        return std::pair{size - o.spares, o.spares};
+    return std::pair{size, 0};
+}
+
+std::string render_yaml(const std::vector<OutBlock>& blocks, const std::vector<std::string>& outside,
+                        const GenerateOptions& o, std::size_t reports) {
+    std::ostringstream y;
+    y << "# nvlblock.yaml written by nvlblock-check --generate from " << plural(reports, "node report") << ".\n"
+      << "# One block per NVLink domain (NVML cluster UUID + clique id), nodes in\n"
+      << "# hostname order. When racks are added, generate again with --previous\n"
+      << "# naming this file: existing blocks keep their names and positions and new\n"
+      << "# ones are appended.\n"
+      << "defaults:\n"
+      << "  slice: " << o.slice << "\n"
+      << "  spares: " << o.spares << "\n"
+      << "blocks:\n";
+    for (const auto& b : blocks) {
+        y << "  # " << domain_comment(b) << "\n";
+        y << "  - name: " << b.name << "\n";
+        y << "    nodes: " << hostlist::compress(b.nodes) << "\n";
+        if (b.slice || b.spares || b.lending) {
+            if (b.slice)
+                y << "    slice: " << *b.slice << "\n";
+            if (b.spares)
+                y << "    spares: " << *b.spares << "\n";
+            if (b.lending)
+                y << "    lending: " << (*b.lending ? "true" : "false") << "\n";
+        } else if (auto s = small_block_settings(static_cast<int>(b.nodes.size()), o)) {
+            y << "    slice: " << s->first << "  # " << b.nodes.size() << " nodes: smaller than slice " << o.slice
+              << " + " << o.spares << " spares\n";
+            if (s->second != o.spares)
+                y << "    spares: " << s->second << "\n";
+        }
+    }
+    if (!outside.empty())
+        y << "# In no NVLink domain, so in no block: " << hostlist::compress(outside) << "\n";
+    return y.str();
+}
+
+std::string render_conf(const std::vector<OutBlock>& blocks, const std::vector<std::string>& outside,
+                        std::size_t reports) {
+    std::ostringstream c;
+    c << "# topology.conf written by nvlblock-check --generate from " << plural(reports, "node report") << ".\n"
+      << "# One block per NVLink domain (NVML cluster UUID + clique id), nodes in\n"
+      << "# hostname order. When racks are added, generate again with --previous\n"
+      << "# naming this file: existing blocks keep their names and positions and new\n"
+      << "# ones are appended.\n";
+    std::size_t smallest = 0;
+    for (const auto& b : blocks)
+        smallest = smallest ? std::min(smallest, b.nodes.size()) : b.nodes.size();
+    for (const auto& b : blocks)
+        c << "# " << domain_comment(b) << "\n"
+          << "BlockName=" << b.name << " Nodes=" << hostlist::compress(b.nodes) << "\n";
+    if (!blocks.empty() && smallest < blocks.front().nodes.size()) {
+        // Slurm takes the first block's size as the base unless BlockSizes
+        // says otherwise, and rejects smaller blocks; keep its default five
+        // aggregation levels on the smallest size.
+        c << "# Blocks differ in size: the base block size is the smallest one.\n"
+          << "BlockSizes=";
+        for (int level = 0; level < 5; ++level)
+            c << (level ? "," : "") << smallest * (std::size_t{1} << level);
+        c << "\n";
+    }
+    if (!outside.empty())
+        c << "# In no NVLink domain, so in no block: " << hostlist::compress(outside) << "\n";
+    return c.str();
+}
+
+} // namespace
+
+bool natural_less(const std::string& a, const std::string& b) {
+    std::size_t i = 0, j = 0;
+    int tie = 0; // equal numbers written with different zero padding: fewer digits first
+    auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+    while (i < a.size() && j < b.size()) {
+        if (digit(a[i]) && digit(b[j])) {
+            std::size_t i1 = i, j1 = j;
+            while (i1 < a.size() && digit(a[i1]))
+                ++i1;
+            while (j1 < b.size() && digit(b[j1]))
+                ++j1;
+            std::string x = a.substr(i, i1 - i), y = b.substr(j, j1 - j);
+            x.erase(0, std::min(x.find_first_not_of('0'), x.size()));
+            y.erase(0, std::min(y.find_first_not_of('0'), y.size()));
+            if (x.size() != y.size())
+                return x.size() < y.size();
+            if (x != y)
+                return x < y;
+            if (!tie && i1 - i != j1 - j)
+                tie = i1 - i < j1 - j ? -1 : 1;
+            i = i1;
+            j = j1;
+        } else {
+            if (a[i] != b[j])
+                return a[i] < b[j];
+            ++i;
+            ++j;
+        }
+    }
+    if (a.size() - i != b.size() - j)
+        return a.size() - i < b.size() - j;
+    return tie < 0;
+}
+
+GenerateResult generate_topology(const std::vector<std::string>& inputs, const GenerateOptions& opts) {
+    GenerateResult res;
+    const std::vector<std::string> files = expand_inputs(inputs, res.errors);
+    std::vector<Reported> reported;
+    std::unordered_map<std::string, std::string> file_of;
+    for (const auto& f : files) {
+        auto r = read_report(f, res.errors);
+        if (!r)
+            continue;
+        auto [it, fresh] = file_of.emplace(r->host, f);
+        if (!fresh) {
+            res.errors.push_back({{f, 0}, "node " + r->host + " is also reported by " + it->second});
+            continue;
+        }
+        reported.push_back(std::move(*r));
+    }
+    res.reports = files.size();
+
+    // Domains and their nodes, in hostname order.
+    std::map<DomainKey, std::vector<std::string>> domains;
+    std::vector<std::string> outside;
+    for (const auto& r : reported) {
+        if (r.domain)
+            domains[*r.domain].push_back(r.host);
+        else
+            outside.push_back(r.host);
+    }
+    for (auto& [k, nodes] : domains)
+        std::sort(nodes.begin(), nodes.end(), natural_less);
+    std::sort(outside.begin(), outside.end(), natural_less);
+
+    // Domains in the order of their first hostname.
+    std::vector<DomainKey> order;
+    for (const auto& [k, nodes] : domains)
+        order.push_back(k);
+    std::sort(order.begin(), order.end(), [&](const DomainKey& a, const DomainKey& b) {
+        return natural_less(domains[a].front(), domains[b].front());
+    });
+
+    std::vector<OutBlock> blocks;
+    long next = 1;
+    std::vector<DomainKey> fresh = order;
+    if (!opts.previous.empty()) {
+        TopologySpec prev;
+        try {
+            prev = read_topology_spec(opts.previous);
+        } catch (const ConfigError& e) {
+            for (const auto& d : e.problems())
+                res.errors.push_back(d);
+            res.errors.push_back({{opts.previous, 0}, "cannot use it as --previous"});
+            return res;
+        }
+        std::unordered_map<std::string, std::size_t> prev_block_of;
+        for (std::size_t i = 0; i < prev.blocks.size(); ++i) {
+            for (const auto& n : prev.blocks[i].node_names)
+                prev_block_of.emplace(n, i);
+            if (auto num = name_number(prev.blocks[i].name, opts.prefix))
+                next = std::max(next, *num + 1);
+        }
+        next = std::max<long>(next, static_cast<long>(prev.blocks.size()) + 1);
+        std::unordered_map<std::string, bool> reported_host;
+        for (const auto& r : reported)
+            reported_host[r.host] = true;
+        std::vector<std::optional<DomainKey>> domain_of_prev(prev.blocks.size());
+        fresh.clear();
+        for (const auto& k : order) {
+            std::set<std::size_t> touched;
+            for (const auto& n : domains[k])
+                if (auto it = prev_block_of.find(n); it != prev_block_of.end())
+                    touched.insert(it->second);
+            if (touched.empty()) {
+                fresh.push_back(k);
+                continue;
+            }
+            if (touched.size() > 1) {
+                std::string names;
+                for (auto i : touched)
+                    names += (names.empty() ? "'" : ", '") + prev.blocks[i].name + "'";
+                res.errors.push_back({{opts.previous, 0}, "the NVLink domain of cluster " + k.first + " clique " +
+                                                              std::to_string(k.second) + " holds nodes of blocks " +
+                                                              names + "; merge them by hand"});
+                continue;
+            }
+            const std::size_t i = *touched.begin();
+            if (domain_of_prev[i]) {
+                res.errors.push_back({prev.blocks[i].where, "the nodes of block '" + prev.blocks[i].name +
+                                                                "' are now in two NVLink domains; split it by hand"});
+                continue;
+            }
+            domain_of_prev[i] = k;
+        }
+        if (!res.errors.empty())
+            return res;
+        for (std::size_t i = 0; i < prev.blocks.size(); ++i) {
+            OutBlock b;
+            b.name = prev.blocks[i].name;
+            b.domain = domain_of_prev[i];
+            b.slice = prev.blocks[i].slice;
+            b.spares = prev.blocks[i].spares;
+            b.lending = prev.blocks[i].lending;
+            std::set<std::string> nodes;
+            if (b.domain)
+                nodes.insert(domains[*b.domain].begin(), domains[*b.domain].end());
+            std::size_t kept = 0;
+            for (const auto& n : prev.blocks[i].node_names) {
+                if (!reported_host.count(n)) {
+                    nodes.insert(n);
+                    ++kept;
+                }
+            }
+            if (!b.domain) {
+                b.kept = true;
+                if (kept == prev.blocks[i].node_names.size())
+                    res.notes.push_back({prev.blocks[i].where, "block '" + b.name +
+                                                                   "': no node reported; kept as it was"});
+            } else if (kept) {
+                res.notes.push_back({prev.blocks[i].where, "block '" + b.name + "': " + plural(kept, "node") +
+                                                               " did not report; kept in the block"});
+            }
+            if (nodes.empty()) {
+                res.notes.push_back({prev.blocks[i].where, "block '" + b.name +
+                                                               "': every node now reports another domain or none; "
+                                                               "dropped"});
+                continue;
+            }
+            b.nodes.assign(nodes.begin(), nodes.end());
+            std::sort(b.nodes.begin(), b.nodes.end(), natural_less);
+            blocks.push_back(std::move(b));
+        }
+        // Nodes that left a previous block for no domain at all.
+        for (const auto& r : reported)
+            if (!r.domain)
+                if (auto it = prev_block_of.find(r.host); it != prev_block_of.end())
+                    res.notes.push_back({{r.file, 0}, "node " + r.host + " was in block '" +
+                                                          prev.blocks[it->second].name +
+                                                          "' and now reports no NVLink domain; left out of every block"});
+    }
+    if (!res.errors.empty())
+        return res;
+    for (const auto& k : fresh) {
+        OutBlock b;
+        b.name = block_name(opts.prefix, next++, opts.width);
+        b.domain = k;
+        b.nodes = domains[k];
+        blocks.push_back(std::move(b));
+    }
+    if (blocks.empty()) {
+        res.errors.push_back({{files.empty() ? std::string("nvlblock-check") : files.front(), 0},
+                              "no node reported an NVLink domain: nothing to put in a block"});
+        return res;
+    }
+    std::string text = opts.format == SourceFormat::kYaml ? render_yaml(blocks, outside, opts, res.reports)
+                                                          : render_conf(blocks, outside, res.reports);
+    // What we write must load: check it with the readers slurmctld uses.
+    try {
+        std::vector<std::string> universe;
+        for (const auto& b : blocks)
+            universe.insert(universe.end(), b.nodes.begin(), b.nodes.end());
+        universe.insert(universe.end(), outside.begin(), outside.end());
+        build_topology(read_topology_spec_text(text, "<generated>", opts.format), &universe);
+    } catch (const ConfigError& e) {
+        for (const auto& d : e.problems())
+            res.errors.push_back(d);
+        return res;
+    }
+    res.text = std::move(text);
+    res.blocks = blocks.size();
+    for (const auto& b : blocks)
+        res.nodes_in_blocks += b.nodes.size();
+    res.outside = outside.size();
+    return res;
+}
+
+} // namespace nvlblock::check

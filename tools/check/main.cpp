@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// nvlblock-check: validate a topology file against slurm.conf, describe the
+// node it runs on (--local), or write a topology file from the per-node
+// reports of a cluster (--generate).
+#include "cli.hpp"
+#include "generate.hpp"
+#include "local.hpp"
+#include "readers/load_topology.hpp"
+#include "slurm_conf.hpp"
+#include "validate.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <unistd.h>
+
+using namespace nvlblock;
+using namespace nvlblock::check;
+
+namespace {
+
+const char* kUsage = R"(usage: nvlblock-check [options] [TOPOLOGY]
+       nvlblock-check --local [--json] [options]
+       nvlblock-check --generate [options] REPORT|DIR...
+
+Check a topology file (nvlblock.yaml, or topology.conf syntax) against the
+nodes of slurm.conf, as slurmctld with TopologyPlugin=topology/nvlblock will
+load it. Each problem is one line on stdout, "file:line: message"; warnings
+and notes read "file:line: warning: ..." and "file:line: note: ...". Nodes of
+slurm.conf in no block are a note: ordinary servers may stay outside blocks.
+TOPOLOGY defaults to nvlblock.yaml beside slurm.conf, else topology.conf there.
+
+  --slurm-conf FILE     slurm.conf to read NodeName= lines from (default
+                        $SLURM_CONF, else /etc/slurm/slurm.conf); Include
+                        files are followed as Slurm does
+  --max-block-size N    warn about blocks of more than N nodes (default 18,
+                        the compute trays of an NVL72 rack; 0: never)
+  --strict              count warnings as problems
+  --quiet               no notes and no summary line
+
+--local: describe this node. hwloc lists the NVIDIA GPUs (PCI vendor 0x10de)
+with their NUMA nodes, CPUs and PCI bus; NVML, loaded at run time, gives each
+GPU's fabric cluster UUID and clique id: the NVLink domain of the node.
+Without the NVIDIA driver the tool says so and still reports what hwloc sees.
+
+  --json                the per-node report (schema nvlblock-node/1) that
+                        --generate reads
+  --hwloc-xml FILE      an hwloc XML topology instead of this machine (hwloc
+                        also honours $HWLOC_XMLFILE)
+  --nvml-library PATH   NVML to dlopen (default $NVLBLOCK_NVML_LIBRARY, else
+                        libnvidia-ml.so.1)
+  --no-nvml             do not load NVML
+  --hostname NAME       the node name to report (default: the host name up
+                        to the first dot)
+
+--generate: one block per NVLink domain from the JSON reports of every node
+(files, or directories of *.json files). Nodes are in hostname order. Blocks
+are named PREFIX plus a number padded to WIDTH digits (nvl0001, ...), first
+numbered in the order of their lowest hostname. With --previous, the blocks of
+that file keep their names, positions and per-block settings, new domains are
+appended and numbered on, and nodes that did not report stay where they were:
+adding racks never renames or moves a block. Nodes with no NVLink domain
+(8-GPU servers, CPU nodes) are left out of every block.
+
+  --output FILE         write here instead of stdout
+  --format yaml|conf    nvlblock.yaml or topology.conf (default: from the
+                        --output name, else yaml)
+  --previous FILE       the topology file in use, whose blocks to keep
+  --prefix P            block name prefix (default nvl)
+  --width N             digits in block numbers (default 4)
+  --slice N, --spares N nvlblock.yaml defaults (16 and 2); smaller blocks get
+                        their own slice
+
+Exit status: 0 valid / report written; 1 problems found; 2 usage error.
+)";
+
+int run_validate(const cli::Args& args) {
+    if (args.positional().size() > 1)
+        throw cli::UsageError("more than one topology file given");
+    const std::string conf_path = args.str("slurm-conf", default_slurm_conf_path());
+    const std::string topo_path =
+        args.positional().empty() ? default_topology_path(conf_path) : args.positional().front();
+    CheckOptions opts;
+    opts.max_block_size = static_cast<int>(args.integer("max-block-size", 18, 0, 1'000'000));
+    const SlurmConf conf = read_slurm_conf(conf_path);
+    const CheckResult r = check_topology(topo_path, conf, opts);
+    const bool quiet = args.has("quiet");
+    for (const auto& f : r.findings)
+        if (!(quiet && f.severity == Severity::kNote))
+            std::cout << f.str() << '\n';
+    if (!quiet)
+        std::cout << r.summary(topo_path) << '\n';
+    const bool failed = r.count(Severity::kError) > 0 || (args.has("strict") && r.count(Severity::kWarning) > 0);
+    return failed ? 1 : 0;
+}
+
+int run_local(const cli::Args& args) {
+    if (!args.positional().empty())
+        throw cli::UsageError("--local takes no file argument");
+    LocalOptions o;
+    o.hwloc_xml = args.str("hwloc-xml");
+    o.nvml_library = args.str("nvml-library");
+    o.use_nvml = !args.has("no-nvml");
+    o.hostname = args.str("hostname");
+    const NodeReport r = discover_local(o);
+    std::cout << (args.has("json") ? report_json(r) : report_text(r));
+    return r.problems.empty() ? 0 : 1;
+}
+
+void write_output(const std::string& path, const std::string& text) {
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out << text;
+        out.flush();
+        if (!out)
+            throw std::runtime_error("cannot write " + tmp);
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        throw std::runtime_error("cannot rename " + tmp + " to " + path);
+    }
+}
+
+int run_generate(const cli::Args& args) {
+    if (args.positional().empty())
+        throw cli::UsageError("--generate needs the node reports (files or directories)");
+    GenerateOptions o;
+    const std::string output = args.str("output");
+    const std::string format = args.str("format", output.empty() ? "yaml" : "");
+    if (format == "yaml")
+        o.format = SourceFormat::kYaml;
+    else if (format == "conf")
+        o.format = SourceFormat::kTopologyConf;
+    else if (format.empty())
+        o.format = guess_format(output);
+    else
+        throw cli::UsageError("--format must be yaml or conf");
+    o.prefix = args.str("prefix", "nvl");
+    if (o.prefix.empty() || o.prefix.find_first_of(" \t=,[]#:") != std::string::npos)
+        throw cli::UsageError("--prefix must be a plain name");
+    o.width = static_cast<int>(args.integer("width", 4, 1, 9));
+    o.slice = static_cast<int>(args.integer("slice", 16, 1, 10'000));
+    o.spares = static_cast<int>(args.integer("spares", 2, 0, 10'000));
+    o.previous = args.str("previous");
+    if (o.format == SourceFormat::kTopologyConf && (args.has("slice") || args.has("spares")))
+        throw cli::UsageError("--slice and --spares apply to nvlblock.yaml; topology.conf has no such settings");
+    const GenerateResult r = generate_topology(args.positional(), o);
+    for (const auto& n : r.notes)
+        std::cerr << n.where.str() << ": note: " << n.message << '\n';
+    for (const auto& e : r.errors)
+        std::cerr << e.str() << '\n';
+    if (!r.errors.empty()) {
+        std::cerr << "nvlblock-check: nothing written (" << r.errors.size() << " problem"
+                  << (r.errors.size() == 1 ? "" : "s") << ")\n";
+        return 1;
+    }
+    if (output.empty())
+        std::cout << r.text;
+    else
+        write_output(output, r.text);
+    std::cerr << "nvlblock-check: " << r.blocks << " block" << (r.blocks == 1 ? "" : "s") << ", "
+              << r.nodes_in_blocks << " nodes in blocks, " << r.outside << " outside, from " << r.reports
+              << " report" << (r.reports == 1 ? "" : "s") << (output.empty() ? "" : "; wrote " + output) << '\n';
+    return 0;
+}
+
+int run(int argc, char** argv) {
+    cli::Args args(argc, argv,
+                   {"slurm-conf", "max-block-size", "hwloc-xml", "nvml-library", "hostname", "output", "format",
+                    "previous", "prefix", "width", "slice", "spares"},
+                   {"help", "local", "generate", "json", "no-nvml", "strict", "quiet"});
+    if (args.has("help")) {
+        std::cout << kUsage;
+        return 0;
+    }
+    if (args.has("local") && args.has("generate"))
+        throw cli::UsageError("--local and --generate exclude each other");
+    if (args.has("local"))
+        return run_local(args);
+    if (args.has("generate"))
+        return run_generate(args);
+    for (const char* o : {"json", "hwloc-xml", "nvml-library", "no-nvml", "hostname"})
+        if (args.has(o))
+            throw cli::UsageError(std::string("--") + o + " needs --local");
+    for (const char* o : {"output", "format", "previous", "prefix", "width", "slice", "spares"})
+        if (args.has(o))
+            throw cli::UsageError(std::string("--") + o + " needs --generate");
+    return run_validate(args);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const cli::UsageError& e) {
+        std::fprintf(stderr, "nvlblock-check: %s\n(try --help)\n", e.what());
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "nvlblock-check: %s\n", e.what());
+        return 1;
+    }
+}

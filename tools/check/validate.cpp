@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "validate.hpp"
+
+#include "model/hostlist.hpp"
+#include "readers/load_topology.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <unordered_set>
+
+namespace nvlblock::check {
+namespace {
+
+std::string lower(std::string s) {
+    for (auto& c : s)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+std::string plural(std::size_t n, const std::string& word) {
+    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+class Collector {
+public:
+    explicit Collector(CheckResult& r) : r_(r) {}
+    void error(const SourceLocation& w, const std::string& m) { r_.findings.push_back({Severity::kError, {w, m}}); }
+    void warning(const SourceLocation& w, const std::string& m) { r_.findings.push_back({Severity::kWarning, {w, m}}); }
+    void note(const SourceLocation& w, const std::string& m) { r_.findings.push_back({Severity::kNote, {w, m}}); }
+    void errors(const std::vector<Diagnostic>& ds) {
+        for (const auto& d : ds)
+            error(d.where, d.message);
+    }
+
+private:
+    CheckResult& r_;
+};
+
+void check_plugin(const SlurmConf& conf, SourceFormat format, Collector& out) {
+    const SlurmSetting* s = conf.setting("TopologyPlugin");
+    if (!s)
+        return;
+    const std::string v = lower(s->value);
+    if (v == "topology/nvlblock")
+        return;
+    if (v == "topology/block") {
+        if (format == SourceFormat::kYaml)
+            out.error(s->where, "TopologyPlugin=" + s->value +
+                                    " does not read nvlblock.yaml; set TopologyPlugin=topology/nvlblock");
+        return;
+    }
+    out.warning(s->where, "TopologyPlugin=" + s->value +
+                              ": this cluster does not use block topology; set TopologyPlugin=topology/nvlblock");
+}
+
+// What Slurm 24.11's topology.conf handling only warns about: block nodes
+// that slurm.conf does not define (build_topology reports them only when
+// everything else is valid).
+void unknown_conf_nodes(const TopologySpec& spec, const std::unordered_set<std::string>& universe, Collector& out) {
+    for (const auto& b : spec.blocks)
+        for (const auto& n : b.node_names)
+            if (!universe.count(n))
+                out.warning(b.where, "node " + n + " of block '" + b.name + "' is not in slurm.conf; ignored");
+}
+
+void advice(const Topology& t, const SlurmConf& conf, const CheckOptions& opts, Collector& out) {
+    if (t.format() == SourceFormat::kTopologyConf && t.block_count() > 0)
+        out.note({t.source(), 0}, "topology.conf syntax: every block is cut into slices of " +
+                                      std::to_string(t.defaults().slice) +
+                                      " nodes (the base block size) and has no spares; nvlblock.yaml adds "
+                                      "spares, lending and per-block slices");
+    for (const auto& b : t.blocks()) {
+        const int size = b.size();
+        if (opts.max_block_size > 0 && size > opts.max_block_size)
+            out.warning(b.where, "block '" + b.name + "' has " + std::to_string(size) +
+                                     " nodes; an NVLink domain of an NVL72 rack has at most " +
+                                     std::to_string(opts.max_block_size) + " compute trays (--max-block-size)");
+        const BlockSettings& s = b.settings;
+        if (s.slice < 1 || s.slice + s.spares > size)
+            continue;
+        const int slices = (size - s.spares) / s.slice;
+        const int rest = size - s.spares - slices * s.slice;
+        if (rest > 0)
+            out.note(b.where, "block '" + b.name + "': " + std::to_string(size) + " nodes = " + plural(slices, "slice") +
+                                  " of " + std::to_string(s.slice) +
+                                  (s.spares ? " + " + plural(s.spares, "spare") : std::string()) + " + " +
+                                  std::to_string(rest) + " that only jobs smaller than a slice can use");
+    }
+    // slurm.conf nodes outside every block, by the NodeName= line defining them.
+    std::vector<std::pair<SourceLocation, std::vector<std::string>>> outside;
+    for (const auto& n : conf.nodes) {
+        auto idx = t.find_node(n.name);
+        if (idx && t.block_of(*idx) != kNoBlock)
+            continue;
+        if (outside.empty() || outside.back().first.file != n.where.file || outside.back().first.line != n.where.line)
+            outside.push_back({n.where, {}});
+        outside.back().second.push_back(n.name);
+    }
+    for (const auto& [where, names] : outside)
+        out.note(where, plural(names.size(), "node") + " in no block (scheduled without topology, like "
+                                                       "ordinary servers): " + hostlist::compress(names));
+}
+
+std::string size_histogram(const Topology& t) {
+    std::map<int, int, std::greater<int>> sizes;
+    for (const auto& b : t.blocks())
+        ++sizes[b.size()];
+    std::string out;
+    for (const auto& [size, n] : sizes)
+        out += (out.empty() ? "" : ", ") + std::to_string(n) + " x " + std::to_string(size);
+    return out;
+}
+
+// "node gb0050 of block 'rack04' is not in slurm.conf" for many nodes of one
+// line becomes one finding: "nodes gb[0050-0051] of block 'rack04' are not in
+// slurm.conf". The core reports node by node; a typo in a range would
+// otherwise print a line per node.
+void coalesce(std::vector<Finding>& findings) {
+    std::vector<Finding> out;
+    std::size_t i = 0;
+    auto split = [](const std::string& m, std::string& node, std::string& rest) {
+        if (m.rfind("node ", 0) != 0)
+            return false;
+        auto sp = m.find(' ', 5);
+        if (sp == std::string::npos)
+            return false;
+        node = m.substr(5, sp - 5);
+        rest = m.substr(sp);
+        return true;
+    };
+    while (i < findings.size()) {
+        std::string node, rest;
+        if (!split(findings[i].diag.message, node, rest)) {
+            out.push_back(findings[i++]);
+            continue;
+        }
+        std::vector<std::string> nodes{node};
+        std::size_t j = i + 1;
+        for (; j < findings.size(); ++j) {
+            std::string n2, r2;
+            const Finding& f = findings[j];
+            if (f.severity != findings[i].severity || f.diag.where.file != findings[i].diag.where.file ||
+                f.diag.where.line != findings[i].diag.where.line || !split(f.diag.message, n2, r2) || r2 != rest)
+                break;
+            nodes.push_back(n2);
+        }
+        Finding f = findings[i];
+        if (nodes.size() > 1) {
+            std::string r = rest;
+            if (auto is = r.find(" is "); is != std::string::npos) // block names hold no blanks
+                r.replace(is, 4, " are ");
+            f.diag.message = "nodes " + hostlist::compress(nodes) + r;
+        }
+        out.push_back(std::move(f));
+        i = j;
+    }
+    findings = std::move(out);
+}
+
+// Findings in file order (files in the order they first appear), then by line.
+void sort_by_place(std::vector<Finding>& findings) {
+    std::vector<std::string> files;
+    for (const auto& f : findings)
+        if (std::find(files.begin(), files.end(), f.diag.where.file) == files.end())
+            files.push_back(f.diag.where.file);
+    auto rank = [&](const Finding& f) {
+        return std::pair(std::find(files.begin(), files.end(), f.diag.where.file) - files.begin(), f.diag.where.line);
+    };
+    std::stable_sort(findings.begin(), findings.end(),
+                     [&](const Finding& a, const Finding& b) { return rank(a) < rank(b); });
+}
+
+} // namespace
+
+std::string Finding::str() const {
+    switch (severity) {
+    case Severity::kError:
+        return diag.str();
+    case Severity::kWarning:
+        return diag.where.str() + ": warning: " + diag.message;
+    case Severity::kNote:
+        return diag.where.str() + ": note: " + diag.message;
+    }
+    return diag.str();
+}
+
+int CheckResult::count(Severity s) const {
+    return static_cast<int>(std::count_if(findings.begin(), findings.end(), [s](const Finding& f) {
+        return f.severity == s;
+    }));
+}
+
+std::string CheckResult::summary(const std::string& path) const {
+    const int errors = count(Severity::kError), warnings = count(Severity::kWarning);
+    std::string out = "nvlblock-check: " + path + ": ";
+    if (errors || !topology) {
+        out += plural(static_cast<std::size_t>(errors), "error");
+        if (warnings)
+            out += ", " + plural(static_cast<std::size_t>(warnings), "warning");
+        return out;
+    }
+    const Topology& t = *topology;
+    out += "OK: " + plural(t.block_count(), "block");
+    if (t.block_count())
+        out += " (" + size_histogram(t) + " nodes)";
+    out += ", " + std::to_string(t.nodes_in_blocks()) + " of " + std::to_string(slurm_nodes) +
+           " slurm.conf nodes in blocks";
+    if (warnings)
+        out += ", " + plural(static_cast<std::size_t>(warnings), "warning");
+    return out;
+}
+
+CheckResult check_topology(const std::string& path, const SlurmConf& conf, const CheckOptions& opts) {
+    CheckResult r;
+    Collector out(r);
+    r.slurm_nodes = conf.nodes.size();
+    out.errors(conf.problems);
+    if (conf.nodes.empty() && conf.problems.empty())
+        out.error({conf.path, 0}, "no NodeName= lines: no nodes to check the topology against");
+
+    TopologySpec spec;
+    try {
+        spec = read_topology_spec(path);
+    } catch (const ConfigError& e) {
+        out.errors(e.problems());
+        coalesce(r.findings);
+        sort_by_place(r.findings);
+        return r;
+    }
+    check_plugin(conf, spec.format, out);
+    const std::vector<std::string> universe = conf.node_names();
+    const TopologySpec copy = spec;
+    try {
+        // Without nodes from slurm.conf, check the file on its own rather
+        // than report every node as missing.
+        Topology t = build_topology(std::move(spec), universe.empty() ? nullptr : &universe);
+        for (const auto& w : t.warnings())
+            out.warning(w.where, w.message);
+        if (r.count(Severity::kError) == 0 && !universe.empty())
+            advice(t, conf, opts, out);
+        r.topology = std::move(t);
+    } catch (const ConfigError& e) {
+        for (const auto& w : copy.warnings)
+            out.warning(w.where, w.message);
+        if (copy.format == SourceFormat::kTopologyConf && !universe.empty())
+            unknown_conf_nodes(copy, {universe.begin(), universe.end()}, out);
+        out.errors(e.problems());
+    }
+    coalesce(r.findings);
+    sort_by_place(r.findings);
+    // slurm.conf problems make the whole check fail even if the topology loads.
+    if (r.count(Severity::kError))
+        r.topology.reset();
+    return r;
+}
+
+std::string default_topology_path(const std::string& slurm_conf_path) {
+    const std::string dir = dirname_of(slurm_conf_path);
+    const std::string yaml = dir + "/nvlblock.yaml";
+    if (access(yaml.c_str(), F_OK) == 0)
+        return yaml;
+    return dir + "/topology.conf";
+}
+
+} // namespace nvlblock::check

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// `nvlblock-check [TOPOLOGY]`: a topology file (nvlblock.yaml or topology.conf)
+// checked against slurm.conf's nodes exactly as slurmctld will load it, plus
+// the advice the plugin itself has no place to print. Every finding is one
+// line "file:line: message"; warnings and notes say so after the location.
+#pragma once
+
+#include "model/topology.hpp"
+#include "slurm_conf.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nvlblock::check {
+
+enum class Severity { kError, kWarning, kNote };
+
+struct Finding {
+    Severity severity = Severity::kError;
+    Diagnostic diag;
+
+    // "file:line: message", "file:line: warning: message", "file:line: note: message"
+    std::string str() const;
+};
+
+struct CheckOptions {
+    int max_block_size = 18; // warn above this (an NVL72 rack has 18 compute trays); 0: no limit
+};
+
+struct CheckResult {
+    std::vector<Finding> findings;
+    std::optional<Topology> topology; // set when the file loads
+    std::size_t slurm_nodes = 0;
+
+    int count(Severity s) const;
+    std::string summary(const std::string& topology_path) const;
+};
+
+CheckResult check_topology(const std::string& topology_path, const SlurmConf& conf, const CheckOptions& opts = {});
+
+// The file slurmctld would read: nvlblock.yaml beside slurm.conf if it
+// exists, else topology.conf beside it (the plugin's own rule).
+std::string default_topology_path(const std::string& slurm_conf_path);
+
+} // namespace nvlblock::check

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// nvlblock-status: the status file slurmctld writes, as a table.
+#include "cli.hpp"
+#include "readers/load_topology.hpp"
+#include "slurm_conf.hpp"
+#include "status_view.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+
+using namespace nvlblock;
+
+namespace {
+
+const char* kUsage = R"(usage: nvlblock-status [options] [STATUS_FILE]
+
+Show the JSON status file that slurmctld (TopologyPlugin=topology/nvlblock)
+writes every status.interval: one row per block with its health, nodes,
+healthy and failed nodes (and which), busy, lent and free nodes, spares
+free/used/lent, nodes held for restarting jobs and stranded nodes; cluster
+totals, fragmentation, and recoveries with the jobs still waiting.
+
+STATUS_FILE defaults to nvlblock.yaml's status.json if set, else
+<StateSaveLocation>/nvlblock-status.json, both found through slurm.conf.
+
+  --slurm-conf FILE   slurm.conf (default $SLURM_CONF, else /etc/slurm/slurm.conf)
+  --stale SECONDS     warn when the file is older than this (default three
+                      status intervals: 90 s unless nvlblock.yaml says otherwise)
+  --problems          list only blocks that are not healthy or have failed or
+                      held nodes (the totals still cover every block)
+  --recent N          recent recoveries to list (default 5)
+  --now UNIX_TIME     take this as the current time (for replaying old files)
+
+Exit status: 0 shown; 1 the file cannot be read or is not a status file;
+2 usage error; 3 shown, but the file is stale.
+)";
+
+struct Located {
+    std::string path;
+    std::int64_t interval = 30;
+};
+
+Located locate(const cli::Args& args) {
+    Located l;
+    const std::string conf_path = args.str("slurm-conf", check::default_slurm_conf_path());
+    // nvlblock.yaml beside slurm.conf may move the file and set the interval.
+    const std::string yaml = check::dirname_of(conf_path) + "/nvlblock.yaml";
+    std::string from_yaml;
+    if (access(yaml.c_str(), R_OK) == 0) {
+        try {
+            const TopologySpec spec = read_topology_spec(yaml);
+            from_yaml = spec.policy.status.json_path;
+            l.interval = spec.policy.status.interval_seconds;
+        } catch (const ConfigError& e) {
+            std::cerr << "nvlblock-status: warning: " << e.first().str() << " (ignoring " << yaml << ")\n";
+        }
+    }
+    if (!args.positional().empty()) {
+        l.path = args.positional().front();
+        return l;
+    }
+    if (!from_yaml.empty()) {
+        l.path = from_yaml;
+        return l;
+    }
+    const check::SlurmConf conf = check::read_slurm_conf(conf_path);
+    if (!conf.problems.empty() && conf.settings.empty())
+        throw std::runtime_error(conf.problems.front().str() + " (give the status file as an argument)");
+    l.path = conf.get("StateSaveLocation").value_or("/var/spool/slurmctld") + "/nvlblock-status.json";
+    return l;
+}
+
+int run(int argc, char** argv) {
+    cli::Args args(argc, argv, {"slurm-conf", "stale", "now", "recent"}, {"help", "problems"});
+    if (args.has("help")) {
+        std::cout << kUsage;
+        return 0;
+    }
+    if (args.positional().size() > 1)
+        throw cli::UsageError("more than one status file given");
+    const Located where = locate(args);
+    status::RenderOptions o;
+    o.now = args.integer("now", static_cast<long long>(std::time(nullptr)), 0, INT64_MAX);
+    o.stale_after = args.integer("stale", 3 * where.interval, 1, INT64_MAX);
+    o.problems_only = args.has("problems");
+    o.recent = static_cast<std::size_t>(args.integer("recent", 5, 0, 1000));
+    const status::Status s = status::load_status(where.path);
+    std::cout << status::render(s, where.path, o);
+    return status::is_stale(s, o) ? 3 : 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const cli::UsageError& e) {
+        std::fprintf(stderr, "nvlblock-status: %s\n(try --help)\n", e.what());
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "nvlblock-status: %s\n", e.what());
+        return 1;
+    }
+}

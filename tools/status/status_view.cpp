@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "status_view.hpp"
+
+#include "common/diagnostic.hpp"
+#include "json_file.hpp"
+
+#include <json-c/json.h>
+
+#include <cstdio>
+#include <ctime>
+#include <sstream>
+#include <stdexcept>
+
+namespace nvlblock::status {
+namespace {
+
+using check::JsonDoc;
+namespace json = check::json;
+
+std::string idx(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
+
+Status parse_root(json_object* root) {
+    Status s;
+    const std::string schema = json::string(root, "schema", "");
+    if (schema != kSchema)
+        throw check::JsonShapeError("schema: '" + schema + "' is not " + kSchema);
+    s.generated_at = json::integer(root, "generated_at", "");
+    json_object* c = json::required(root, "cluster", "");
+    s.nodes = json::integer(c, "nodes", "cluster");
+    s.nodes_in_blocks = json::integer(c, "nodes_in_blocks", "cluster");
+    s.healthy = json::integer(c, "healthy", "cluster");
+    s.failed = json::integer(c, "failed", "cluster");
+    s.busy = json::integer(c, "busy", "cluster");
+    s.lent = json::integer(c, "lent", "cluster");
+    s.free = json::integer(c, "free", "cluster");
+    s.ordinary_free = json::integer(c, "ordinary_free", "cluster");
+    s.stranded = json::integer(c, "stranded", "cluster");
+    s.fragmentation = json::number(c, "fragmentation", "cluster");
+    json_object* r = json::required(root, "recoveries", "");
+    s.failures = json::integer(r, "failures", "recoveries");
+    s.in_place = json::integer(r, "in_place", "recoveries");
+    s.fallbacks = json::integer(r, "fallbacks", "recoveries");
+    s.abandoned = json::integer(r, "abandoned", "recoveries");
+    json_object* pending = json::required(r, "pending", "recoveries");
+    for (std::size_t i = 0, n = json::array_size(pending, "recoveries.pending"); i < n; ++i) {
+        json_object* p = json::at(pending, i);
+        const std::string path = idx("recoveries.pending", i);
+        Pending x;
+        x.job_id = json::integer(p, "job_id", path);
+        x.blocks = json::string(p, "blocks", path);
+        x.lost = json::integer(p, "lost", path);
+        x.failed_at = json::integer(p, "failed_at", path);
+        x.fallback_at = json::integer(p, "fallback_at", path);
+        x.fallback = json::boolean_or(p, "fallback", path, false);
+        s.pending.push_back(std::move(x));
+    }
+    if (json_object* recent = json::member(r, "recent", "recoveries"); !json::is_null(recent)) {
+        for (std::size_t i = 0, n = json::array_size(recent, "recoveries.recent"); i < n; ++i) {
+            json_object* e = json::at(recent, i);
+            const std::string path = idx("recoveries.recent", i);
+            Event x;
+            x.at = json::integer(e, "at", path);
+            x.job_id = json::integer(e, "job_id", path);
+            x.outcome = json::string(e, "outcome", path);
+            x.blocks = json::string(e, "blocks", path);
+            x.lost = json::integer(e, "lost", path);
+            x.spares_used = json::integer(e, "spares_used", path);
+            x.seconds = json::integer(e, "seconds", path);
+            s.recent.push_back(std::move(x));
+        }
+    }
+    json_object* blocks = json::required(root, "blocks", "");
+    for (std::size_t i = 0, n = json::array_size(blocks, "blocks"); i < n; ++i) {
+        json_object* b = json::at(blocks, i);
+        const std::string path = idx("blocks", i);
+        Block x;
+        x.name = json::string(b, "name", path);
+        x.nodes = json::string(b, "nodes", path);
+        x.size = json::integer(b, "size", path);
+        x.slice = json::integer(b, "slice", path);
+        x.spares = json::integer(b, "spares", path);
+        x.lending = json::boolean_or(b, "lending", path, false);
+        x.health = json::string(b, "health", path);
+        x.healthy = json::integer(b, "healthy", path);
+        x.failed = json::integer(b, "failed", path);
+        x.failed_nodes = json::string_or(b, "failed_nodes", path, "");
+        x.busy = json::integer(b, "busy", path);
+        x.lent = json::integer(b, "lent", path);
+        x.free = json::integer(b, "free", path);
+        x.spares_free = json::integer(b, "spares_free", path);
+        x.spares_used = json::integer(b, "spares_used", path);
+        x.spares_lent = json::integer(b, "spares_lent", path);
+        x.held = json::integer(b, "held", path);
+        x.ordinary_free = json::integer_or(b, "ordinary_free", path, 0);
+        x.stranded = json::integer(b, "stranded", path);
+        s.blocks.push_back(std::move(x));
+    }
+    return s;
+}
+
+std::string plural(std::int64_t n, const std::string& word) {
+    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+// A table with left-aligned text and right-aligned number columns.
+class Table {
+public:
+    struct Column {
+        std::string title;
+        bool right;
+    };
+    explicit Table(std::vector<Column> cols) : cols_(std::move(cols)) {
+        for (const auto& c : cols_)
+            width_.push_back(c.title.size());
+    }
+    void row(std::vector<std::string> cells) {
+        for (std::size_t i = 0; i < cells.size(); ++i)
+            width_[i] = std::max(width_[i], cells[i].size());
+        rows_.push_back(std::move(cells));
+    }
+    std::string str() const {
+        std::string out;
+        std::vector<std::string> titles;
+        for (const auto& c : cols_)
+            titles.push_back(c.title);
+        line(out, titles);
+        for (const auto& r : rows_)
+            line(out, r);
+        return out;
+    }
+
+private:
+    void line(std::string& out, const std::vector<std::string>& cells) const {
+        std::string l;
+        for (std::size_t i = 0; i < cells.size(); ++i) {
+            const std::string& c = cells[i];
+            const std::string pad(width_[i] - c.size(), ' ');
+            if (i)
+                l += "  ";
+            l += cols_[i].right ? pad + c : c + pad;
+        }
+        while (!l.empty() && l.back() == ' ')
+            l.pop_back();
+        out += l + "\n";
+    }
+    std::vector<Column> cols_;
+    std::vector<std::size_t> width_;
+    std::vector<std::vector<std::string>> rows_;
+};
+
+std::string num(std::int64_t v) { return std::to_string(v); }
+
+std::string spares_cell(std::int64_t f, std::int64_t u, std::int64_t l) {
+    return num(f) + "/" + num(u) + "/" + num(l);
+}
+
+std::string health_cell(const std::string& h) {
+    if (h == "healthy")
+        return h;
+    std::string up = h;
+    for (auto& c : up)
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return up; // DEGRADED, DOWN: stand out in a column of "healthy"
+}
+
+std::string percent(double f) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f%%", 100.0 * f);
+    return b;
+}
+
+} // namespace
+
+std::string format_age(std::int64_t s) {
+    char b[64];
+    if (s < 0)
+        s = 0;
+    if (s < 60)
+        std::snprintf(b, sizeof b, "%lld s", static_cast<long long>(s));
+    else if (s < 3600)
+        std::snprintf(b, sizeof b, "%lldm %02llds", static_cast<long long>(s / 60), static_cast<long long>(s % 60));
+    else if (s < 86400)
+        std::snprintf(b, sizeof b, "%lldh %02lldm", static_cast<long long>(s / 3600),
+                      static_cast<long long>(s % 3600 / 60));
+    else
+        std::snprintf(b, sizeof b, "%lldd %lldh", static_cast<long long>(s / 86400),
+                      static_cast<long long>(s % 86400 / 3600));
+    return b;
+}
+
+std::string format_time(std::int64_t t) {
+    std::time_t tt = static_cast<std::time_t>(t);
+    std::tm tm{};
+    gmtime_r(&tt, &tm);
+    char b[64];
+    std::strftime(b, sizeof b, "%Y-%m-%d %H:%M:%S UTC", &tm);
+    return b;
+}
+
+Status parse_status(const std::string& text, const std::string& label) {
+    JsonDoc doc = JsonDoc::parse(text, label);
+    try {
+        return parse_root(doc.root());
+    } catch (const check::JsonShapeError& e) {
+        throw std::runtime_error(label + ": not an nvlblock status file: " + e.what());
+    }
+}
+
+Status load_status(const std::string& path) {
+    JsonDoc doc = JsonDoc::load(path);
+    try {
+        return parse_root(doc.root());
+    } catch (const check::JsonShapeError& e) {
+        throw std::runtime_error(path + ": not an nvlblock status file: " + e.what());
+    }
+}
+
+bool is_stale(const Status& s, const RenderOptions& o) { return o.now - s.generated_at > o.stale_after; }
+
+std::string render(const Status& s, const std::string& path, const RenderOptions& o) {
+    std::ostringstream out;
+    const std::int64_t age = o.now - s.generated_at;
+    out << "nvlblock status from " << path << "\n";
+    out << "generated " << format_time(s.generated_at) << ", "
+        << (age < 0 ? format_age(-age) + " in the future (clock skew?)" : format_age(age) + " ago") << "\n";
+    if (is_stale(s, o))
+        out << "WARNING: stale: older than " << format_age(o.stale_after)
+            << "; is slurmctld running and writing it (nvlblock.yaml status.interval)?\n";
+    out << "\n";
+
+    Table t({{"BLOCK", false},
+             {"HEALTH", false},
+             {"NODES", true},
+             {"HEALTHY", true},
+             {"FAILED", true},
+             {"BUSY", true},
+             {"LENT", true},
+             {"FREE", true},
+             {"SPARES F/U/L", true},
+             {"HELD", true},
+             {"STRANDED", true},
+             {"FAILED NODES", false}});
+    std::int64_t sf = 0, su = 0, sl = 0, held = 0, hidden = 0;
+    for (const auto& b : s.blocks) {
+        sf += b.spares_free;
+        su += b.spares_used;
+        sl += b.spares_lent;
+        held += b.held;
+        if (o.problems_only && b.health == "healthy" && b.failed == 0 && b.held == 0) {
+            ++hidden;
+            continue;
+        }
+        t.row({b.name, health_cell(b.health), num(b.size), num(b.healthy), num(b.failed), num(b.busy), num(b.lent),
+               num(b.free), spares_cell(b.spares_free, b.spares_used, b.spares_lent), num(b.held), num(b.stranded),
+               b.failed_nodes.empty() ? "-" : b.failed_nodes});
+    }
+    t.row({"TOTAL", "", num(s.nodes_in_blocks), num(s.healthy), num(s.failed), num(s.busy), num(s.lent), num(s.free),
+           spares_cell(sf, su, sl), num(held), num(s.stranded), ""});
+    out << t.str();
+    if (hidden)
+        out << "(" << plural(hidden, "healthy block") << " without failed or held nodes not shown)\n";
+    out << "\n";
+
+    int degraded = 0, down = 0;
+    for (const auto& b : s.blocks) {
+        degraded += b.health == "degraded";
+        down += b.health == "down";
+    }
+    out << "blocks:        " << plural(static_cast<std::int64_t>(s.blocks.size()), "block") << ": "
+        << (static_cast<std::int64_t>(s.blocks.size()) - degraded - down) << " healthy, " << degraded << " degraded, "
+        << down << " down\n";
+    out << "nodes:         " << s.nodes_in_blocks << " of " << s.nodes << " in blocks";
+    if (s.nodes > s.nodes_in_blocks)
+        out << " (" << (s.nodes - s.nodes_in_blocks) << " outside every block)";
+    out << "\n";
+    out << "fragmentation: " << percent(s.fragmentation) << " (" << s.stranded << " stranded of " << s.ordinary_free
+        << " free nodes ordinary work can use)\n";
+    out << "recoveries:    " << plural(s.failures, "job") << " hit by node failures: " << s.in_place << " in place, "
+        << plural(s.fallbacks, "fallback") << ", " << s.abandoned << " abandoned, " << s.pending.size()
+        << " pending\n";
+    for (const auto& p : s.pending) {
+        out << "  pending job " << p.job_id << " (" << (p.blocks.empty() ? "-" : p.blocks) << "): lost "
+            << plural(p.lost, "node") << ", failed " << format_age(o.now - p.failed_at) << " ago, ";
+        if (p.fallback)
+            out << "fallback: may start on any block";
+        else if (p.fallback_at <= o.now)
+            out << "fallback due now";
+        else
+            out << "fallback in " << format_age(p.fallback_at - o.now);
+        out << "\n";
+    }
+    if (!s.recent.empty() && o.recent > 0) {
+        out << "recent:\n";
+        const std::size_t first = s.recent.size() > o.recent ? s.recent.size() - o.recent : 0;
+        for (std::size_t i = first; i < s.recent.size(); ++i) {
+            const Event& e = s.recent[i];
+            out << "  " << format_time(e.at) << "  job " << e.job_id;
+            const std::string where = e.blocks.empty() ? "-" : e.blocks;
+            if (e.outcome == "in_place")
+                out << " restarted in place on " << where << " after " << format_age(e.seconds) << ": lost "
+                    << plural(e.lost, "node") << ", " << plural(e.spares_used, "spare") << " used\n";
+            else if (e.outcome == "elsewhere")
+                out << " restarted elsewhere (fallback) after " << format_age(e.seconds) << ": lost "
+                    << plural(e.lost, "node") << " on " << where << "\n";
+            else if (e.outcome == "abandoned")
+                out << " left the queue before restarting: lost " << plural(e.lost, "node") << " on " << where
+                    << "\n";
+            else
+                out << " " << e.outcome << " (" << where << ")\n";
+        }
+    }
+    return out.str();
+}
+
+} // namespace nvlblock::status
