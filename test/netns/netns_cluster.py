@@ -1,0 +1,513 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The docker-compose cluster's multi-host layout, under Linux network namespaces.
+
+This machine has no Docker engine, so the layout of docker/docker-compose.yml
+(slurmctld on host nvlctld, one slurmd per node host gb0001-gb0008, two racks
+of four) runs here with one network namespace per host, joined by veth pairs
+to a bridge that lives in a namespace of its own (nothing touches the root
+namespace's network). Each daemon also gets its own UTS namespace, so
+`hostname` on a node answers that node's name, and ip-netns's /etc/netns/NS
+a private mount namespace gives every host the cluster's /etc/hosts.
+
+The configuration is docker/etc itself: slurm.conf (node addresses, host
+names, TreeWidth=2 so messages fan out through the slurmd), topology.conf and
+nvlblock.yaml, with only paths and ports rewritten for a shared file system.
+The plugins come from `cmake --install BUILD --prefix DIR/install`, the
+installed layout a site gets (RUNPATH $ORIGIN finds libnvlblock).
+
+Checks:
+  1. all 8 nodes register from their own addresses and become idle;
+  2. `scontrol show node` reports each node's NodeAddr/NodeHostName;
+  3. a client on a node host decodes `scontrol show topology` (packed by
+     slurmctld): two blocks, slice 3, 1 spare;
+  4. `sbatch -N4 --segment=2` runs `srun hostname` across four hosts: two
+     nodes on each rack (a rack's ordinary capacity is 3, so one segment of 2
+     per rack), every task reporting the host name of its own node;
+  5. `sbatch -N4 --segment=4` is refused at submission (a segment never
+     exceeds the slice, and no block's slice is 4);
+  6. with 3 nodes of each rack busy, a 1-node job pends with nvlblock's
+     reason: the fourth node of each rack is its spare.
+
+Namespaces are named nvlpkg-<pid>-<host>; they and every process in them
+are removed at the end, whatever happens, and leftovers of runs whose
+driver died (pid gone) are removed at the start. Exit status 77 (CTest
+SKIP_RETURN_CODE) when network namespaces are unavailable (not root, no
+iproute2, no CAP_SYS_ADMIN). Python 3 standard library only.
+"""
+
+import argparse
+import glob
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+SKIP = 77
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+DOCKER_ETC = os.path.join(REPO, "docker", "etc")
+NS_PREFIX = "nvlpkg-"
+SUBNET_BITS = 24
+CTLD_PORT = 29000
+SLURMD_PORT = 29001
+
+
+def log(msg):
+    print(f"[netns {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+class Failure(Exception):
+    pass
+
+
+def run(argv, check=True, timeout=60, **kw):
+    p = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                       timeout=timeout, **kw)
+    if check and p.returncode != 0:
+        raise Failure(f"{' '.join(argv)} failed ({p.returncode}): {p.stderr.strip() or p.stdout.strip()}")
+    return p
+
+
+# --------------------------------------------------------------------------
+# The layout, read from docker/etc/slurm.conf
+
+
+class Layout:
+    def __init__(self, conf_text):
+        self.lines = conf_text.splitlines()
+        self.nodes = []  # [(name, addr, hostname)]
+        self.ctld_name = self.ctld_addr = None
+        for line in self.lines:
+            m = re.match(r"\s*SlurmctldHost=([^(\s]+)\(([\d.]+)\)", line, re.I)
+            if m:
+                self.ctld_name, self.ctld_addr = m.group(1), m.group(2)
+            m = re.match(r"\s*NodeName=(\S+)\s+NodeAddr=(\S+)\s+NodeHostname=(\S+)", line, re.I)
+            if m:
+                self.nodes.append((m.group(1), m.group(2), m.group(3)))
+        if not self.ctld_name or len(self.nodes) < 2:
+            raise Failure("docker/etc/slurm.conf: expected SlurmctldHost=NAME(ADDR) and one "
+                          "NodeName= line per node with NodeAddr= and NodeHostname=")
+
+    def hosts(self):
+        """[(namespace suffix, host name, address)], slurmctld first."""
+        return [(self.ctld_name, self.ctld_name, self.ctld_addr)] + \
+               [(name, host, addr) for name, addr, host in self.nodes]
+
+    def rewritten(self, d, plugin_dirs):
+        """slurm.conf for a shared file system: per-node paths (%n), our
+        directory, our ports and plugin directories. Everything else -
+        addresses, host names, plugins, TreeWidth - stays as in docker/etc."""
+        replace = {
+            "pluginDir": ":".join(plugin_dirs),
+            "StateSaveLocation": f"{d}/state",
+            "SlurmdSpoolDir": f"{d}/spool/%n",
+            "SlurmctldPidFile": f"{d}/run/slurmctld.pid",
+            "SlurmdPidFile": f"{d}/run/slurmd-%n.pid",
+            "SlurmctldLogFile": f"{d}/log/slurmctld.log",
+            "SlurmdLogFile": f"{d}/log/slurmd-%n.log",
+            "SlurmctldPort": str(CTLD_PORT),
+            "SlurmdPort": str(SLURMD_PORT),
+            "ClusterName": "nvlnetns",
+        }
+        keys = {k.lower(): v for k, v in replace.items()}
+        out, seen = [], set()
+        for line in self.lines:
+            key = line.split("=", 1)[0].strip().lower()
+            if key in keys and "=" in line and not line.lstrip().startswith("#"):
+                out.append(f"{line.split('=', 1)[0].strip()}={keys[key]}")
+                seen.add(key)
+            else:
+                out.append(line)
+        missing = set(keys) - seen
+        if missing:
+            raise Failure(f"docker/etc/slurm.conf lacks {', '.join(sorted(missing))}")
+        return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------
+# Namespaces
+
+
+def ns_list():
+    p = run(["ip", "netns", "list"], check=False)
+    return [line.split()[0] for line in p.stdout.splitlines() if line.strip()]
+
+
+def kill_ns_processes(ns):
+    """SIGKILL every process in the namespace (daemons, slurmstepd, job
+    tasks); repeat while any remain (a step may fork meanwhile)."""
+    for _ in range(50):
+        p = run(["ip", "netns", "pids", ns], check=False)
+        pids = [int(x) for x in p.stdout.split() if x.isdigit() and int(x) != os.getpid()]
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.1)
+
+
+def delete_ns(ns):
+    kill_ns_processes(ns)
+    run(["ip", "netns", "del", ns], check=False)
+
+
+def remove_stale():
+    """Namespaces of earlier runs whose driver is gone (killed by a CTest
+    timeout, say). Runs still alive are left alone."""
+    for ns in ns_list():
+        m = re.match(rf"{re.escape(NS_PREFIX)}(\d+)-", ns)
+        if m and not os.path.exists(f"/proc/{m.group(1)}"):
+            log(f"removing stale namespace {ns}")
+            delete_ns(ns)
+
+
+def probe():
+    """Whether this process may create network and UTS namespaces."""
+    if os.geteuid() != 0:
+        return "not root"
+    for tool in ("ip", "unshare", "nsenter"):
+        if not shutil.which(tool):
+            return f"{tool} not found"
+    ns = f"{NS_PREFIX}{os.getpid()}-probe"
+    p = run(["ip", "netns", "add", ns], check=False)
+    if p.returncode != 0:
+        return f"ip netns add: {p.stderr.strip()}"
+    try:
+        p = run(["nsenter", f"--net=/run/netns/{ns}", "--", "unshare", "--uts", "--mount",
+                 "hostname", "probe"], check=False)
+        if p.returncode != 0:
+            return f"nsenter/unshare: {p.stderr.strip()}"
+    finally:
+        delete_ns(ns)
+    return None
+
+
+class Network:
+    """A bridge in namespace <prefix>sw and one namespace per host."""
+
+    def __init__(self, hosts, hosts_file):
+        self.tag = f"{NS_PREFIX}{os.getpid()}-"
+        self.hosts = hosts
+        self.hosts_file = hosts_file
+        self.created = []
+
+    def ns(self, host):
+        return self.tag + host
+
+    def up(self):
+        sw = self.tag + "sw"
+        self._add(sw)
+        run(["ip", "-n", sw, "link", "add", "br0", "type", "bridge"])
+        run(["ip", "-n", sw, "link", "set", "br0", "up"])
+        with open(self.hosts_file, "w") as f:
+            f.write("127.0.0.1 localhost\n" + "".join(f"{addr} {host}\n" for _, host, addr in self.hosts))
+        for i, (suffix, host, addr) in enumerate(self.hosts):
+            ns = self.ns(suffix)
+            self._add(ns)
+            port = f"p{i}"
+            run(["ip", "link", "add", "eth0", "netns", ns, "type", "veth", "peer", "name", port,
+                 "netns", sw])
+            run(["ip", "-n", sw, "link", "set", port, "master", "br0", "up"])
+            run(["ip", "-n", ns, "addr", "add", f"{addr}/{SUBNET_BITS}", "dev", "eth0"])
+            run(["ip", "-n", ns, "link", "set", "eth0", "up"])
+            run(["ip", "-n", ns, "link", "set", "lo", "up"])
+
+    def _add(self, ns):
+        run(["ip", "netns", "add", ns])
+        self.created.append(ns)
+
+    def exec_argv(self, suffix, host, argv):
+        """argv run as a process of the host: its network namespace, its own
+        UTS namespace (host name) and a mount namespace in which the
+        cluster's hosts file is /etc/hosts. (Not `ip netns exec`: it mounts a
+        fresh /sys without /sys/fs/cgroup, which slurmd needs.)"""
+        return ["nsenter", f"--net=/run/netns/{self.ns(suffix)}", "--",
+                "unshare", "--uts", "--mount", "--propagation", "private", "sh", "-c",
+                'mount --bind "$1" /etc/hosts && hostname "$0" && shift && exec "$@"',
+                host, self.hosts_file] + argv
+
+    def client_argv(self, suffix, argv):
+        """A client command in the host's network namespace."""
+        return ["nsenter", f"--net=/run/netns/{self.ns(suffix)}", "--"] + argv
+
+    def down(self):
+        # Hosts first (their processes), the switch last.
+        for ns in reversed(self.created):
+            delete_ns(ns)
+        self.created = []
+
+
+# --------------------------------------------------------------------------
+# The cluster
+
+
+class Cluster:
+    def __init__(self, d, prefix, net, layout):
+        self.d, self.prefix, self.net, self.layout = d, prefix, net, layout
+        self.conf = os.path.join(d, "etc", "slurm.conf")
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
+        self.env["SLURM_CONF"] = self.conf
+        self.env["PATH"] = f"{prefix}/bin:{prefix}/sbin:" + self.env.get("PATH", "/usr/bin:/bin")
+        self.procs = []
+
+    def start(self, suffix, host, argv, name):
+        err = open(os.path.join(self.d, "log", f"{name}.stderr"), "ab")
+        p = subprocess.Popen(self.net.exec_argv(suffix, host, argv), env=self.env,
+                             cwd=os.path.join(self.d, "run"), stdin=subprocess.DEVNULL,
+                             stdout=err, stderr=err, start_new_session=True)
+        self.procs.append((name, p))
+        return p
+
+    def client(self, argv, host=None, check=True, timeout=30):
+        """A Slurm client command on a host (default: the slurmctld host)."""
+        suffix = host or self.layout.ctld_name
+        full = self.net.client_argv(suffix, [os.path.join(self.prefix, "bin", argv[0])] + argv[1:])
+        p = subprocess.run(full, env=self.env, stdin=subprocess.DEVNULL, capture_output=True,
+                           text=True, timeout=timeout)
+        if check and p.returncode != 0:
+            raise Failure(f"{' '.join(argv)} on {suffix} failed ({p.returncode}): {p.stderr.strip()}")
+        return p
+
+    def check_alive(self):
+        for name, p in self.procs:
+            if p.poll() is not None:
+                raise Failure(f"{name} exited with status {p.returncode}")
+
+    def wait(self, what, predicate, timeout):
+        deadline = time.monotonic() + timeout
+        last = None
+        while time.monotonic() < deadline:
+            self.check_alive()
+            ok, last = predicate()
+            if ok:
+                return last
+            time.sleep(0.5)
+        raise Failure(f"timed out after {timeout} s waiting for {what} (last seen: {last})")
+
+    def node_states(self):
+        p = self.client(["sinfo", "-h", "-N", "-o", "%N %T"], check=False)
+        if p.returncode != 0:
+            return None
+        return dict(line.split() for line in p.stdout.splitlines() if len(line.split()) == 2)
+
+    def hostnames(self, expr):
+        return self.client(["scontrol", "show", "hostnames", expr]).stdout.split()
+
+    def job_field(self, job, field):
+        out = self.client(["scontrol", "show", "job", job]).stdout
+        m = re.search(rf"\b{field}=(\S*)", out)
+        return m.group(1) if m else None
+
+    def report(self):
+        for path in sorted(glob.glob(os.path.join(self.d, "log", "*"))):
+            try:
+                with open(path, errors="replace") as f:
+                    lines = f.read().splitlines()[-25:]
+            except OSError:
+                continue
+            if lines:
+                print(f"--- last lines of {path}:\n" + "\n".join(lines))
+
+
+def rack_of(node, blocks):
+    for name, members in blocks.items():
+        if node in members:
+            return name
+    return None
+
+
+def scenario(c, layout):
+    names = [n for n, _, _ in layout.nodes]
+    log(f"waiting for {len(names)} nodes to be idle")
+
+    def all_idle():
+        states = c.node_states()
+        if states is None:
+            return False, "slurmctld not answering"
+        return (len(states) == len(names) and all(s == "idle" for s in states.values()),
+                states)
+    c.wait("all nodes idle", all_idle, 90)
+
+    # 2. Node addressing, as slurmctld has it.
+    for name, addr, host in layout.nodes:
+        out = c.client(["scontrol", "show", "node", name]).stdout
+        if f"NodeAddr={addr}" not in out or f"NodeHostName={host}" not in out:
+            raise Failure(f"scontrol show node {name}: expected NodeAddr={addr} NodeHostName={host}:\n{out}")
+    log("every node registered from its own address")
+
+    # 3. A client on another host decodes the topology slurmctld packed.
+    topo = c.client(["scontrol", "show", "topology"], host=names[-1]).stdout
+    print(topo, end="")
+    blocks = {}
+    for line in topo.splitlines():
+        m = re.match(r"BlockName=(\S+) Nodes=(\S+) .*\bSlice=(\d+) Spares=(\d+)", line)
+        if m:
+            blocks[m.group(1)] = set(c.hostnames(m.group(2)))
+            if (m.group(3), m.group(4)) != ("3", "1"):
+                raise Failure(f"block {m.group(1)}: expected Slice=3 Spares=1 from nvlblock.yaml: {line}")
+    if sorted(blocks) != ["rack01", "rack02"] or set().union(*blocks.values()) != set(names):
+        raise Failure(f"scontrol show topology: expected rack01 and rack02 covering every node:\n{topo}")
+
+    # 4. A segment job across hosts.
+    out_dir = os.path.join(c.d, "out")
+    script = ("#!/bin/sh\n"
+              "echo \"batch host $(hostname) nodes $SLURM_JOB_NODELIST\"\n"
+              "srun -l hostname\n")
+    script_path = os.path.join(c.d, "etc", "segment.sh")
+    with open(script_path, "w") as f:
+        f.write(script)
+    p = c.client(["sbatch", "--parsable", "-N4", "--segment=2", "-o", f"{out_dir}/%j.out", script_path])
+    job = p.stdout.strip().split(";")[0]
+    log(f"job {job}: sbatch -N4 --segment=2 (srun -l hostname)")
+
+    def finished():
+        state = c.job_field(job, "JobState")
+        return state in ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY"), state
+    state = c.wait(f"job {job} to finish", finished, 120)
+    nodes = c.hostnames(c.job_field(job, "NodeList"))
+    with open(os.path.join(out_dir, f"{job}.out")) as f:
+        output = f.read()
+    print(output, end="")
+    if state != "COMPLETED":
+        raise Failure(f"job {job} ended {state}; output:\n{output}")
+    per_rack = {}
+    for n in nodes:
+        per_rack.setdefault(rack_of(n, blocks), []).append(n)
+    log(f"job {job} ran on {','.join(nodes)}: {per_rack}")
+    if len(nodes) != 4 or sorted(len(v) for v in per_rack.values()) != [2, 2] or None in per_rack:
+        raise Failure(f"job {job}: expected 2 nodes on each rack (one segment of 2 per rack), got {per_rack}")
+    task_hosts = sorted(m.group(1) for m in re.finditer(r"^\d+: (\S+)$", output, re.M))
+    if task_hosts != sorted(nodes):
+        raise Failure(f"job {job}: tasks ran on {task_hosts}, expected one on each of {sorted(nodes)}")
+    batch = re.search(r"^batch host (\S+)", output, re.M)
+    if not batch or batch.group(1) != nodes[0]:
+        raise Failure(f"job {job}: batch script should run on {nodes[0]}: {output}")
+    log("every task answered with its own node's host name")
+
+    # 5. A segment larger than every slice can never run: sbatch refuses it.
+    p = c.client(["sbatch", "--parsable", "-N4", "--segment=4", "-o", "/dev/null", "--wrap", "true"],
+                 check=False)
+    if p.returncode == 0 or "Requested node configuration is not available" not in p.stderr:
+        raise Failure(f"sbatch -N4 --segment=4 (slice 3): expected a refusal, got {p.returncode}: "
+                      f"{p.stdout}{p.stderr}")
+    log("sbatch -N4 --segment=4 refused: " + p.stderr.strip())
+
+    # 6. Spares are withheld from ordinary work: with 3 of each rack's 4
+    # nodes busy, a 1-node job waits, and says why.
+    held = []
+    for _ in range(2):
+        p = c.client(["sbatch", "--parsable", "-N3", "-o", "/dev/null", "--wrap", "sleep 300"])
+        held.append(p.stdout.strip().split(";")[0])
+    c.wait("two 3-node jobs running", lambda: (all(c.job_field(j, "JobState") == "RUNNING" for j in held),
+                                               [c.job_field(j, "NodeList") for j in held]), 60)
+    p = c.client(["sbatch", "--parsable", "-N1", "-o", "/dev/null", "--wrap", "true"])
+    small = p.stdout.strip().split(";")[0]
+
+    def reason():
+        r = c.client(["squeue", "-h", "-j", small, "-o", "%T|%r"]).stdout.strip()
+        return r.startswith("PENDING|nvlblock:"), r
+    r = c.wait(f"job {small}'s nvlblock pending reason", reason, 60)
+    log(f"job {small} (-N1, every rack's ordinary capacity in use): {r}")
+    if "spares" not in r:
+        raise Failure(f"job {small}: expected a reason about withheld spares, got {r}")
+    # How the other views show it (docs/users.md quotes them).
+    log(f"  squeue -o %R: {c.client(['squeue', '-h', '-j', small, '-o', '%R']).stdout.strip()}")
+    log(f"  scontrol show job: Reason={c.job_field(small, 'Reason')}")
+    c.client(["scancel", small] + held)
+
+
+def interrupted(signum, frame):
+    # CTest's timeout, or a person: clean up as for Ctrl-C.
+    raise KeyboardInterrupt
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build-dir", required=True, help="nvlblock CMake build tree with the plugins")
+    ap.add_argument("--slurm-build-dir", required=True, help="the Slurm build tree they were built against")
+    ap.add_argument("--keep", action="store_true", help="keep the cluster directory")
+    opts = ap.parse_args()
+
+    why = probe()
+    if why:
+        print(f"SKIP: network namespaces unavailable ({why})")
+        return SKIP
+    remove_stale()
+
+    prefix = None
+    try:
+        with open(os.path.join(opts.slurm_build_dir, "Makefile")) as f:
+            m = re.search(r"^prefix = (.*)$", f.read(), re.M)
+            prefix = m.group(1).strip() if m else None
+    except OSError:
+        pass
+    if not prefix or not os.path.isfile(os.path.join(prefix, "sbin", "slurmctld")):
+        print(f"SKIP: no installed Slurm for {opts.slurm_build_dir} (run scripts/build-slurm)")
+        return SKIP
+
+    with open(os.path.join(DOCKER_ETC, "slurm.conf")) as f:
+        layout = Layout(f.read())
+    d = tempfile.mkdtemp(prefix="nvlpkg-netns-", dir="/tmp")
+    for sub in ("etc", "state", "spool", "log", "run", "out", "install"):
+        os.makedirs(os.path.join(d, sub), exist_ok=True)
+    net = Network(layout.hosts(), os.path.join(d, "etc", "hosts"))
+    cluster = None
+    signal.signal(signal.SIGTERM, interrupted)
+    ok = False
+    started = time.monotonic()
+    try:
+        # The installed layout, as a site gets it.
+        run(["cmake", "--install", opts.build_dir, "--prefix", os.path.join(d, "install")], timeout=120)
+        sos = glob.glob(os.path.join(d, "install", "**", "topology_nvlblock.so"), recursive=True)
+        if len(sos) != 1:
+            raise Failure(f"cmake --install put {len(sos)} topology_nvlblock.so under {d}/install")
+        plugin_dir = os.path.dirname(sos[0])
+        for name, _, _ in layout.nodes:
+            os.makedirs(os.path.join(d, "spool", name))
+        with open(os.path.join(d, "etc", "slurm.conf"), "w") as f:
+            f.write(layout.rewritten(d, [os.path.join(prefix, "lib", "slurm"), plugin_dir]))
+        for extra in ("topology.conf", "nvlblock.yaml", "cgroup.conf"):
+            shutil.copy(os.path.join(DOCKER_ETC, extra), os.path.join(d, "etc", extra))
+
+        net.up()
+        log(f"{len(layout.hosts())} hosts on a bridge: " +
+            ", ".join(f"{h}={a}" for _, h, a in layout.hosts()))
+        cluster = Cluster(d, prefix, net, layout)
+        cluster.start(layout.ctld_name, layout.ctld_name,
+                      [os.path.join(prefix, "sbin", "slurmctld"), "-D", "-c", "-f", cluster.conf],
+                      "slurmctld")
+        cluster.wait("slurmctld to answer",
+                     lambda: (cluster.client(["scontrol", "ping"], check=False).returncode == 0, None), 60)
+        for name, _, host in layout.nodes:
+            cluster.start(name, host, [os.path.join(prefix, "sbin", "slurmd"), "-D", "-N", name,
+                                       "-f", cluster.conf], f"slurmd-{name}")
+        scenario(cluster, layout)
+        ok = True
+        log(f"PASS in {time.monotonic() - started:.1f} s")
+    except (Failure, subprocess.TimeoutExpired, OSError) as e:
+        print(f"FAIL: {e}")
+        if cluster:
+            cluster.report()
+    except KeyboardInterrupt:
+        print("FAIL: interrupted")
+    finally:
+        net.down()
+        for ns in ns_list():
+            if ns.startswith(net.tag):
+                delete_ns(ns)
+        if ok and not opts.keep:
+            shutil.rmtree(d, ignore_errors=True)
+        else:
+            print(f"cluster directory kept: {d}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
