@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// The tool end to end: the documented command line, its outputs, the same
+// bytes twice for a seed, and usage errors.
+#include <cstdio>
+#include <filesystem>
+#include <cstdlib>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+
+namespace {
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+int run(const std::string& args) {
+    const std::string cmd = std::string(NVLBLOCK_SIM_BINARY) + " " + args + " >/dev/null 2>&1";
+    const int rc = std::system(cmd.c_str());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+struct Scratch {
+    std::string dir;
+    Scratch() {
+        char tmpl[] = "/tmp/nvlblock-sim-cli-XXXXXX";
+        dir = mkdtemp(tmpl);
+    }
+    ~Scratch() { std::filesystem::remove_all(dir); }
+};
+
+TEST(Cli, RunsAllFourPoliciesAndWritesTheSameOutputTwice) {
+    Scratch s;
+    const std::string common = std::string("--trace ") + NVLBLOCK_SOURCE_DIR +
+                               "/data/traces/philly_small72.csv --racks 4 --nodes-per-rack 18 --slice 16 --spares 2 "
+                               "--failures mtbi=50h,mttr=5h,rack_mtbf=500h,rack_mttr=2h "
+                               "--policies full-rack,block,nvlblock,nvlblock+lend --seed 7 --time-scale 60 --quiet";
+    ASSERT_EQ(run(common + " --json " + s.dir + "/a.json --csv " + s.dir + "/a.csv"), 0);
+    ASSERT_EQ(run(common + " --threads 1 --json " + s.dir + "/b.json --csv " + s.dir + "/b.csv"), 0);
+    const std::string a = slurp(s.dir + "/a.json"), b = slurp(s.dir + "/b.json");
+    EXPECT_FALSE(a.empty());
+    EXPECT_TRUE(a == b) << "JSON differs between two runs with the same seed";
+    EXPECT_TRUE(slurp(s.dir + "/a.csv") == slurp(s.dir + "/b.csv"));
+    for (const char* key : {"\"policy\": \"full-rack\"", "\"policy\": \"nvlblock+lend\"", "\"useful_gpu_hours\"",
+                            "\"utilization\"", "\"goodput\"", "\"stranded_nodes_mean\"", "\"wait_s\"", "\"gpus_1_4\"",
+                            "\"p99\"", "\"restarts\"", "\"in_place\"", "\"lost_failure_gpu_hours\""})
+        EXPECT_NE(a.find(key), std::string::npos) << key;
+    EXPECT_EQ(a.find("wall_s"), std::string::npos); // timing only with --timing
+    EXPECT_EQ(slurp(s.dir + "/a.csv").rfind("policy,t_start_s,t_end_s,healthy_nodes,", 0), 0u);
+}
+
+TEST(Cli, AFailureTraceAndASyntheticMixAreAccepted) {
+    Scratch s;
+    std::ofstream(s.dir + "/f.csv") << "node_id,down_s,up_s,why\n0,100,5000,test\n20,200,,test\n";
+    EXPECT_EQ(run("--trace synthetic:load=saturate,small_load=0.1,max_slices=2,mean_hours=1 --racks 4 --horizon 1d "
+                  "--failures " + s.dir + "/f.csv --quiet --json " + s.dir + "/s.json"),
+              0);
+    const std::string j = slurp(s.dir + "/s.json");
+    EXPECT_NE(j.find("\"node_failures\": 2"), std::string::npos);
+}
+
+TEST(Cli, UsageErrorsExitWithTwo) {
+    EXPECT_EQ(run("--racks 4"), 2);                                   // no --trace
+    EXPECT_EQ(run("--trace x.csv"), 2);                                // no --racks
+    EXPECT_EQ(run("--trace synthetic:load=saturate --racks 4"), 2);    // saturating without --horizon
+    EXPECT_EQ(run("--trace synthetic:load=1 --racks 4 --policies best"), 2);
+    EXPECT_EQ(run("--trace synthetic:load=1 --racks 4 --failures mtbf=1h"), 2);
+    EXPECT_EQ(run("--trace synthetic:load=1 --racks 4 --slice 17 --spares 2"), 2);
+    EXPECT_EQ(run("--trace /nonexistent.csv --racks 4"), 1);
+    EXPECT_EQ(run("--help"), 0);
+}
+
+} // namespace

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// The simulator and the plugin decide the same way on the same state. The
+// plugin decides through the C ABI (nvlb_place in include/nvlblock/nvlblock.h)
+// of the shared libnvlblock; here that library is loaded with dlopen, as the
+// plugin's shared object loads it, and given the same topology file. Every
+// decision of whole simulations (every policy, EASY backfill with its
+// what-if placements, failures, in-place restarts, lending, preemption) is
+// replayed through it, with the ledger fed the same failures and restarts,
+// and node sets, reasons and messages must match.
+#include "nvlblock/nvlblock.h"
+#include "sim_test_support.hpp"
+#include "synthetic.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <dlfcn.h>
+#include <fstream>
+#include <gtest/gtest.h>
+
+namespace nvlblock::sim {
+namespace {
+
+// The C ABI, resolved from libnvlblock.so.
+struct Capi {
+    void* handle = nullptr;
+    decltype(&nvlb_planner_load) load = nullptr;
+    decltype(&nvlb_planner_free) free_planner = nullptr;
+    decltype(&nvlb_set_requeue_delay) set_requeue_delay = nullptr;
+    decltype(&nvlb_place) place = nullptr;
+    decltype(&nvlb_job_failed) job_failed = nullptr;
+    decltype(&nvlb_job_started) job_started = nullptr;
+    decltype(&nvlb_reason_name) reason_name = nullptr;
+
+    Capi() {
+        handle = dlopen(NVLBLOCK_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+        if (!handle)
+            return;
+        auto get = [&](auto& fn, const char* name) { fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(handle, name)); };
+        get(load, "nvlb_planner_load");
+        get(free_planner, "nvlb_planner_free");
+        get(set_requeue_delay, "nvlb_set_requeue_delay");
+        get(place, "nvlb_place");
+        get(job_failed, "nvlb_job_failed");
+        get(job_started, "nvlb_job_started");
+        get(reason_name, "nvlb_reason_name");
+    }
+    ~Capi() {
+        if (handle)
+            dlclose(handle);
+    }
+    bool ok() const { return handle && load && free_planner && set_requeue_delay && place && job_failed && job_started; }
+};
+
+struct Tally {
+    std::size_t decisions = 0, placed = 0, hypothetical = 0, in_place = 0, with_available = 0, mismatches = 0;
+};
+
+Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t seed) {
+    SimOptions o;
+    o.shape.racks = 6;
+    o.queue = queue;
+    o.horizon = 3 * 86400;
+    o.window_end = o.horizon;
+    o.bucket = 3600;
+    o.bf_interval = 0;
+    o.preemption = PreemptionMode::kLend;
+    const PolicyConfig policy = make_policy(kind, o.shape, o.preemption);
+
+    const std::string path = "/tmp/nvlblock-sim-parity-" + std::to_string(::getpid()) + ".yaml";
+    std::ofstream(path) << policy.topology_yaml;
+    nvlb_planner_t* planner = nullptr;
+    nvlb_error_t err{};
+    if (capi.load(path.c_str(), nullptr, 0, &planner, &err) != NVLB_OK) {
+        ADD_FAILURE() << "nvlb_planner_load: " << err.message;
+        return {};
+    }
+    std::remove(path.c_str());
+    capi.set_requeue_delay(planner, o.requeue_delay + o.hold_slack);
+
+    Tally t;
+    SimHooks hooks;
+    std::vector<std::uint32_t> buffer;
+    hooks.on_place = [&](const DecisionRecord& d) {
+        std::vector<std::uint8_t> states(d.states.size());
+        for (std::size_t i = 0; i < states.size(); ++i)
+            states[i] = static_cast<std::uint8_t>(d.states[i]);
+        nvlb_request_t req{};
+        req.job_id = d.job_id;
+        req.min_nodes = d.min_nodes;
+        req.max_nodes = d.max_nodes;
+        req.segment = d.segment;
+        req.preemptible = d.preemptible;
+        req.available = d.available.empty() ? nullptr : d.available.data();
+        req.now = d.now;
+        buffer.assign(states.size(), 0);
+        nvlb_placement_t out{};
+        out.nodes = buffer.data();
+        out.nodes_capacity = buffer.size();
+        ASSERT_EQ(capi.place(planner, states.data(), states.size(), &req, &out), NVLB_OK) << out.message;
+        const std::vector<nvlblock::NodeIndex> nodes(buffer.begin(),
+                                                     buffer.begin() + static_cast<std::ptrdiff_t>(out.node_count));
+        ++t.decisions;
+        t.placed += d.result.placed();
+        t.hypothetical += d.hypothetical;
+        t.in_place += d.result.recovery_in_place;
+        t.with_available += !d.available.empty();
+        const bool same = static_cast<int>(out.reason) == static_cast<int>(d.result.reason) && nodes == d.result.nodes &&
+                          out.recovery_in_place == d.result.recovery_in_place &&
+                          out.spares_used == d.result.spares_used && out.blocks_if_spares == d.result.blocks_if_spares &&
+                          std::string(out.message) == d.result.message.substr(0, sizeof out.message - 1);
+        if (!same && ++t.mismatches <= 5)
+            ADD_FAILURE() << policy.name << " job " << d.job_id << " at " << d.now << ": simulator "
+                          << nvlblock::reason_name(d.result.reason) << " (" << d.result.message << "), plugin "
+                          << capi.reason_name(out.reason) << " (" << out.message << ")";
+    };
+    hooks.on_job_failed = [&](std::uint32_t id, const std::vector<nvlblock::NodeIndex>& nodes,
+                              const std::vector<nvlblock::NodeIndex>& failed, Seconds now) {
+        EXPECT_EQ(capi.job_failed(planner, id, nodes.data(), nodes.size(), failed.data(), failed.size(), now), NVLB_OK);
+    };
+    hooks.on_job_started = [&](std::uint32_t id, const std::vector<nvlblock::NodeIndex>& nodes, Seconds now) {
+        EXPECT_EQ(capi.job_started(planner, id, nodes.data(), nodes.size(), now), NVLB_OK);
+    };
+
+    SyntheticSpec spec = parse_synthetic("load=1.1,small_load=0.12,mean_hours=2,small_mean_hours=0.5,max_slices=3");
+    resolve_synthetic(spec, o.shape.racks, o.horizon, NVLBLOCK_SOURCE_DIR);
+    Simulator sim(o, policy, std::make_unique<SyntheticWorkload>(spec, o.shape.nodes(), seed),
+                  FailureSource::model(parse_failure_model("mtbi=150h,mttr=6h,rack_mtbf=1500h,rack_mttr=4h", 4),
+                                       o.shape.racks, o.shape.nodes_per_rack, seed),
+                  hooks);
+    sim.run();
+    capi.free_planner(planner);
+    return t;
+}
+
+class PluginParity : public ::testing::TestWithParam<PolicyKind> {};
+
+TEST_P(PluginParity, EveryDecisionMatchesTheCAbi) {
+    static const Capi capi;
+    ASSERT_TRUE(capi.ok()) << "cannot load " << NVLBLOCK_LIBRARY << ": " << dlerror();
+    for (QueueMode q : {QueueMode::kEasy, QueueMode::kFifo}) {
+        const Tally t = replay(capi, GetParam(), q, 21);
+        EXPECT_EQ(t.mismatches, 0u);
+        EXPECT_GT(t.decisions, 500u);
+        EXPECT_GT(t.placed, 100u);
+        EXPECT_GT(t.decisions, t.placed); // refusals are compared too
+        if (q == QueueMode::kEasy) {
+            EXPECT_GT(t.hypothetical, 0u);
+        }
+        if (make_policy(GetParam(), ClusterShape{}, PreemptionMode::kLend).recovery) {
+            EXPECT_GT(t.in_place, 0u);
+        }
+        if (GetParam() == PolicyKind::kNvlblockLend) {
+            EXPECT_GT(t.with_available, 0u); // preemption offers nodes of preemptible jobs
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllPolicies, PluginParity,
+                         ::testing::Values(PolicyKind::kFullRack, PolicyKind::kBlock, PolicyKind::kNvlblock,
+                                           PolicyKind::kNvlblockLend),
+                         [](const auto& info) {
+                             std::string n = policy_name(info.param);
+                             for (char& c : n)
+                                 if (c == '-' || c == '+')
+                                     c = '_';
+                             return n;
+                         });
+
+} // namespace
+} // namespace nvlblock::sim

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// The simulated cluster: per node, the state the placement engine sees, the
+// job running there and how many failure causes hold it down, with running
+// totals so that metrics cost nothing per event. Node states are set the way
+// the plugin sets them from Slurm's (plugin/common/slurm_bridge.c): a node
+// running work of the preemptible QOS is LENT where the policy lends spares,
+// BUSY otherwise; a failed node is DOWN.
+#pragma once
+
+#include "model/topology.hpp"
+#include "placement/node_state.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace nvlblock::sim {
+
+class ClusterState {
+public:
+    ClusterState(const nvlblock::Topology& topo, bool lending);
+
+    std::size_t size() const { return states_.size(); }
+    const std::vector<nvlblock::NodeState>& states() const { return states_; }
+    nvlblock::NodeState state(nvlblock::NodeIndex n) const { return states_[n]; }
+    // Running job (simulator index) on a node, -1 when none.
+    std::int32_t job_on(nvlblock::NodeIndex n) const { return node_job_[n]; }
+    // Whether the node runs work of the preemptible QOS.
+    bool runs_preemptible(nvlblock::NodeIndex n) const { return node_preemptible_[n] != 0; }
+    bool healthy(nvlblock::NodeIndex n) const { return causes_[n] == 0; }
+
+    int healthy_count() const { return healthy_; }
+    int busy_count() const { return busy_; }                         // healthy nodes running a job
+    int busy_preemptible_count() const { return busy_preemptible_; } // of which preemptible work
+    int free_count() const { return healthy_ - busy_; }
+
+    void allocate(const std::vector<nvlblock::NodeIndex>& nodes, std::int32_t job, bool preemptible);
+    // Frees a job's nodes; failed ones stay down.
+    void release(const std::vector<nvlblock::NodeIndex>& nodes);
+    // A failure cause starts on the node; true if the node was healthy until now.
+    bool cause_down(nvlblock::NodeIndex n);
+    // A failure cause ends; true if the node is healthy again.
+    bool cause_up(nvlblock::NodeIndex n);
+
+private:
+    std::vector<nvlblock::NodeState> states_;
+    std::vector<std::int32_t> node_job_;
+    std::vector<std::uint8_t> node_preemptible_;
+    std::vector<std::uint16_t> causes_;
+    bool lending_;
+    int healthy_ = 0, busy_ = 0, busy_preemptible_ = 0;
+};
+
+} // namespace nvlblock::sim

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "json_output.hpp"
+
+#include "writers/json_writer.hpp"
+
+namespace nvlblock::sim {
+
+namespace {
+
+void wait_object(nvlblock::JsonWriter& w, const WaitStats& s) {
+    w.begin_object();
+    w.field("count", static_cast<std::uint64_t>(s.count));
+    w.field("mean", s.mean, 1).field("p50", s.p50, 1).field("p95", s.p95, 1).field("p99", s.p99, 1);
+    w.field("max", s.max, 1);
+    w.end_object();
+}
+
+} // namespace
+
+std::string results_json(const RunInfo& run, const std::vector<PolicyResult>& results, bool timing) {
+    nvlblock::JsonWriter w;
+    const SimOptions& o = run.options;
+    w.begin_object();
+    w.field("tool", "nvlblock-sim").field("schema", 1);
+    w.key("run").begin_object();
+    w.field("trace", run.trace).field("workload", run.workload);
+    w.field("failures", run.failures_arg).field("failure_model", run.failures);
+    w.field("seed", run.seed);
+    w.field("racks", o.shape.racks).field("nodes_per_rack", o.shape.nodes_per_rack);
+    w.field("slice", o.shape.slice).field("spares", o.shape.spares).field("gpus_per_node", o.shape.gpus_per_node);
+    w.field("queue", queue_name(o.queue)).field("preemption", preemption_name(o.preemption));
+    w.field("checkpoint_interval_s", o.checkpoint_interval).field("requeue_delay_s", o.requeue_delay);
+    w.field("recovery_wait_s", o.shape.recovery_wait);
+    w.field("bf_interval_s", o.bf_interval).field("bf_max_job_test", o.bf_max_job_test);
+    w.field("horizon_s", o.horizon).field("window_start_s", o.window_start).field("window_end_s", o.window_end);
+    w.field("bucket_s", o.bucket);
+    w.end_object();
+    w.key("policies").begin_array();
+    for (const PolicyResult& r : results) {
+        w.begin_object();
+        w.field("policy", r.policy.name);
+        w.key("topology").begin_object();
+        w.field("slice", r.policy.slice).field("spares", r.policy.spares).field("lending", r.policy.lending);
+        w.field("recovery", r.policy.recovery).field("preemption", r.policy.preemption);
+        w.end_object();
+        w.field("nodes", r.nodes).field("gpus_per_node", r.gpus_per_node);
+        w.field("window_start_s", r.window_start).field("window_end_s", r.window_end).field("sim_end_s", r.sim_end);
+        w.field("capacity_gpu_hours", r.capacity_gpu_hours, 1);
+        w.field("healthy_gpu_hours", r.healthy_gpu_hours, 1);
+        w.field("busy_gpu_hours", r.busy_gpu_hours, 1);
+        w.field("busy_preemptible_gpu_hours", r.busy_preemptible_gpu_hours, 1);
+        w.field("useful_gpu_hours", r.useful_gpu_hours, 1);
+        w.field("lost_failure_gpu_hours", r.lost_failure_gpu_hours, 1);
+        w.field("lost_preemption_gpu_hours", r.lost_preemption_gpu_hours, 1);
+        w.field("utilization", r.utilization, 5).field("goodput", r.goodput, 5);
+        w.field("healthy_nodes_mean", r.healthy_nodes_mean, 2).field("busy_nodes_mean", r.busy_nodes_mean, 2);
+        w.field("idle_nodes_mean", r.idle_nodes_mean, 2).field("stranded_nodes_mean", r.stranded_nodes_mean, 2);
+        w.field("waiting_time_fraction", r.waiting_time_fraction, 5);
+        w.key("jobs").begin_object();
+        w.field("submitted", r.jobs_submitted).field("started", r.jobs_started).field("completed", r.jobs_completed);
+        w.field("never_started", r.jobs_unstarted).field("rejected", r.jobs_rejected);
+        w.field("completed_gpu_hours", r.completed_gpu_hours, 1);
+        w.end_object();
+        w.key("wait_s").begin_object();
+        for (const WaitStats& s : r.waits) {
+            w.key(s.size_class);
+            wait_object(w, s);
+        }
+        w.end_object();
+        w.key("restarts").begin_object();
+        w.field("failure_requeues", r.failure_requeues).field("restarts", r.restarts);
+        w.field("in_place", r.restarts_in_place).field("elsewhere", r.restarts - r.restarts_in_place);
+        w.key("delay_s");
+        wait_object(w, r.restart_delay);
+        w.field("preemptions", r.preemptions);
+        w.key("ledger");
+        if (r.ledger) {
+            w.begin_object();
+            w.field("failures", r.ledger_failures).field("in_place", r.ledger_in_place);
+            w.field("elsewhere", r.ledger_elsewhere);
+            w.end_object();
+        } else {
+            w.null();
+        }
+        w.end_object();
+        w.key("failures").begin_object();
+        w.field("node_failures", r.node_failures).field("rack_faults", r.rack_faults);
+        w.field("node_repairs", r.node_repairs);
+        w.end_object();
+        w.key("simulation").begin_object();
+        w.field("events", r.events).field("passes", r.passes).field("backfill_passes", r.backfill_passes);
+        w.field("place_calls", r.place_calls).field("reservations", r.reservations);
+        w.end_object();
+        if (timing) {
+            w.key("performance").begin_object();
+            w.field("wall_s", r.wall_seconds, 3);
+            w.field("events_per_s", r.wall_seconds > 0 ? static_cast<double>(r.events) / r.wall_seconds : 0.0, 0);
+            w.end_object();
+        }
+        w.end_object();
+    }
+    w.end_array();
+    if (timing) {
+        w.key("performance").begin_object();
+        w.field("wall_s", run.wall_seconds, 3).field("threads", run.threads);
+        w.end_object();
+    }
+    w.end_object();
+    return w.str();
+}
+
+} // namespace nvlblock::sim

@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// nvlblock-sim: a discrete-event simulator of a cluster of NVLink-domain
+// racks under a job trace and node failures, comparing placement policies
+// side by side. Every placement is decided by nvlblock::Planner::place, the
+// engine the Slurm plugin runs; the simulator only plays the rest of Slurm
+// (queue order, backfill, requeue, preemption) and the world (jobs, failures).
+#include "cli.hpp"
+#include "csv_output.hpp"
+#include "failure_model.hpp"
+#include "json_output.hpp"
+#include "plot.hpp"
+#include "progress.hpp"
+#include "run_info.hpp"
+#include "simulator.hpp"
+#include "synthetic.hpp"
+#include "table_writer.hpp"
+#include "trace_reader.hpp"
+#include "units.hpp"
+
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <thread>
+#include <unistd.h>
+
+#ifndef NVLBLOCK_SOURCE_DIR
+#define NVLBLOCK_SOURCE_DIR "."
+#endif
+
+using namespace nvlblock;
+using namespace nvlblock::sim;
+
+namespace {
+
+const char* kUsage = R"(usage: nvlblock-sim --trace FILE --racks N [options]
+
+Simulates racks of NVLink domains under a job trace and node failures, and
+compares placement policies side by side. Every placement is decided by the
+same engine the Slurm plugin runs (nvlblock::Planner).
+
+Cluster and policies:
+  --trace FILE|synthetic:SPEC  job trace CSV (data/traces/README.md), or a
+                         synthetic large-job mix (docs/sim.md), e.g.
+                         synthetic:load=saturate,small_load=0.08
+  --mix SPEC             add the synthetic mix SPEC to the trace FILE (one queue)
+  --racks N              racks (NVLink domains)
+  --nodes-per-rack N     nodes per rack (default 18)
+  --slice N              slice for block and nvlblock (default 16)
+  --spares N             spares per rack for nvlblock (default 2)
+  --gpus-per-node N      (default 4)
+  --policies LIST        any of full-rack,block,nvlblock,nvlblock+lend (default: all four)
+  --recovery-wait S      nvlblock's recovery.wait: hold a failed job's block this
+                         long, then place it anywhere (default 300)
+  --preemption MODE      where jobs of the preemptible QOS can be preempted by
+                         other jobs: lend (only in policies that lend spares;
+                         default), all (every policy), none
+
+Failures:
+  --failures MODEL|FILE  none (default); a model such as
+                         mtbi=980h,mttr=20h,rack_mtbf=5000h,rack_mttr=8h or
+                         p=2%,mttr=20h or llama3 (docs/sim.md); or a CSV trace
+                         with columns node_id,down_s,up_s (0-based node ids)
+  --seed S               random seed for failures and synthetic jobs (default 1)
+
+Scheduling:
+  --queue fifo|easy      queue policy (default easy: EASY backfill)
+  --checkpoint-interval S  a failed or preempted job resumes from its last
+                         checkpoint, taken every S seconds of run (default 3600; 0: never)
+  --requeue-delay S      a requeued job cannot start before now + S (default 11:
+                         cred_expire=10 + 1 as in the test clusters; Slurm's default is 121)
+  --bf-interval S        at most one backfill pass per S seconds (default 30)
+  --bf-max-job-test N    jobs a backfill pass examines (default 500)
+
+Time:
+  --horizon S            stop at S (default: when every job has finished)
+  --warmup S             start of the measured window (default 0)
+  --window-end S         end of the measured window (default: the horizon, else
+                         the last submission)
+  --time-scale F         multiply trace submit times and durations by F
+  --max-jobs N           read only the first N jobs of the trace
+  --preemptible-share F  submit this share of the trace's small jobs in the
+                         preemptible QOS (default 0; drawn from --seed)
+  --preemptible-max-nodes N  small = at most N nodes (default 1)
+  --bucket S             time-series resolution (default: window / 400, whole minutes)
+  Durations take a unit s, m, h or d (default seconds).
+
+Output:
+  --json OUT             results, one object per policy (docs/sim.md)
+  --timing               include wall-clock figures in the JSON (not reproducible)
+  --csv OUT              time series, one row per policy and bucket
+  --plot PREFIX          PREFIX-utilization.png, PREFIX-stranded.png,
+                         PREFIX-goodput.png (gnuplot)
+  --log PREFIX           PREFIX-<policy>.csv: every start, end, failure, preemption
+  --threads N            policies simulated in parallel (default: CPUs)
+  --quiet                no progress bar, no summary table
+)";
+
+Seconds seconds_arg(const cli::Args& a, const std::string& name, Seconds fallback) {
+    if (!a.has(name))
+        return fallback;
+    try {
+        return parse_seconds(a.str(name), 's', "--" + name);
+    } catch (const ParseError& e) {
+        throw cli::UsageError(e.what());
+    }
+}
+
+std::string command_line(int argc, char** argv) {
+    std::string s;
+    for (int i = 0; i < argc; ++i) {
+        if (i)
+            s += ' ';
+        s += argv[i];
+    }
+    return s;
+}
+
+int run(int argc, char** argv) {
+    cli::Args args(argc, argv,
+                   {"trace", "racks", "nodes-per-rack", "slice", "spares", "gpus-per-node", "policies", "failures",
+                    "seed", "json", "csv", "plot", "log", "queue", "checkpoint-interval", "requeue-delay",
+                    "recovery-wait", "preemption", "horizon", "warmup", "window-end", "time-scale", "max-jobs",
+                    "bucket", "bf-interval", "bf-max-job-test", "threads", "preemptible-share",
+                    "preemptible-max-nodes", "mix"},
+                   {"quiet", "timing", "help"});
+    if (args.has("help")) {
+        std::cout << kUsage;
+        return 0;
+    }
+    if (!args.positional().empty())
+        throw cli::UsageError("unexpected argument '" + args.positional().front() + "'");
+    if (!args.has("trace"))
+        throw cli::UsageError("--trace is required");
+    if (!args.has("racks"))
+        throw cli::UsageError("--racks is required");
+
+    RunInfo run;
+    run.command = command_line(argc, argv);
+    SimOptions& opt = run.options;
+    ClusterShape& shape = opt.shape;
+    shape.racks = static_cast<int>(args.integer("racks", 128, 1, 100000));
+    shape.nodes_per_rack = static_cast<int>(args.integer("nodes-per-rack", 18, 1, 1024));
+    shape.slice = static_cast<int>(args.integer("slice", 16, 1, shape.nodes_per_rack));
+    shape.spares = static_cast<int>(args.integer("spares", 2, 0, shape.nodes_per_rack - 1));
+    shape.gpus_per_node = static_cast<int>(args.integer("gpus-per-node", 4, 1, 64));
+    shape.recovery_wait = seconds_arg(args, "recovery-wait", 300);
+    if (shape.slice + shape.spares > shape.nodes_per_rack)
+        throw cli::UsageError("--slice + --spares exceed --nodes-per-rack");
+    std::vector<PolicyKind> kinds;
+    try {
+        kinds = parse_policies(args.str("policies", "full-rack,block,nvlblock,nvlblock+lend"));
+    } catch (const std::invalid_argument& e) {
+        throw cli::UsageError(e.what());
+    }
+    run.seed = static_cast<std::uint64_t>(args.integer("seed", 1, 0, INT64_MAX));
+    const std::string queue = args.str("queue", "easy");
+    if (queue != "easy" && queue != "fifo")
+        throw cli::UsageError("--queue: '" + queue + "' (fifo or easy)");
+    opt.queue = queue == "fifo" ? QueueMode::kFifo : QueueMode::kEasy;
+    const std::string pre = args.str("preemption", "lend");
+    if (pre == "lend")
+        opt.preemption = PreemptionMode::kLend;
+    else if (pre == "all")
+        opt.preemption = PreemptionMode::kAll;
+    else if (pre == "none")
+        opt.preemption = PreemptionMode::kNone;
+    else
+        throw cli::UsageError("--preemption: '" + pre + "' (lend, all or none)");
+    opt.checkpoint_interval = seconds_arg(args, "checkpoint-interval", 3600);
+    opt.requeue_delay = seconds_arg(args, "requeue-delay", 11);
+    opt.bf_interval = seconds_arg(args, "bf-interval", 30);
+    opt.bf_max_job_test = static_cast<int>(args.integer("bf-max-job-test", 500, 1, 1000000));
+    opt.horizon = seconds_arg(args, "horizon", 0);
+    opt.window_start = seconds_arg(args, "warmup", 0);
+
+    // Workload: a trace, the synthetic mix, or a trace with the synthetic mix added (--mix).
+    const std::string trace = args.str("trace");
+    run.trace = trace;
+    auto synthetic = [&](const std::string& text) -> std::unique_ptr<Workload> {
+        SyntheticSpec spec;
+        try {
+            spec = parse_synthetic(text);
+            resolve_synthetic(spec, shape.racks, opt.horizon, NVLBLOCK_SOURCE_DIR);
+        } catch (const ParseError& e) {
+            throw cli::UsageError(e.what());
+        }
+        if (spec.saturate && opt.horizon <= 0)
+            throw cli::UsageError("a saturating workload never ends: give --horizon");
+        return std::make_unique<SyntheticWorkload>(spec, shape.nodes(), run.seed);
+    };
+    std::unique_ptr<Workload> workload;
+    if (trace.rfind("synthetic:", 0) == 0) {
+        if (args.has("mix"))
+            throw cli::UsageError("--mix adds the synthetic mix to a trace file; with --trace synthetic:... give one spec");
+        workload = synthetic(trace.substr(10));
+    } else if (trace == "synthetic") {
+        workload = synthetic(args.str("mix"));
+    } else {
+        TraceOptions to;
+        to.time_scale = args.number("time-scale", 1.0);
+        if (!(to.time_scale > 0))
+            throw cli::UsageError("--time-scale must be positive");
+        to.max_jobs = static_cast<std::uint32_t>(args.integer("max-jobs", 0, 0, 100000000));
+        std::vector<JobSpec> rows = read_trace(trace, to);
+        const double share = args.number("preemptible-share", 0.0);
+        if (share < 0 || share > 1)
+            throw cli::UsageError("--preemptible-share must be a fraction from 0 to 1");
+        const auto max_nodes = static_cast<std::uint32_t>(args.integer("preemptible-max-nodes", 1, 1, 1000000));
+        std::string label = trace + " (" + std::to_string(rows.size()) + " jobs";
+        if (share > 0) {
+            mark_preemptible(rows, share, max_nodes, run.seed);
+            std::size_t marked = 0;
+            for (const auto& j : rows)
+                marked += j.preemptible;
+            label += ", " + std::to_string(marked) + " of them preemptible";
+        }
+        label += ")";
+        auto jobs = std::make_shared<const std::vector<JobSpec>>(std::move(rows));
+        workload = std::make_unique<TraceWorkload>(jobs, label);
+        if (args.has("mix")) {
+            workload = std::make_unique<MergedWorkload>(std::move(workload), synthetic(args.str("mix")));
+            run.trace += " + synthetic:" + args.str("mix");
+        }
+    }
+    run.workload = workload->describe();
+
+    // Failures: one schedule from the seed, replayed identically by every policy.
+    run.failures_arg = args.str("failures", "none");
+    FailureSource failures;
+    try {
+        failures = make_failure_source(run.failures_arg, shape.racks, shape.nodes_per_rack, shape.gpus_per_node,
+                                       run.seed);
+    } catch (const ParseError& e) {
+        throw cli::UsageError(e.what());
+    }
+    run.failures = failures.describe();
+
+    // The measured window.
+    const Seconds default_end = opt.horizon > 0 ? opt.horizon : workload->last_open_submit();
+    opt.window_end = seconds_arg(args, "window-end", default_end);
+    if (opt.horizon > 0 && opt.window_end > opt.horizon)
+        throw cli::UsageError("--window-end is after --horizon");
+    if (opt.window_end <= opt.window_start)
+        throw cli::UsageError("the measured window is empty (window end " + std::to_string(opt.window_end) +
+                              " s, warm-up " + std::to_string(opt.window_start) + " s)");
+    const Seconds span = opt.window_end - opt.window_start;
+    opt.bucket = seconds_arg(args, "bucket", std::max<Seconds>(60, (span / 400 + 59) / 60 * 60));
+    if (opt.bucket <= 0)
+        throw cli::UsageError("--bucket must be positive");
+
+    const bool quiet = args.has("quiet");
+    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    run.threads = static_cast<int>(args.integer("threads", std::min<unsigned>(hw, static_cast<unsigned>(kinds.size())),
+                                                1, 256));
+
+    // Per-policy decision logs.
+    std::vector<std::unique_ptr<std::ofstream>> logs(kinds.size());
+    if (args.has("log"))
+        for (std::size_t i = 0; i < kinds.size(); ++i) {
+            const std::string path = args.str("log") + "-" + policy_name(kinds[i]) + ".csv";
+            logs[i] = std::make_unique<std::ofstream>(path);
+            if (!*logs[i])
+                throw std::runtime_error("cannot write " + path);
+            *logs[i] << "time_s,event,job,job_nodes,hosts,detail\n";
+        }
+
+    ProgressBar bar(!quiet && isatty(STDERR_FILENO), kinds.size());
+    const std::size_t open_jobs = workload->open_count();
+    std::vector<PolicyResult> results(kinds.size());
+    std::vector<std::string> errors(kinds.size());
+    std::atomic<std::size_t> next{0};
+    const auto wall0 = std::chrono::steady_clock::now();
+    auto worker = [&] {
+        for (std::size_t i; (i = next.fetch_add(1)) < kinds.size();) {
+            try {
+                SimHooks hooks;
+                hooks.log = logs[i].get();
+                Simulator sim(opt, make_policy(kinds[i], shape, opt.preemption), workload->clone(), failures,
+                              std::move(hooks));
+                results[i] = sim.run([&, i](Seconds now, std::uint64_t done) {
+                    double f = opt.horizon > 0 ? static_cast<double>(now) / static_cast<double>(opt.horizon)
+                               : open_jobs  ? static_cast<double>(done) / static_cast<double>(open_jobs)
+                                            : static_cast<double>(now) / static_cast<double>(opt.window_end);
+                    bar.update(i, f);
+                });
+                if (sim.stopped_at_max_time())
+                    errors[i] = std::string("warning: ") + policy_name(kinds[i]) +
+                                ": stopped after " + format_duration(static_cast<double>(opt.max_time)) +
+                                " of simulated time with jobs left (give --horizon)";
+            } catch (const std::exception& e) {
+                errors[i] = std::string("error: ") + policy_name(kinds[i]) + ": " + e.what();
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < run.threads; ++t)
+        pool.emplace_back(worker);
+    worker();
+    for (auto& t : pool)
+        t.join();
+    bar.finish();
+    run.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    int rc = 0;
+    for (const auto& e : errors)
+        if (!e.empty()) {
+            std::fprintf(stderr, "nvlblock-sim: %s\n", e.c_str());
+            if (e.rfind("error", 0) == 0)
+                rc = 1;
+        }
+    if (rc)
+        return rc;
+
+    if (!quiet)
+        write_table(std::cout, run, results);
+    if (args.has("json")) {
+        std::ofstream out(args.str("json"));
+        if (!out)
+            throw std::runtime_error("cannot write " + args.str("json"));
+        out << results_json(run, results, args.has("timing"));
+    }
+    if (args.has("csv")) {
+        std::ofstream out(args.str("csv"));
+        if (!out)
+            throw std::runtime_error("cannot write " + args.str("csv"));
+        write_series_csv(out, results);
+    }
+    if (args.has("plot")) {
+        char title[256];
+        const std::string shown = trace.substr(trace.find_last_of('/') == std::string::npos ? 0 : trace.find_last_of('/') + 1);
+        std::snprintf(title, sizeof title, "%d racks x %d nodes; %s; failures: %s; seed %llu", shape.racks,
+                      shape.nodes_per_rack, shown.c_str(), run.failures_arg.c_str(),
+                      static_cast<unsigned long long>(run.seed));
+        const std::string err = write_plots(args.str("plot"), title, results);
+        if (!err.empty())
+            std::fprintf(stderr, "nvlblock-sim: %s\n", err.c_str());
+    }
+    std::uint64_t events = 0;
+    double busy = 0;
+    for (const auto& r : results) {
+        events += r.events;
+        busy += r.wall_seconds;
+    }
+    std::fprintf(stderr, "nvlblock-sim: %zu policies, %llu events in %.2f s wall (%d threads; %.0f events/s per thread)\n",
+                 results.size(), static_cast<unsigned long long>(events), run.wall_seconds, run.threads,
+                 busy > 0 ? static_cast<double>(events) / busy : 0.0);
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const cli::UsageError& e) {
+        std::fprintf(stderr, "nvlblock-sim: %s\n(try --help)\n", e.what());
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "nvlblock-sim: %s\n", e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "metrics.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace nvlblock::sim {
+
+std::size_t size_class_of(std::uint32_t gpus) {
+    if (gpus <= 4)
+        return 0;
+    if (gpus <= 32)
+        return 1;
+    if (gpus <= 64)
+        return 2;
+    if (gpus <= 256)
+        return 3;
+    if (gpus <= 1024)
+        return 4;
+    return 5;
+}
+
+double percentile(const std::vector<double>& sorted, double p) {
+    if (sorted.empty())
+        return 0.0;
+    const double rank = std::ceil(p / 100.0 * static_cast<double>(sorted.size()));
+    const std::size_t i = rank < 1 ? 0 : static_cast<std::size_t>(rank) - 1;
+    return sorted[std::min(i, sorted.size() - 1)];
+}
+
+Metrics::Metrics(Seconds window_start, Seconds window_end, Seconds bucket)
+    : start_(window_start), end_(std::max(window_end, window_start)), bucket_(std::max<Seconds>(1, bucket)) {
+    const Seconds span = end_ - start_;
+    buckets_.resize(static_cast<std::size_t>((span + bucket_ - 1) / bucket_));
+}
+
+template <typename Fn>
+void Metrics::per_bucket(Seconds from, Seconds to, Fn&& fn) {
+    from = std::max(from, start_);
+    to = std::min(to, end_);
+    while (from < to) {
+        const auto i = static_cast<std::size_t>((from - start_) / bucket_);
+        const Seconds edge = std::min(to, start_ + static_cast<Seconds>(i + 1) * bucket_);
+        fn(buckets_[i], static_cast<double>(edge - from));
+        from = edge;
+    }
+}
+
+void Metrics::advance(Seconds from, Seconds to, const Levels& l) {
+    const Seconds a = std::max(from, start_), b = std::min(to, end_);
+    if (a >= b)
+        return;
+    const double dt = static_cast<double>(b - a);
+    healthy_ += l.healthy * dt;
+    busy_ += l.busy * dt;
+    busy_pre_ += l.busy_preemptible * dt;
+    stranded_ += l.stranded * dt;
+    if (l.waiting)
+        stranded_time_ += dt;
+    per_bucket(a, b, [&](Bucket& k, double d) {
+        k.healthy += l.healthy * d;
+        k.busy += l.busy * d;
+        k.busy_pre += l.busy_preemptible * d;
+        k.stranded += l.stranded * d;
+        k.pending += l.pending * d;
+        k.running += l.running * d;
+    });
+}
+
+void Metrics::lost(LossCause cause, std::uint32_t nodes, Seconds from, Seconds to) {
+    const Seconds a = std::max(from, start_), b = std::min(to, end_);
+    if (a >= b)
+        return;
+    const double ns = static_cast<double>(nodes) * static_cast<double>(b - a);
+    (cause == LossCause::kFailure ? lost_failure_ : lost_preempt_) += ns;
+    per_bucket(a, b, [&](Bucket& k, double d) { k.lost += nodes * d; });
+}
+
+void Metrics::job_waited(std::uint32_t gpus, Seconds wait) {
+    waits_[size_class_of(gpus)].push_back(static_cast<double>(wait));
+}
+
+void Metrics::restarted(bool in_place, Seconds delay) {
+    restart_delays_.push_back(static_cast<double>(delay));
+    if (in_place)
+        ++in_place_;
+}
+
+namespace {
+
+WaitStats stats_of(std::string name, std::vector<double> v) {
+    WaitStats s;
+    s.size_class = std::move(name);
+    s.count = v.size();
+    if (v.empty())
+        return s;
+    std::sort(v.begin(), v.end());
+    double sum = 0;
+    for (double x : v)
+        sum += x;
+    s.mean = sum / static_cast<double>(v.size());
+    s.p50 = percentile(v, 50);
+    s.p95 = percentile(v, 95);
+    s.p99 = percentile(v, 99);
+    s.max = v.back();
+    return s;
+}
+
+} // namespace
+
+std::vector<WaitStats> Metrics::wait_stats() const {
+    std::vector<WaitStats> out;
+    std::vector<double> all;
+    for (const auto& w : waits_)
+        all.insert(all.end(), w.begin(), w.end());
+    out.push_back(stats_of("all", std::move(all)));
+    for (std::size_t i = 0; i < kSizeClasses.size(); ++i)
+        out.push_back(stats_of(kSizeClasses[i], waits_[i]));
+    return out;
+}
+
+WaitStats Metrics::restart_delay_stats() const { return stats_of("restart_delay", restart_delays_); }
+
+std::vector<SeriesPoint> Metrics::series() const {
+    std::vector<SeriesPoint> out;
+    out.reserve(buckets_.size());
+    for (std::size_t i = 0; i < buckets_.size(); ++i) {
+        SeriesPoint p;
+        p.start = start_ + static_cast<Seconds>(i) * bucket_;
+        p.end = std::min(end_, p.start + bucket_);
+        const double span = static_cast<double>(p.end - p.start);
+        const Bucket& k = buckets_[i];
+        p.healthy = k.healthy / span;
+        p.busy = k.busy / span;
+        p.busy_preemptible = k.busy_pre / span;
+        p.stranded = k.stranded / span;
+        p.useful = (k.busy - k.lost) / span;
+        p.pending = k.pending / span;
+        p.running = k.running / span;
+        out.push_back(p);
+    }
+    return out;
+}
+
+} // namespace nvlblock::sim

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// The four policies compared, each expressed the way a site would deploy it:
+// a topology file (YAML, built here in memory and read by the same reader as
+// the plugin's) plus the simulator switches that stand for the rest of the
+// site's Slurm configuration.
+//
+//   policy         slice           spares   lending  in-place recovery  preemption (default)
+//   full-rack      nodes per rack  0        off      off                off
+//   block          --slice         0        off      off                off
+//   nvlblock       --slice         --spares off      on (ledger)        off
+//   nvlblock+lend  --slice         --spares on       on (ledger)        on
+//
+// Preemption stands for Slurm's preempt/qos with the `scavenger` QOS
+// preemptible: by default it is part of the lending policy (the site lends
+// spares to a QOS it can preempt); --preemption all turns it on for every
+// policy (a site that preempts that QOS anyway), none for none.
+//
+// `block` stands for stock topology/block with BlockSizes=<slice>: best fit,
+// nothing withheld, and a requeued job goes wherever it fits. Every placement
+// decision, for every policy, is made by nvlblock::Planner::place.
+//
+// How jobs map onto nodes (the same demand in GPU-hours under every policy):
+//   trace jobs  the literal request: `nodes` nodes for `duration` seconds, no --segment;
+//   slice jobs  `slices` segments of the policy's slice (--segment=<slice>), running
+//               duration * 16 / slice seconds: a full-rack slice (18 nodes, 72 GPUs)
+//               does the same work as a 16-node slice in 8/9 of the time.
+#pragma once
+
+#include "sim_types.hpp"
+
+#include "model/topology.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nvlblock::sim {
+
+enum class PolicyKind { kFullRack, kBlock, kNvlblock, kNvlblockLend };
+
+// Where jobs of the preemptible QOS can be preempted (by jobs that are not):
+// only in policies that lend spares (default), in every policy, or nowhere.
+enum class PreemptionMode { kLend, kAll, kNone };
+
+struct ClusterShape {
+    int racks = 128;
+    int nodes_per_rack = 18;
+    int slice = 16;  // for block, nvlblock, nvlblock+lend
+    int spares = 2;  // for nvlblock, nvlblock+lend
+    int gpus_per_node = 4;
+    Seconds recovery_wait = 300; // the topology's recovery.wait (fallback to anywhere after it)
+
+    std::size_t nodes() const { return static_cast<std::size_t>(racks) * static_cast<std::size_t>(nodes_per_rack); }
+};
+
+struct PolicyConfig {
+    PolicyKind kind = PolicyKind::kNvlblock;
+    std::string name;
+    int slice = 16;
+    int spares = 2;
+    bool lending = false;
+    bool recovery = false;   // call Planner::job_failed / job_started (in-place restarts)
+    bool preemption = false; // non-preemptible jobs may preempt jobs of the preemptible QOS
+    std::string topology_yaml;
+};
+
+const char* policy_name(PolicyKind k);
+std::optional<PolicyKind> policy_from_name(const std::string& name);
+// Parses "full-rack,block,nvlblock,nvlblock+lend"; throws std::invalid_argument.
+std::vector<PolicyKind> parse_policies(const std::string& list);
+
+PolicyConfig make_policy(PolicyKind kind, const ClusterShape& shape, PreemptionMode preemption);
+// The policy's topology file, as text: racks rack001..., nodes gb00001...
+std::string topology_yaml(const ClusterShape& shape, int slice, int spares, bool lending);
+nvlblock::Topology build_policy_topology(const PolicyConfig& policy);
+
+// A job as one policy requests it.
+struct JobShape {
+    std::uint32_t nodes = 1;
+    std::uint32_t segment = 0;
+    Seconds duration = 1; // run time at that node count
+};
+JobShape shape_for(const JobSpec& job, const PolicyConfig& policy);
+
+// The time limit the scheduler plans with: twice the run time, rounded up to
+// whole minutes (traces carry none; data/traces/README.md).
+Seconds time_limit_for(Seconds duration);
+
+// Whether the topology's `preemptible:` selector matches the job's QOS.
+bool selector_matches(const nvlblock::Topology& topo, const JobSpec& job);
+
+} // namespace nvlblock::sim

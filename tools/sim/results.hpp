@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// Everything a run reports for one policy: the numbers behind the summary
+// table, --json (names as documented in docs/sim.md) and the --csv series.
+#pragma once
+
+#include "metrics.hpp"
+#include "policy.hpp"
+#include "sim_types.hpp"
+
+#include <string>
+#include <vector>
+
+namespace nvlblock::sim {
+
+struct PolicyResult {
+    PolicyConfig policy;
+    int nodes = 0;
+    int gpus_per_node = 4;
+    Seconds window_start = 0, window_end = 0, sim_end = 0;
+
+    // GPU-hours over the window.
+    double capacity_gpu_hours = 0; // every node, failed or not
+    double healthy_gpu_hours = 0;
+    double busy_gpu_hours = 0;
+    double busy_preemptible_gpu_hours = 0;
+    double useful_gpu_hours = 0;
+    double lost_failure_gpu_hours = 0;
+    double lost_preemption_gpu_hours = 0;
+    double utilization = 0; // busy / healthy
+    double goodput = 0;     // useful / healthy
+
+    // Mean nodes over the window.
+    double healthy_nodes_mean = 0, busy_nodes_mean = 0, idle_nodes_mean = 0, stranded_nodes_mean = 0;
+    double waiting_time_fraction = 0; // share of the window with an eligible job waiting
+
+    std::uint64_t jobs_submitted = 0, jobs_started = 0, jobs_completed = 0, jobs_unstarted = 0, jobs_rejected = 0;
+    double completed_gpu_hours = 0; // work of the jobs that completed (whenever)
+    std::vector<WaitStats> waits;
+
+    std::uint64_t failure_requeues = 0; // runs killed by a node failure
+    std::uint64_t restarts = 0;         // of those jobs, restarts
+    std::uint64_t restarts_in_place = 0;
+    std::uint64_t preemptions = 0;
+    bool ledger = false; // the Planner's recovery ledger was used (nvlblock policies)
+    std::uint64_t ledger_failures = 0, ledger_in_place = 0, ledger_elsewhere = 0;
+    WaitStats restart_delay;
+
+    std::uint64_t node_failures = 0, rack_faults = 0, node_repairs = 0;
+
+    std::uint64_t events = 0, passes = 0, backfill_passes = 0, place_calls = 0, reservations = 0;
+    double wall_seconds = 0;
+
+    std::vector<SeriesPoint> series;
+};
+
+} // namespace nvlblock::sim

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "scheduler.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace nvlblock::sim {
+
+using nvlblock::NodeIndex;
+using nvlblock::NodeState;
+using nvlblock::Placement;
+
+std::uint64_t Scheduler::shape_key(const SimJob& j) const {
+    return static_cast<std::uint64_t>(j.shape.nodes) | (static_cast<std::uint64_t>(j.shape.segment) << 24) |
+           (static_cast<std::uint64_t>(j.preemptible) << 48);
+}
+
+// Jobs restarting in place are decided by their own ledger record, not by their shape.
+bool Scheduler::cacheable(const SimJob& j) {
+    return !w_.policy().recovery ||
+           !w_.planner().ledger().find(World::job_id(static_cast<std::uint32_t>(&j - w_.jobs().data())));
+}
+
+int Scheduler::pass(Seconds now) {
+    Counters& c = w_.counters();
+    ++c.passes;
+    const std::uint64_t started_before = c.started;
+    auto& pending = w_.pending();
+    bool blocked = false;
+    std::uint32_t head = 0;
+    for (auto it = pending.begin(); it != pending.end();) {
+        const std::uint32_t index = it->second;
+        ++it; // before a start erases this entry
+        if (w_.job(index).eligible_at > now)
+            continue;
+        if (try_start(index, now))
+            continue;
+        blocked = true;
+        head = index;
+        break;
+    }
+    if (blocked && w_.options().queue == QueueMode::kEasy)
+        backfill(head, now);
+    return static_cast<int>(c.started - started_before);
+}
+
+bool Scheduler::try_start(std::uint32_t index, Seconds now) {
+    SimJob& j = w_.job(index);
+    const bool caching = w_.options().cache_refusals;
+    if (caching && j.blocked_epoch == w_.epoch())
+        return false;
+    const bool cache = caching && cacheable(j);
+    const std::uint64_t key = shape_key(j);
+    if (cache) {
+        auto it = verdicts_.find(key);
+        if (it != verdicts_.end() && it->second.short_epoch == w_.epoch()) {
+            j.blocked_epoch = w_.epoch();
+            return false;
+        }
+    }
+    if (w_.usable_nodes(j) < static_cast<int>(j.shape.nodes)) {
+        j.blocked_epoch = w_.epoch();
+        return false;
+    }
+    Placement p = w_.attempt(j, now);
+    if (p.placed()) {
+        w_.start(index, p, now);
+        return true;
+    }
+    j.blocked_epoch = w_.epoch();
+    if (cache)
+        verdicts_[key].short_epoch = w_.epoch();
+    return false;
+}
+
+void Scheduler::backfill(std::uint32_t head, Seconds now) {
+    const SimOptions& opt = w_.options();
+    if (opt.bf_interval > 0 && now < last_backfill_ + opt.bf_interval) {
+        const Seconds at = last_backfill_ + opt.bf_interval;
+        if (tick_at_ != at) {
+            w_.timer(at, false);
+            tick_at_ = at;
+        }
+        return;
+    }
+    last_backfill_ = now;
+    Counters& c = w_.counters();
+    ++c.backfill_passes;
+    // The reservation stands while the head job is the same, no job started
+    // behind its back, nothing but job ends happened, and every job that ended
+    // was expected to end strictly before the reserved time: the what-if state
+    // at that time is then the same, no earlier time can have become feasible
+    // (each such state is contained in one that was refused), and so a new
+    // search would find the same time and nodes. test/sim checks this.
+    // Changes caused by this backfill's own starts (preemptions) count too,
+    // from the next pass on.
+    if (res_.valid && (!opt.reuse_reservation || res_.head != head || res_.own_changes != 0 ||
+                       res_.changes != w_.other_changes() || res_.starts != c.started ||
+                       w_.finished_expected_end_max() >= res_.shadow))
+        res_.valid = false;
+
+    auto& pending = w_.pending();
+    auto it = pending.find({w_.job(head).spec.submit, head});
+    if (it == pending.end())
+        return;
+    ++it;
+    int examined = 0;
+    while (it != pending.end()) {
+        const std::uint32_t index = it->second;
+        ++it;
+        SimJob& j = w_.job(index);
+        if (j.eligible_at > now)
+            continue;
+        if (++examined > opt.bf_max_job_test)
+            break;
+        if (opt.cache_refusals && j.blocked_epoch == w_.epoch())
+            continue;
+        const bool cache = opt.cache_refusals && cacheable(j);
+        const std::uint64_t key = shape_key(j);
+        ShapeVerdict* v = nullptr;
+        if (cache) {
+            v = &verdicts_[key];
+            if (v->short_epoch == w_.epoch()) {
+                j.blocked_epoch = w_.epoch();
+                continue;
+            }
+        }
+        if (w_.usable_nodes(j) < static_cast<int>(j.shape.nodes)) {
+            j.blocked_epoch = w_.epoch();
+            continue;
+        }
+        const Seconds expected_end = now + j.limit;
+        if (v && res_.valid && res_.exists && expected_end > res_.shadow && v->long_epoch == w_.epoch() &&
+            v->long_reservation == res_.id)
+            continue;
+        Placement p = w_.attempt(j, now);
+        if (!p.placed()) {
+            j.blocked_epoch = w_.epoch();
+            if (cache)
+                verdicts_[key].short_epoch = w_.epoch();
+            continue;
+        }
+        // Within a pass the reservation stands unless something other than
+        // this pass's own starts changed (a job's wait for its block ended
+        // inside an attempt, releasing its holds): then search again.
+        if (res_.valid && res_.changes + res_.own_changes != w_.other_changes())
+            res_.valid = false;
+        if (!res_.valid)
+            compute_reservation(head, now);
+        std::uint64_t before = w_.other_changes();
+        if (!res_.exists || expected_end <= res_.shadow) {
+            // Gone again by the reserved time: the reservation is unchanged.
+            w_.start(index, p, now);
+            res_.starts = c.started;
+            res_.own_changes += w_.other_changes() - before;
+            continue;
+        }
+        // A long job: it must leave the head job's reservation intact.
+        Placement q = w_.attempt(j, now, &res_.reserved);
+        Placement head_then;
+        if (q.placed() && head_still_fits(head, q.nodes, j.preemptible, now, head_then)) {
+            before = w_.other_changes();
+            w_.start(index, q, now);
+            res_.own_changes += w_.other_changes() - before;
+            const NodeState busy = j.preemptible && w_.policy().lending ? NodeState::kLent : NodeState::kBusy;
+            for (NodeIndex n : q.nodes) {
+                res_.states[n] = busy;
+                res_.preemptible[n] = j.preemptible ? 1 : 0;
+            }
+            // The head job keeps its time; its nodes are where it would now be placed then.
+            std::fill(res_.reserved.begin(), res_.reserved.end(), 0);
+            for (NodeIndex n : head_then.nodes)
+                res_.reserved[n] = 1;
+            res_.starts = c.started;
+            continue;
+        }
+        if (cache) {
+            ShapeVerdict& vv = verdicts_[key];
+            vv.long_epoch = w_.epoch();
+            vv.long_reservation = res_.id;
+        }
+    }
+}
+
+bool Scheduler::probe(std::uint32_t head, std::size_t k, Seconds now, Placement& out) {
+    // Nodes whose job is among the first k to end are free (if healthy) in this what-if.
+    const ClusterState& cl = w_.cluster();
+    const std::size_t n = cl.size();
+    const bool preempt = w_.may_preempt(w_.job(head));
+    const auto& st = cl.states();
+    scratch_states_.resize(n);
+    scratch_pre_.resize(n);
+    scratch_avail_.resize(n);
+    const auto kk = static_cast<std::uint32_t>(k);
+    for (std::size_t i = 0; i < n; ++i) {
+        const bool released = release_rank_[i] < kk;
+        const NodeState s = released && nvlblock::is_healthy(st[i]) ? NodeState::kFree : st[i];
+        const std::uint8_t pre = released ? 0 : running_pre_[i];
+        scratch_states_[i] = s;
+        scratch_pre_[i] = pre;
+        scratch_avail_[i] = s == NodeState::kFree || (preempt && pre && nvlblock::is_healthy(s));
+    }
+    out = w_.decide(scratch_states_, w_.request_for(w_.job(head)), &scratch_avail_, now, true);
+    return out.placed();
+}
+
+void Scheduler::compute_reservation(std::uint32_t head, Seconds now) {
+    Counters& c = w_.counters();
+    ++c.reservations;
+    res_.valid = true;
+    res_.exists = false;
+    res_.head = head;
+    res_.changes = w_.other_changes();
+    res_.own_changes = 0;
+    res_.starts = c.started;
+    w_.reset_finished_expected_end_max();
+    res_.id = ++reservation_ids_;
+    res_.shadow = kNever;
+    const ClusterState& cl = w_.cluster();
+    const std::size_t n = cl.size();
+    ends_.clear();
+    release_rank_.assign(n, std::numeric_limits<std::uint32_t>::max());
+    running_pre_.resize(n);
+    for (std::size_t i = 0; i < n; ++i)
+        running_pre_[i] = cl.runs_preemptible(static_cast<NodeIndex>(i)) ? 1 : 0;
+    // free_after[k]: healthy free nodes once the first k jobs have ended; the
+    // head job needs at least its node count, which bounds the search below.
+    const SimJob& h = w_.job(head);
+    const int need = static_cast<int>(h.shape.nodes) - (w_.may_preempt(h) ? cl.busy_preemptible_count() : 0);
+    int free_nodes = cl.free_count();
+    std::size_t lo = 0;
+    for (const auto& [end, index] : w_.running_by_end()) {
+        const auto rank = static_cast<std::uint32_t>(ends_.size());
+        for (NodeIndex node : w_.job(index).nodes) {
+            release_rank_[node] = rank;
+            if (cl.healthy(node))
+                ++free_nodes;
+        }
+        ends_.push_back(end);
+        if (free_nodes < need)
+            lo = ends_.size() + 1;
+    }
+    if (ends_.empty())
+        return; // nothing will free up: the head job cannot start before something changes
+    Placement p;
+    if (lo > ends_.size() || !probe(head, ends_.size(), now, p))
+        return; // not even with every running job gone (failures, holds): no reservation
+    lo = std::max<std::size_t>(lo, 1);
+    std::size_t hi = ends_.size();
+    while (lo < hi) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        if (probe(head, mid, now, p))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    std::size_t k = lo;
+    while (k < ends_.size() && ends_[k] == ends_[k - 1])
+        ++k;
+    probe(head, k, now, p);
+    res_.exists = p.placed();
+    if (!res_.exists)
+        return;
+    res_.shadow = ends_[k - 1];
+    res_.states = scratch_states_;
+    res_.preemptible = scratch_pre_;
+    res_.reserved.assign(n, 0);
+    for (NodeIndex node : p.nodes)
+        res_.reserved[node] = 1;
+    // The probes may have given up a hold (a change): keep the reservation for this pass.
+    res_.changes = w_.other_changes();
+    res_.own_changes = 0;
+    w_.reset_finished_expected_end_max();
+}
+
+bool Scheduler::head_still_fits(std::uint32_t head, const std::vector<NodeIndex>& taken, bool preemptible,
+                                Seconds now, Placement& out) {
+    const std::size_t n = res_.states.size();
+    scratch_states_ = res_.states;
+    scratch_pre_ = res_.preemptible;
+    const NodeState busy = preemptible && w_.policy().lending ? NodeState::kLent : NodeState::kBusy;
+    for (NodeIndex node : taken) {
+        scratch_states_[node] = busy;
+        scratch_pre_[node] = preemptible ? 1 : 0;
+    }
+    const bool preempt = w_.may_preempt(w_.job(head));
+    scratch_avail_.resize(n);
+    for (std::size_t i = 0; i < n; ++i)
+        scratch_avail_[i] = scratch_states_[i] == NodeState::kFree ||
+                            (preempt && scratch_pre_[i] && nvlblock::is_healthy(scratch_states_[i]));
+    out = w_.decide(scratch_states_, w_.request_for(w_.job(head)), &scratch_avail_, now, true);
+    return out.placed();
+}
+
+} // namespace nvlblock::sim

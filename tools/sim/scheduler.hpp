@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// Queue policies. Jobs are considered in priority order (submit time; a
+// requeued job keeps its place, as in Slurm).
+//
+// FIFO (Slurm's main scheduler): start jobs in order; stop at the first
+// eligible job that cannot start (it blocks the partition).
+//
+// EASY backfill (Slurm's sched/backfill with one reservation): after the
+// FIFO pass, the blocked head job gets a reservation: the earliest time at
+// which the Planner would place it if the running jobs ended at their
+// expected ends (start + time limit), found by a binary search over how many
+// of them have ended (placement only gets easier as nodes free up), and the
+// nodes it would get then. Then up to bf_max_job_test later jobs are tried:
+// one that is expected to end before that time may start anywhere it is
+// placed now; a longer one is placed without the reserved nodes and started
+// only if the head job would still be placed at its reserved time with that
+// job's nodes taken (spares are held back by count, so keeping off the
+// reserved nodes alone is not enough). At most one backfill pass runs per
+// bf_interval seconds, as in Slurm.
+//
+// Nothing here decides a placement: every decision, including the what-ifs
+// of the reservation, is World::decide -> Planner::place.
+//
+// Efficiency: a refusal stands until World::epoch() changes (placement is
+// monotone in free nodes), per job and per request shape; a job needing more
+// nodes than are usable at all is not even tried; the reservation is computed
+// only when a later job could start at all, and reused until the epoch or the
+// head job changes.
+#pragma once
+
+#include "world.hpp"
+
+#include <unordered_map>
+
+namespace nvlblock::sim {
+
+class Scheduler {
+public:
+    explicit Scheduler(World& world) : w_(world) {}
+
+    // One scheduling pass at `now`; returns the number of jobs started.
+    int pass(Seconds now);
+
+private:
+    struct Reservation {
+        bool valid = false;
+        bool exists = false; // the head job can be placed at some expected future
+        std::uint32_t head = 0;
+        std::uint64_t changes = 0;     // World::other_changes() when made
+        std::uint64_t own_changes = 0; // of the changes since, those this backfill's own starts caused
+        std::uint64_t starts = 0; // jobs started when it was made (a start it did not see invalidates it)
+        std::uint64_t id = 0;
+        Seconds shadow = kNever;
+        std::vector<std::uint8_t> reserved;          // nodes the head job would take then
+        std::vector<nvlblock::NodeState> states;     // the cluster at the shadow time
+        std::vector<std::uint8_t> preemptible;       // nodes still running preemptible work then
+    };
+    struct ShapeVerdict {
+        std::uint64_t short_epoch = 0; // refused with all usable nodes at this epoch
+        std::uint64_t long_epoch = 0;  // refused without the reserved nodes at this epoch
+        std::uint64_t long_reservation = 0;
+    };
+
+    bool try_start(std::uint32_t index, Seconds now);
+    void backfill(std::uint32_t head, Seconds now);
+    void compute_reservation(std::uint32_t head, Seconds now);
+    // The head job placed as if the first k running jobs (by expected end) had ended.
+    bool probe(std::uint32_t head, std::size_t k, Seconds now, nvlblock::Placement& out);
+    // Whether the head job is still placed at the reserved time with `taken` busy then; `out`: where.
+    bool head_still_fits(std::uint32_t head, const std::vector<nvlblock::NodeIndex>& taken, bool preemptible,
+                         Seconds now, nvlblock::Placement& out);
+    std::uint64_t shape_key(const SimJob& j) const;
+    bool cacheable(const SimJob& j);
+
+    World& w_;
+    Reservation res_;
+    std::uint64_t reservation_ids_ = 0;
+    std::unordered_map<std::uint64_t, ShapeVerdict> verdicts_;
+    Seconds last_backfill_ = -kNever;
+    Seconds tick_at_ = -1; // a backfill tick already scheduled for this time
+    std::vector<nvlblock::NodeState> scratch_states_;
+    std::vector<std::uint8_t> scratch_avail_, scratch_pre_;
+    std::vector<std::uint32_t> release_rank_; // per node: position of its job in expected-end order
+    std::vector<std::uint8_t> running_pre_;   // per node: runs preemptible work now
+    std::vector<Seconds> ends_;               // expected ends, in order
+};
+
+} // namespace nvlblock::sim

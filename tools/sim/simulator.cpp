@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "simulator.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+namespace nvlblock::sim {
+
+using nvlblock::NodeIndex;
+
+namespace {
+constexpr std::uint32_t kDown = 1, kRack = 2, kInitial = 4; // kInitial: down at the start (stationary state)
+}
+
+Simulator::Simulator(const SimOptions& options, PolicyConfig policy, std::unique_ptr<Workload> workload,
+                     FailureSource failures, SimHooks hooks)
+    : opt_(options), world_(options, std::move(policy), std::move(hooks)), scheduler_(world_),
+      workload_(std::move(workload)), failures_(std::move(failures)) {}
+
+void Simulator::fetch_arrival() {
+    next_arrival_ = workload_->next_open();
+    if (next_arrival_)
+        world_.events().push({next_arrival_->submit, EventKind::kSubmit, 0, 0, 0, 0});
+}
+
+bool Simulator::finished() const {
+    const World& w = world_;
+    return !next_arrival_ && w.pending().empty() && w.running_by_end().empty() && workload_->closed_target() == 0;
+}
+
+PolicyResult Simulator::run(const Progress& progress) {
+    const auto wall0 = std::chrono::steady_clock::now();
+    EventQueue& q = world_.events();
+    Counters& c = world_.counters();
+    const int per_rack = opt_.shape.nodes_per_rack;
+    for (const FailureEvent& f : failures_.initial())
+        q.push({f.at, f.down ? EventKind::kCauseDown : EventKind::kCauseUp, f.target,
+                (f.down ? kDown : 0u) | (f.rack ? kRack : 0u) | (f.initial ? kInitial : 0u), f.process, 0});
+    fetch_arrival();
+
+    Seconds t_prev = 0;
+    Levels lv = world_.levels(0);
+    std::map<std::uint32_t, std::vector<NodeIndex>> hits;
+    std::uint64_t next_report = 0;
+    while (!q.empty()) {
+        const Seconds t = q.next_time();
+        if (opt_.horizon > 0 && t >= opt_.horizon)
+            break;
+        if (t > opt_.max_time) {
+            stopped_ = true;
+            break;
+        }
+        if (finished() && t >= opt_.window_end)
+            break;
+        world_.metrics().advance(t_prev, t, lv);
+        t_prev = t;
+        hits.clear();
+        while (!q.empty() && q.next_time() == t) {
+            const Event e = q.pop();
+            ++c.events;
+            switch (e.kind) {
+            case EventKind::kCauseUp:
+            case EventKind::kCauseDown: {
+                const bool down = e.b & kDown, rack = e.b & kRack;
+                const NodeIndex first = rack ? e.a * static_cast<NodeIndex>(per_rack) : e.a;
+                const NodeIndex last = rack ? first + static_cast<NodeIndex>(per_rack) : first + 1;
+                for (NodeIndex n = first; n < last; ++n) {
+                    if (down) {
+                        const std::int32_t job = world_.cluster().job_on(n);
+                        if (world_.cluster().cause_down(n) && job >= 0)
+                            hits[static_cast<std::uint32_t>(job)].push_back(n);
+                    } else if (world_.cluster().cause_up(n) && world_.metrics().in_window(t)) {
+                        ++c.node_repairs;
+                    }
+                }
+                if (down && !(e.b & kInitial) && world_.metrics().in_window(t))
+                    ++(rack ? c.rack_faults : c.node_failures);
+                FailureEvent f{t, down, rack, e.a, e.c};
+                if (auto next = failures_.follow(f))
+                    q.push({next->at, next->down ? EventKind::kCauseDown : EventKind::kCauseUp, next->target,
+                            (next->down ? kDown : 0u) | (next->rack ? kRack : 0u), next->process, 0});
+                world_.bump_epoch();
+                break;
+            }
+            case EventKind::kJobEnd: {
+                SimJob& j = world_.job(e.a);
+                if (j.state == SimJob::State::kRunning && j.run == e.b)
+                    world_.finish(e.a, t);
+                break;
+            }
+            case EventKind::kSubmit:
+                world_.submit(*next_arrival_, t);
+                fetch_arrival();
+                break;
+            case EventKind::kTimer:
+                if (e.a)
+                    world_.bump_epoch();
+                break;
+            }
+        }
+        for (const auto& [job, failed] : hits)
+            if (world_.job(job).state == SimJob::State::kRunning)
+                world_.kill(job, t, LossCause::kFailure, failed);
+
+        const int target = workload_->closed_target();
+        auto top_up = [&] {
+            int added = 0;
+            while (world_.pending_closed_loop() < target) {
+                world_.submit(workload_->next_closed(t), t);
+                ++added;
+            }
+            return added;
+        };
+        top_up();
+        int started = scheduler_.pass(t);
+        for (int rounds = 0; target > 0 && started > 0 && top_up() > 0 && rounds < 10000; ++rounds)
+            started = scheduler_.pass(t);
+        world_.planner().ledger().take_log();
+        lv = world_.levels(t);
+        if (progress && c.events >= next_report) {
+            progress(t, c.completed);
+            next_report = c.events + 20000;
+        }
+    }
+    end_ = opt_.horizon > 0 ? opt_.horizon : std::max(t_prev, opt_.window_end);
+    world_.metrics().advance(t_prev, end_, lv);
+    if (progress)
+        progress(end_, c.completed);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    return result(wall);
+}
+
+PolicyResult Simulator::result(double wall_seconds) const {
+    const World& w = world_;
+    const Metrics& m = w.metrics();
+    const Counters& c = w.counters();
+    PolicyResult r;
+    r.policy = w.policy();
+    r.nodes = static_cast<int>(w.cluster().size());
+    r.gpus_per_node = opt_.shape.gpus_per_node;
+    r.window_start = m.window_start();
+    r.window_end = m.window_end();
+    r.sim_end = end_;
+    const double span = static_cast<double>(r.window_end - r.window_start);
+    const double gph = r.gpus_per_node / 3600.0; // node-seconds -> GPU-hours
+    r.capacity_gpu_hours = r.nodes * span * gph;
+    r.healthy_gpu_hours = m.healthy_node_s() * gph;
+    r.busy_gpu_hours = m.busy_node_s() * gph;
+    r.busy_preemptible_gpu_hours = m.busy_preemptible_node_s() * gph;
+    r.lost_failure_gpu_hours = m.lost_node_s(LossCause::kFailure) * gph;
+    r.lost_preemption_gpu_hours = m.lost_node_s(LossCause::kPreemption) * gph;
+    r.useful_gpu_hours = r.busy_gpu_hours - r.lost_failure_gpu_hours - r.lost_preemption_gpu_hours;
+    r.utilization = r.healthy_gpu_hours > 0 ? r.busy_gpu_hours / r.healthy_gpu_hours : 0;
+    r.goodput = r.healthy_gpu_hours > 0 ? r.useful_gpu_hours / r.healthy_gpu_hours : 0;
+    if (span > 0) {
+        r.healthy_nodes_mean = m.healthy_node_s() / span;
+        r.busy_nodes_mean = m.busy_node_s() / span;
+        r.idle_nodes_mean = r.healthy_nodes_mean - r.busy_nodes_mean;
+        r.stranded_nodes_mean = m.stranded_node_s() / span;
+        r.waiting_time_fraction = m.stranded_time_s() / span;
+    }
+    r.jobs_submitted = c.submitted;
+    r.jobs_started = 0;
+    for (const SimJob& j : w.jobs()) {
+        if (j.first_start >= 0)
+            ++r.jobs_started;
+        else if (j.state == SimJob::State::kPending)
+            ++r.jobs_unstarted;
+    }
+    r.jobs_completed = c.completed;
+    r.jobs_rejected = c.rejected;
+    r.completed_gpu_hours = c.completed_node_s * gph;
+    r.waits = m.wait_stats();
+    r.failure_requeues = c.failure_kills;
+    r.restarts = m.restarts();
+    r.restarts_in_place = m.restarts_in_place();
+    r.preemptions = c.preemptions;
+    r.restart_delay = m.restart_delay_stats();
+    if (w.policy().recovery) {
+        r.ledger = true;
+        const auto& lc = w.planner().ledger().counters();
+        r.ledger_failures = lc.failures;
+        r.ledger_in_place = lc.in_place;
+        r.ledger_elsewhere = lc.elsewhere;
+    }
+    r.node_failures = c.node_failures;
+    r.rack_faults = c.rack_faults;
+    r.node_repairs = c.node_repairs;
+    r.events = c.events;
+    r.passes = c.passes;
+    r.backfill_passes = c.backfill_passes;
+    r.place_calls = c.place_calls;
+    r.reservations = c.reservations;
+    r.wall_seconds = wall_seconds;
+    r.series = m.series();
+    return r;
+}
+
+} // namespace nvlblock::sim

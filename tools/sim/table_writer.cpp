@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "table_writer.hpp"
+
+#include "cli.hpp"
+#include "units.hpp"
+
+#include <cstdio>
+#include <ostream>
+#include <string>
+
+namespace nvlblock::sim {
+
+const char* queue_name(QueueMode q) { return q == QueueMode::kFifo ? "fifo" : "easy"; }
+
+const char* preemption_name(PreemptionMode p) {
+    switch (p) {
+    case PreemptionMode::kLend:
+        return "lend";
+    case PreemptionMode::kAll:
+        return "all";
+    case PreemptionMode::kNone:
+        return "none";
+    }
+    return "?";
+}
+
+namespace {
+
+std::string fmt(const char* f, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+std::string pct(double v) { return fmt("%.1f%%", 100 * v); }
+std::string num(double v, int decimals = 0) { return cli::grouped(v, decimals); }
+std::string dur(double s) { return s <= 0 ? "0" : format_duration(s); }
+
+} // namespace
+
+void write_table(std::ostream& out, const RunInfo& run, const std::vector<PolicyResult>& results) {
+    if (results.empty())
+        return;
+    const SimOptions& o = run.options;
+    const PolicyResult& first = results.front();
+    char head[512];
+    std::snprintf(head, sizeof head, "nvlblock-sim: %d racks x %d nodes (%s nodes, %s GPUs), seed %llu\n",
+                  o.shape.racks, o.shape.nodes_per_rack, num(first.nodes).c_str(),
+                  num(static_cast<double>(first.nodes) * first.gpus_per_node).c_str(),
+                  static_cast<unsigned long long>(run.seed));
+    out << head;
+    out << "workload: " << run.workload << "\n";
+    out << "failures: " << run.failures << "\n";
+    std::snprintf(head, sizeof head,
+                  "window %s - %s s (%s); %s queue; checkpoint every %s; requeue delay %llu s; recovery wait %llu s\n\n",
+                  num(static_cast<double>(first.window_start)).c_str(),
+                  num(static_cast<double>(first.window_end)).c_str(),
+                  dur(static_cast<double>(first.window_end - first.window_start)).c_str(),
+                  o.queue == QueueMode::kEasy ? "EASY backfill" : "FIFO",
+                  o.checkpoint_interval > 0 ? dur(static_cast<double>(o.checkpoint_interval)).c_str() : "never",
+                  static_cast<unsigned long long>(o.requeue_delay),
+                  static_cast<unsigned long long>(o.shape.recovery_wait));
+    out << head;
+
+    std::vector<std::pair<std::string, std::vector<std::string>>> rows;
+    auto row = [&](const std::string& label, auto&& cell) {
+        std::vector<std::string> cells;
+        for (const auto& r : results)
+            cells.push_back(cell(r));
+        rows.emplace_back(label, std::move(cells));
+    };
+    auto sep = [&] { rows.emplace_back("", std::vector<std::string>()); };
+    row("slice / spares / lending", [](const PolicyResult& r) {
+        return std::to_string(r.policy.slice) + " / " + std::to_string(r.policy.spares) + " / " +
+               (r.policy.lending ? "on" : "off");
+    });
+    sep();
+    row("useful GPU-hours", [](const PolicyResult& r) { return num(r.useful_gpu_hours); });
+    row("goodput (useful / healthy)", [](const PolicyResult& r) { return pct(r.goodput); });
+    row("utilization of healthy nodes", [](const PolicyResult& r) { return pct(r.utilization); });
+    row("  of which preemptible work", [](const PolicyResult& r) {
+        return r.healthy_gpu_hours > 0 ? pct(r.busy_preemptible_gpu_hours / r.healthy_gpu_hours) : "-";
+    });
+    row("healthy nodes (mean)", [](const PolicyResult& r) { return num(r.healthy_nodes_mean, 1); });
+    row("idle healthy nodes (mean)", [](const PolicyResult& r) { return num(r.idle_nodes_mean, 1); });
+    row("stranded nodes (mean)", [](const PolicyResult& r) { return num(r.stranded_nodes_mean, 1); });
+    row("time with jobs waiting", [](const PolicyResult& r) { return pct(r.waiting_time_fraction); });
+    row("lost to failures (GPU-h)", [](const PolicyResult& r) { return num(r.lost_failure_gpu_hours, 1); });
+    row("lost to preemption (GPU-h)", [](const PolicyResult& r) { return num(r.lost_preemption_gpu_hours, 1); });
+    sep();
+    row("jobs completed / submitted", [](const PolicyResult& r) {
+        return num(static_cast<double>(r.jobs_completed)) + " / " + num(static_cast<double>(r.jobs_submitted));
+    });
+    row("jobs never started", [](const PolicyResult& r) { return num(static_cast<double>(r.jobs_unstarted)); });
+    for (const WaitStats& w : first.waits) {
+        bool any = false;
+        for (const auto& r : results)
+            for (const auto& x : r.waits)
+                any = any || (x.size_class == w.size_class && x.count > 0);
+        if (!any)
+            continue;
+        const std::string cls = w.size_class;
+        row("wait p50/p95/p99 " + (cls == "all" ? std::string("all") : cls), [cls](const PolicyResult& r) {
+            for (const auto& x : r.waits)
+                if (x.size_class == cls)
+                    return x.count ? dur(x.p50) + "/" + dur(x.p95) + "/" + dur(x.p99) : std::string("-");
+            return std::string("-");
+        });
+    }
+    sep();
+    row("runs killed by failures", [](const PolicyResult& r) { return num(static_cast<double>(r.failure_requeues)); });
+    row("restarts (in place)", [](const PolicyResult& r) {
+        return num(static_cast<double>(r.restarts)) + " (" + num(static_cast<double>(r.restarts_in_place)) + ")";
+    });
+    row("restart delay p50/p95", [](const PolicyResult& r) {
+        return r.restart_delay.count ? dur(r.restart_delay.p50) + "/" + dur(r.restart_delay.p95) : std::string("-");
+    });
+    row("preemptions", [](const PolicyResult& r) { return num(static_cast<double>(r.preemptions)); });
+    row("node failures / rack faults", [](const PolicyResult& r) {
+        return num(static_cast<double>(r.node_failures)) + " / " + num(static_cast<double>(r.rack_faults));
+    });
+    sep();
+    row("events", [](const PolicyResult& r) { return num(static_cast<double>(r.events)); });
+    row("placement calls", [](const PolicyResult& r) { return num(static_cast<double>(r.place_calls)); });
+    std::size_t label_w = 0, cell_w = 12;
+    for (const auto& [label, cells] : rows) {
+        label_w = std::max(label_w, label.size());
+        for (const auto& c : cells)
+            cell_w = std::max(cell_w, c.size());
+    }
+    auto pad_left = [](const std::string& s, std::size_t w) { return std::string(w > s.size() ? w - s.size() : 0, ' ') + s; };
+    out << std::string(label_w, ' ');
+    for (const auto& r : results)
+        out << "  " << pad_left(r.policy.name, cell_w);
+    out << "\n";
+    for (const auto& [label, cells] : rows) {
+        if (cells.empty()) {
+            out << "\n";
+            continue;
+        }
+        out << label << std::string(label_w - label.size(), ' ');
+        for (const auto& c : cells)
+            out << "  " << pad_left(c, cell_w);
+        out << "\n";
+    }
+}
+
+} // namespace nvlblock::sim

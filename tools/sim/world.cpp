@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "world.hpp"
+
+#include "model/hostlist.hpp"
+
+#include <algorithm>
+#include <ostream>
+#include <set>
+
+namespace nvlblock::sim {
+
+using nvlblock::NodeIndex;
+using nvlblock::NodeState;
+using nvlblock::Placement;
+using nvlblock::Request;
+
+World::World(const SimOptions& options, PolicyConfig policy, SimHooks hooks)
+    : opt_(options), policy_(std::move(policy)), hooks_(std::move(hooks)), planner_(build_policy_topology(policy_)),
+      cluster_(planner_.topology(), policy_.lending),
+      metrics_(options.window_start, options.window_end, options.bucket) {
+    planner_.set_requeue_delay(opt_.requeue_delay + opt_.hold_slack); // as the plugin does
+    avail_.resize(cluster_.size());
+}
+
+std::uint32_t World::submit(JobSpec spec, Seconds now) {
+    const auto index = static_cast<std::uint32_t>(jobs_.size());
+    SimJob j;
+    j.spec = std::move(spec);
+    j.shape = shape_for(j.spec, policy_);
+    j.limit = time_limit_for(j.shape.duration);
+    j.preemptible = selector_matches(topology(), j.spec);
+    j.remaining = j.shape.duration;
+    j.eligible_at = now;
+    ++counters_.submitted;
+    // Larger than the whole cluster (or its slices): it could never run.
+    const std::size_t capacity = j.shape.segment
+                                     ? topology().block_count() * static_cast<std::size_t>(j.shape.segment)
+                                     : topology().nodes_in_blocks();
+    if (j.shape.nodes > capacity) {
+        j.state = SimJob::State::kRejected;
+        ++counters_.rejected;
+        jobs_.push_back(std::move(j));
+        log_line(now, "reject", jobs_.back(), {}, "larger than the cluster");
+        return index;
+    }
+    if (j.spec.closed_loop)
+        ++pending_closed_;
+    pending_.insert({j.spec.submit, index});
+    jobs_.push_back(std::move(j));
+    return index;
+}
+
+Request World::request_for(const SimJob& j) const {
+    Request r;
+    r.job_id = job_id(static_cast<std::uint32_t>(&j - jobs_.data()));
+    r.min_nodes = r.max_nodes = j.shape.nodes;
+    r.segment = j.shape.segment;
+    r.preemptible = j.preemptible;
+    return r;
+}
+
+bool World::may_preempt(const SimJob& j) const { return policy_.preemption && !j.preemptible; }
+
+int World::usable_nodes(const SimJob& j) const {
+    return cluster_.free_count() + (may_preempt(j) ? cluster_.busy_preemptible_count() : 0);
+}
+
+Placement World::decide(std::span<const NodeState> states, Request request, const std::vector<std::uint8_t>* available,
+                        Seconds now, bool hypothetical) {
+    if (available)
+        request.available = std::span<const std::uint8_t>(*available);
+    ++counters_.place_calls;
+    const std::uint32_t id = request.job_id;
+    auto held = [&] {
+        const nvlblock::RecoveryRecord* r = policy_.recovery ? planner_.ledger().find(id) : nullptr;
+        return r && !r->fallback;
+    };
+    const bool held_before = held();
+    Placement result;
+    if (!hooks_.on_place) {
+        result = planner_.place(states, std::move(request), now);
+    } else {
+        DecisionRecord d;
+        d.now = now;
+        d.hypothetical = hypothetical;
+        d.states.assign(states.begin(), states.end());
+        d.job_id = request.job_id;
+        d.min_nodes = request.min_nodes;
+        d.max_nodes = request.max_nodes;
+        d.segment = request.segment;
+        d.preemptible = request.preemptible;
+        if (available)
+            d.available = *available;
+        d.result = planner_.place(states, std::move(request), now);
+        hooks_.on_place(d);
+        result = std::move(d.result);
+    }
+    // A job whose wait for its block is over falls back inside place(): its
+    // hold on the block ends, which may let refused jobs start.
+    if (held_before && !held())
+        bump_epoch();
+    return result;
+}
+
+Placement World::attempt(SimJob& j, Seconds now, const std::vector<std::uint8_t>* exclude) {
+    const Request r = request_for(j);
+    const auto& st = cluster_.states();
+    const std::size_t n = st.size();
+    Placement p;
+    if (!exclude) {
+        p = decide(st, r, nullptr, now, false);
+    } else {
+        for (std::size_t i = 0; i < n; ++i)
+            avail_[i] = st[i] == NodeState::kFree && !(*exclude)[i];
+        p = decide(st, r, &avail_, now, false);
+    }
+    if (p.placed() || !may_preempt(j) || cluster_.busy_preemptible_count() == 0)
+        return p;
+    // Slurm offers the nodes of preemptible jobs only when the job cannot start without them.
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto node = static_cast<NodeIndex>(i);
+        const bool usable = st[i] == NodeState::kFree || (cluster_.healthy(node) && cluster_.runs_preemptible(node));
+        avail_[i] = usable && !(exclude && (*exclude)[i]);
+    }
+    Placement q = decide(st, r, &avail_, now, false);
+    return q.placed() ? q : p;
+}
+
+void World::log_line(Seconds now, const char* event, const SimJob& j, const std::vector<NodeIndex>& nodes,
+                     const std::string& detail) {
+    if (!hooks_.log)
+        return;
+    std::vector<std::string> names;
+    names.reserve(nodes.size());
+    for (NodeIndex n : nodes)
+        names.push_back(topology().node_name(n));
+    *hooks_.log << now << ',' << event << ',' << j.spec.name << ',' << j.shape.nodes << ','
+                << (names.empty() ? std::string() : nvlblock::hostlist::compress(names)) << ',' << detail << '\n';
+}
+
+void World::start(std::uint32_t index, const Placement& p, Seconds now) {
+    SimJob& j = jobs_[index];
+    // Preempt whatever runs on the chosen nodes (only preemptible work can).
+    std::set<std::int32_t> victims;
+    for (NodeIndex n : p.nodes)
+        if (cluster_.job_on(n) >= 0)
+            victims.insert(cluster_.job_on(n));
+    for (std::int32_t v : victims) {
+        log_line(now, "preempt", jobs_[static_cast<std::size_t>(v)], jobs_[static_cast<std::size_t>(v)].nodes,
+                 "by " + j.spec.name);
+        kill(static_cast<std::uint32_t>(v), now, LossCause::kPreemption, {});
+    }
+    pending_.erase({j.spec.submit, index});
+    if (j.spec.closed_loop)
+        --pending_closed_;
+    cluster_.allocate(p.nodes, static_cast<std::int32_t>(index), j.preemptible);
+    j.state = SimJob::State::kRunning;
+    j.nodes = p.nodes;
+    j.run_start = now;
+    ++j.run;
+    ++counters_.started;
+    running_by_end_.insert({now + j.limit, index});
+    events_.push({now + j.remaining, EventKind::kJobEnd, index, j.run, 0, 0});
+    if (j.first_start < 0) {
+        j.first_start = now;
+        metrics_.job_waited(j.spec.nominal_gpus(), now - j.spec.submit);
+    }
+    std::string detail;
+    if (j.awaiting_restart) {
+        std::set<nvlblock::BlockIndex> before;
+        for (NodeIndex n : j.prev_nodes)
+            before.insert(topology().block_of(n));
+        bool in_place = j.nodes.size() == j.prev_nodes.size();
+        for (NodeIndex n : j.nodes)
+            in_place = in_place && before.count(topology().block_of(n));
+        metrics_.restarted(in_place, now - j.failed_at);
+        j.awaiting_restart = false;
+        detail = in_place ? "restart in place" : "restart elsewhere";
+    }
+    if (policy_.recovery) {
+        // Closing a recovery record ends its holds: a change for every other decision.
+        if (planner_.ledger().find(job_id(index)))
+            bump_epoch();
+        planner_.job_started(job_id(index), j.nodes, now);
+        if (hooks_.on_job_started)
+            hooks_.on_job_started(job_id(index), j.nodes, now);
+    }
+    log_line(now, "start", j, j.nodes, detail);
+}
+
+void World::finish(std::uint32_t index, Seconds now) {
+    SimJob& j = jobs_[index];
+    cluster_.release(j.nodes);
+    running_by_end_.erase({j.run_start + j.limit, index});
+    j.state = SimJob::State::kDone;
+    ++counters_.completed;
+    counters_.completed_node_s += static_cast<double>(j.shape.nodes) * static_cast<double>(j.shape.duration);
+    log_line(now, "end", j, j.nodes);
+    j.nodes.clear();
+    j.remaining = 0;
+    ++epoch_;
+    finished_max_ = std::max(finished_max_, j.run_start + j.limit);
+}
+
+void World::kill(std::uint32_t index, Seconds now, LossCause cause, const std::vector<NodeIndex>& failed) {
+    SimJob& j = jobs_[index];
+    const Seconds elapsed = now - j.run_start;
+    const Seconds C = opt_.checkpoint_interval;
+    const Seconds saved = C > 0 ? elapsed / C * C : 0;
+    metrics_.lost(cause, static_cast<std::uint32_t>(j.nodes.size()), j.run_start + saved, now);
+    j.remaining -= saved;
+    if (cause == LossCause::kFailure) {
+        ++counters_.failure_kills;
+        if (!j.awaiting_restart)
+            j.failed_at = now;
+        j.awaiting_restart = true;
+        j.prev_nodes = j.nodes;
+        log_line(now, "fail", j, j.nodes, std::to_string(failed.size()) + " failed");
+        if (policy_.recovery) {
+            planner_.job_failed(job_id(index), j.nodes, failed, now);
+            if (hooks_.on_job_failed)
+                hooks_.on_job_failed(job_id(index), j.nodes, failed, now);
+            if (const auto* rec = planner_.ledger().find(job_id(index))) {
+                timer(rec->fallback_at, true);
+                timer(rec->hold_until, true);
+            }
+        }
+    } else {
+        ++counters_.preemptions;
+    }
+    cluster_.release(j.nodes);
+    running_by_end_.erase({j.run_start + j.limit, index});
+    j.nodes.clear();
+    j.state = SimJob::State::kPending;
+    j.eligible_at = now + opt_.requeue_delay;
+    pending_.insert({j.spec.submit, index});
+    if (j.spec.closed_loop)
+        ++pending_closed_;
+    if (j.eligible_at > now)
+        timer(j.eligible_at, false);
+    bump_epoch();
+}
+
+void World::timer(Seconds at, bool changes_decisions) {
+    events_.push({at, EventKind::kTimer, changes_decisions ? 1u : 0u, 0, 0, 0});
+}
+
+bool World::any_eligible_pending(Seconds now) const {
+    for (const auto& [submit, index] : pending_)
+        if (jobs_[index].eligible_at <= now)
+            return true;
+    return false;
+}
+
+Levels World::levels(Seconds now) const {
+    Levels l;
+    l.healthy = cluster_.healthy_count();
+    l.busy = cluster_.busy_count();
+    l.busy_preemptible = cluster_.busy_preemptible_count();
+    l.waiting = any_eligible_pending(now);
+    l.stranded = l.waiting ? cluster_.free_count() : 0;
+    l.pending = static_cast<int>(pending_.size());
+    l.running = static_cast<int>(running_by_end_.size());
+    return l;
+}
+
+} // namespace nvlblock::sim

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// The state of one policy's simulation and the operations that change it:
+// submit, start, finish, kill (failure or preemption) and the one way any
+// placement is decided, decide(), which calls nvlblock::Planner::place. The
+// event loop (simulator.hpp) and the queue policy (scheduler.hpp) both work
+// on a World.
+#pragma once
+
+#include "cluster_state.hpp"
+#include "event_queue.hpp"
+#include "metrics.hpp"
+#include "policy.hpp"
+#include "sim_types.hpp"
+
+#include "core/planner.hpp"
+
+#include <functional>
+#include <iosfwd>
+#include <set>
+#include <span>
+#include <vector>
+
+namespace nvlblock::sim {
+
+enum class QueueMode { kFifo, kEasy };
+
+struct SimOptions {
+    ClusterShape shape;
+    QueueMode queue = QueueMode::kEasy;
+    PreemptionMode preemption = PreemptionMode::kLend;
+    Seconds checkpoint_interval = 3600; // 0: no checkpoints, a failure loses the whole run
+    Seconds requeue_delay = 11;         // a requeued job cannot start before now + this
+    Seconds hold_slack = 30;            // the plugin holds a failed job's nodes for requeue_delay + this at least
+    Seconds horizon = 0;                // 0: run until every job has finished
+    Seconds window_start = 0;           // the measured window
+    Seconds window_end = 0;
+    Seconds bucket = 3600;              // time-series resolution
+    Seconds bf_interval = 30;           // at most one backfill pass per this many seconds (0: every pass)
+    int bf_max_job_test = 500;          // jobs a backfill pass examines
+    bool reuse_reservation = true;      // keep a reservation while provably unchanged (false: recompute each pass)
+    bool cache_refusals = true;         // a refusal stands until the epoch changes (false: ask the Planner again)
+    Seconds max_time = 3 * 365 * 86400; // safety stop for runs without a horizon
+};
+
+// One placement decision, for tests that replay the simulator's decisions
+// through the plugin's C ABI.
+struct DecisionRecord {
+    Seconds now = 0;
+    bool hypothetical = false; // a backfill what-if (future state), not a start attempt
+    std::vector<nvlblock::NodeState> states;
+    std::uint32_t job_id = 0, min_nodes = 0, max_nodes = 0, segment = 0;
+    bool preemptible = false;
+    std::vector<std::uint8_t> available; // empty: free nodes
+    nvlblock::Placement result;
+};
+
+struct SimHooks {
+    std::function<void(const DecisionRecord&)> on_place;
+    std::function<void(std::uint32_t job, const std::vector<nvlblock::NodeIndex>& nodes,
+                       const std::vector<nvlblock::NodeIndex>& failed, Seconds now)>
+        on_job_failed;
+    std::function<void(std::uint32_t job, const std::vector<nvlblock::NodeIndex>& nodes, Seconds now)> on_job_started;
+    std::ostream* log = nullptr; // CSV of starts, ends, failures, preemptions
+};
+
+struct SimJob {
+    enum class State : std::uint8_t { kPending, kRunning, kDone, kRejected };
+
+    JobSpec spec;
+    JobShape shape;
+    Seconds limit = 0;        // time limit the scheduler plans with
+    bool preemptible = false; // the topology's selector matches its QOS
+    State state = State::kPending;
+    Seconds eligible_at = 0;
+    Seconds first_start = -1;
+    Seconds remaining = 0; // run time still to do, from its last checkpoint
+    Seconds run_start = 0;
+    std::uint32_t run = 0; // runs started so far
+    std::vector<nvlblock::NodeIndex> nodes;
+    std::vector<nvlblock::NodeIndex> prev_nodes; // when last killed by a failure
+    bool awaiting_restart = false;               // killed by a failure, not started since
+    Seconds failed_at = 0;
+    std::uint64_t blocked_epoch = 0; // failed to place at this epoch (nothing freed since)
+};
+
+struct Counters {
+    std::uint64_t events = 0, passes = 0, backfill_passes = 0, place_calls = 0, reservations = 0;
+    std::uint64_t submitted = 0, started = 0, completed = 0, rejected = 0;
+    std::uint64_t failure_kills = 0, preemptions = 0;
+    std::uint64_t node_failures = 0, rack_faults = 0, node_repairs = 0; // in the window
+    double completed_node_s = 0; // work of the jobs that completed
+};
+
+class World {
+public:
+    World(const SimOptions& options, PolicyConfig policy, SimHooks hooks = {});
+
+    const SimOptions& options() const { return opt_; }
+    const PolicyConfig& policy() const { return policy_; }
+    const nvlblock::Topology& topology() const { return planner_.topology(); }
+    nvlblock::Planner& planner() { return planner_; }
+    const nvlblock::Planner& planner() const { return planner_; }
+    ClusterState& cluster() { return cluster_; }
+    const ClusterState& cluster() const { return cluster_; }
+    Metrics& metrics() { return metrics_; }
+    const Metrics& metrics() const { return metrics_; }
+    EventQueue& events() { return events_; }
+    Counters& counters() { return counters_; }
+    const Counters& counters() const { return counters_; }
+    std::vector<SimJob>& jobs() { return jobs_; }
+    const std::vector<SimJob>& jobs() const { return jobs_; }
+    SimJob& job(std::uint32_t i) { return jobs_[i]; }
+    static std::uint32_t job_id(std::uint32_t index) { return index + 1; } // the id the planner sees
+
+    // Pending jobs in priority order (submit time, then arrival) and running
+    // jobs by expected end (start + time limit).
+    std::set<std::pair<Seconds, std::uint32_t>>& pending() { return pending_; }
+    const std::set<std::pair<Seconds, std::uint32_t>>& pending() const { return pending_; }
+    const std::set<std::pair<Seconds, std::uint32_t>>& running_by_end() const { return running_by_end_; }
+    int pending_closed_loop() const { return pending_closed_; }
+
+    // Bumped whenever something may let a refused placement succeed (nodes
+    // freed or repaired, failures, time-based changes to holds): a refusal
+    // at the current epoch stands until it changes.
+    std::uint64_t epoch() const { return epoch_; }
+    void bump_epoch() {
+        ++epoch_;
+        ++other_changes_;
+    }
+    // Changes other than jobs finishing (a backfill reservation survives
+    // finishes of jobs it already counted as gone by its start time).
+    std::uint64_t other_changes() const { return other_changes_; }
+    // The latest expected end (start + limit) of the jobs finished since the last reset.
+    Seconds finished_expected_end_max() const { return finished_max_; }
+    void reset_finished_expected_end_max() { finished_max_ = -kNever; }
+
+    std::uint32_t submit(JobSpec spec, Seconds now);
+    nvlblock::Request request_for(const SimJob& j) const;
+    // Whether the job may preempt work of the preemptible QOS.
+    bool may_preempt(const SimJob& j) const;
+    // Nodes this job could use at most (free healthy, plus preemptible work it may preempt).
+    int usable_nodes(const SimJob& j) const;
+
+    // The only place decisions are made.
+    nvlblock::Placement decide(std::span<const nvlblock::NodeState> states, nvlblock::Request request,
+                               const std::vector<std::uint8_t>* available, Seconds now, bool hypothetical);
+    // A start attempt as Slurm makes it: on free nodes; failing that, where
+    // allowed, also on nodes running preemptible work. `exclude`: nodes a
+    // backfill reservation keeps (non-zero = excluded).
+    nvlblock::Placement attempt(SimJob& j, Seconds now, const std::vector<std::uint8_t>* exclude = nullptr);
+
+    void start(std::uint32_t index, const nvlblock::Placement& p, Seconds now);
+    void finish(std::uint32_t index, Seconds now);
+    void kill(std::uint32_t index, Seconds now, LossCause cause, const std::vector<nvlblock::NodeIndex>& failed);
+    // A pass at `at`; bumps the epoch then if `changes_decisions`.
+    void timer(Seconds at, bool changes_decisions);
+
+    Levels levels(Seconds now) const;
+    bool any_eligible_pending(Seconds now) const;
+    void log_line(Seconds now, const char* event, const SimJob& j, const std::vector<nvlblock::NodeIndex>& nodes,
+                  const std::string& detail = "");
+
+private:
+    const SimOptions& opt_;
+    PolicyConfig policy_;
+    SimHooks hooks_;
+    nvlblock::Planner planner_;
+    ClusterState cluster_;
+    Metrics metrics_;
+    EventQueue events_;
+    Counters counters_;
+    std::vector<SimJob> jobs_;
+    std::set<std::pair<Seconds, std::uint32_t>> pending_, running_by_end_;
+    int pending_closed_ = 0;
+    std::uint64_t epoch_ = 1, other_changes_ = 0;
+    Seconds finished_max_ = -kNever;
+    std::vector<std::uint8_t> avail_;
+};
+
+} // namespace nvlblock::sim
