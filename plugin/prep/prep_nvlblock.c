@@ -94,27 +94,60 @@ static bool _requeued_after_node_failure(job_record_t *job_ptr)
 	       ((job_ptr->job_state & JOB_STATE_BASE) == JOB_NODE_FAIL);
 }
 
+/* Whether the ledger holds an open recovery record for this job. */
+static bool _recovering(nvlb_planner_t *planner, uint32_t job_id)
+{
+	uint32_t ids[256];
+	size_t n = nvlb_pending_jobs(planner, ids, 256);
+
+	for (size_t i = 0; (i < n) && (i < 256); i++)
+		if (ids[i] == job_id)
+			return true;
+	return false;
+}
+
 extern int prep_p_epilog_slurmctld(job_record_t *job_ptr, bool *async)
 {
 	nvlb_planner_t *planner = nvlb_process_planner();
 	uint32_t *nodes, *failed;
 	size_t count, nfailed = 0;
+	bool changed = false;
+	time_t now = time(NULL);
 
 	*async = false;
-	if (!planner || !job_ptr || !job_ptr->node_bitmap || !_requeued_after_node_failure(job_ptr))
+	if (!planner || !job_ptr || !job_ptr->node_bitmap)
+		return SLURM_SUCCESS;
+	if (!_requeued_after_node_failure(job_ptr) && !_recovering(planner, job_ptr->job_id))
 		return SLURM_SUCCESS;
 
 	nodes = nvlbs_bitmap_indices(job_ptr->node_bitmap, &count);
-	failed = xcalloc(count + 1, sizeof(uint32_t));
-	for (size_t i = 0; i < count; i++)
-		if (_node_failed(job_ptr, node_record_table_ptr[nodes[i]]))
-			failed[nfailed++] = nodes[i];
-	if (nfailed) {
-		nvlb_job_failed(planner, job_ptr->job_id, nodes, count, failed, nfailed, time(NULL));
+	/*
+	 * A job restarting after an earlier failure ran on these nodes. The
+	 * status thread closes such records every few seconds; a job that
+	 * ends or fails again sooner must have its restart counted here, or
+	 * the new failure would overwrite the record (and the restart would
+	 * never be counted) or the end would count as abandoned.
+	 */
+	if (_recovering(planner, job_ptr->job_id)) {
+		nvlb_job_started(planner, job_ptr->job_id, nodes, count,
+				 job_ptr->start_time ? job_ptr->start_time : now);
+		changed = true;
+	}
+	if (_requeued_after_node_failure(job_ptr)) {
+		failed = xcalloc(count + 1, sizeof(uint32_t));
+		for (size_t i = 0; i < count; i++)
+			if (_node_failed(job_ptr, node_record_table_ptr[nodes[i]]))
+				failed[nfailed++] = nodes[i];
+		if (nfailed) {
+			nvlb_job_failed(planner, job_ptr->job_id, nodes, count, failed, nfailed, now);
+			changed = true;
+		}
+		xfree(failed);
+	}
+	if (changed) {
 		nvlbs_save_state(planner);
 		nvlbs_flush_log(planner);
 	}
-	xfree(failed);
 	xfree(nodes);
 	return SLURM_SUCCESS;
 }

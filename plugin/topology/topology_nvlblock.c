@@ -208,6 +208,26 @@ static uint8_t *_available(topology_eval_t *topo_eval, bool *any_block_node)
 	return avail;
 }
 
+/*
+ * Slurm never offers a node that is down, drained, failing or not
+ * responding (it is not in avail_node_bitmap) to a real or will-run
+ * evaluation. It offers such nodes only when it asks whether the job could
+ * ever run "if all configured nodes were available" (_pick_best_nodes(), at
+ * submission and after every failed attempt); a refusal there holds the job
+ * as never runnable (BadConstraints, priority 0). Answer that question as
+ * asked: those nodes count as healthy and free for this evaluation, or a job
+ * that only needs a repair, or one waiting to restart in place, would be
+ * held for good (and never reach its fallback).
+ */
+static void _offered_failed_nodes_as_healthy(const uint8_t *avail, uint8_t *states)
+{
+	/* From the states just read (slurmctld's bitmaps): no node record
+	 * is visited, as this runs on every evaluation. */
+	for (int i = 0; i < node_record_count; i++)
+		if (avail[i] && ((states[i] == NVLB_NODE_DOWN) || (states[i] == NVLB_NODE_DRAINED)))
+			states[i] = NVLB_NODE_FREE;
+}
+
 extern int nvlbt_eval_nodes(topology_eval_t *topo_eval)
 {
 	nvlb_planner_t *planner = nvlb_process_planner();
@@ -229,6 +249,7 @@ extern int nvlbt_eval_nodes(topology_eval_t *topo_eval)
 	if (lending_anywhere)
 		nvlbs_update_lent(planner);
 	states = nvlbs_node_states();
+	_offered_failed_nodes_as_healthy(avail, states);
 
 	req.job_id = job_ptr->job_id;
 	req.min_nodes = topo_eval->min_nodes;
@@ -274,11 +295,13 @@ extern int nvlbt_eval_nodes(topology_eval_t *topo_eval)
 		topo_eval->eval_nodes = NULL;
 		topo_eval->trump_others = false;
 		rc = common_topo_choose_nodes(topo_eval);
-		if (rc == SLURM_SUCCESS) {
-			nvlbs_clear_reason(job_ptr->job_id);
-			if (out.recovery_in_place)
-				log_flag(SELECT_TYPE, "nvlblock: %pJ: %s", job_ptr, out.message);
-		}
+		/* The reason noted at the last refusal stays until the job
+		 * leaves the queue (nvlbs_apply_reasons): most successful
+		 * evaluations of a pending job are Slurm's test-only and
+		 * will-run ones, and clearing it there made the reason flip
+		 * between nvlblock's sentence and a bare "Resources". */
+		if ((rc == SLURM_SUCCESS) && out.recovery_in_place)
+			log_flag(SELECT_TYPE, "nvlblock: %pJ: %s", job_ptr, out.message);
 	}
 	nvlbs_flush_log(planner);
 	xfree(out.nodes);

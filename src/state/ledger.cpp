@@ -74,6 +74,10 @@ void Ledger::job_failed(const Topology& topo, std::uint32_t job_id, std::span<co
             r.failed.push_back(n);
     if (r.nodes.empty() || r.failed.empty())
         return; // nothing of ours was lost: an ordinary requeue
+    // A single-node job needs no NVLink domain: holding its block's spares
+    // for it would only take them from the multi-node jobs they exist for.
+    if (r.nodes.size() < 2)
+        return;
     r.failed_at = now;
     r.fallback_at = now + wait;
     r.hold_until = now + std::max(wait, requeue_delay);
@@ -103,8 +107,8 @@ void Ledger::job_started(const Topology& topo, std::uint32_t job_id, std::span<c
         after.insert(topo.block_of(n));
         if (!before.count(topo.block_of(n)))
             in_place = false;
-        if (contains(r.nodes, n) && !contains(r.failed, n))
-            ++reused;
+        if (contains(r.nodes, n))
+            ++reused; // a prior node, even one that failed and was repaired since
     }
     RecoveryEvent e;
     e.at = now;

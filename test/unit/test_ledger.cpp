@@ -110,6 +110,8 @@ TEST_F(LedgerTest, NoRecordWhenNothingOfOursFailed) {
     // A job entirely outside the blocks.
     ledger.job_failed(topo, 10, std::vector<NodeIndex>{36}, std::vector<NodeIndex>{36}, 1000, 300,
                       0);
+    // A single-node job restarts anywhere: it needs no NVLink domain.
+    ledger.job_failed(topo, 12, std::vector<NodeIndex>{4}, std::vector<NodeIndex>{4}, 1000, 300, 0);
     // Out-of-range indices are not ours either.
     ledger.job_failed(topo, 11, std::vector<NodeIndex>{999}, std::vector<NodeIndex>{999}, 1000, 300,
                       0);

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""State across slurmctld restarts (issue 4): slurmctld killed with SIGKILL
+in the middle of a recovery (the failure recorded in
+StateSaveLocation/nvlblock_state, the job not yet restarted) comes back,
+and the job still restarts in place with the ledger consistent; a corrupt
+nvlblock_state at start is moved aside with an error and slurmctld runs.
+"""
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nvltest import REQUEUE_DELAY, Cluster, ClusterTest, main, rack_of  # noqa: E402
+
+
+def state_lines(c, kind):
+    return [l for l in c.read_state_file().splitlines() if l.startswith(kind + " ")]
+
+
+class Restart(ClusterTest):
+
+    def test_sigkill_during_recovery_restarts_in_place(self):
+        with Cluster("restart", racks=3, flags=["--status-interval", "1", "--recovery-wait", "120"]) as c:
+            job = c.sbatch("-N16", "--requeue")
+            nodes = c.wait_running(job)
+            rack = rack_of(nodes[0])
+            self.assertOnRack(nodes, rack)
+            failed = nodes[6]
+            t_fail_wall = time.time()
+            c.set_down(failed)
+            t_fail = time.monotonic()
+            c.wait_for(lambda: any(l.startswith(f"record {job} ") for l in state_lines(c, "record")) or None,
+                       REQUEUE_DELAY - 4, "the failure to be recorded in nvlblock_state")
+            record = state_lines(c, "record")[0]
+            self.assertIn(failed, record)
+            # slurmctld saves its own job and node state asynchronously, at
+            # most every 5 s (SAVE_MAX_WAIT); a crash before that loses the
+            # DOWN state and the requeue itself. Wait until both are saved,
+            # then crash it well before the job may start again.
+            def saved_since_failure():
+                try:
+                    return all(os.stat(c.path("state", f)).st_mtime > t_fail_wall
+                               for f in ("job_state", "node_state"))
+                except FileNotFoundError:
+                    return False
+            c.wait_for(saved_since_failure, 8, "slurmctld to save job and node state after the failure")
+            self.assertEqual(c.state(job), "PENDING")
+            old_pid = c.ctld_pid()
+            c.restart_ctld(kill=True)
+            self.assertNotEqual(c.ctld_pid(), old_pid)
+            self.assertLess(time.monotonic() - t_fail, REQUEUE_DELAY + 5,
+                            "the restart took too long to land inside the recovery")
+            # The new slurmctld loaded the record before recovering jobs.
+            self.assertEqual(len(c.log_lines(r"nvlblock: \d+ blocks, \d+ nodes from")), 2)
+            self.assertEqual(c.log_lines(r"nvlblock: saved state .* is unusable"), [])
+            self.assertIn(c.state(job), ("PENDING", "RUNNING"), "the job was lost by the restart")
+
+            new = c.wait_restarted(job, REQUEUE_DELAY + 60)
+            self.assertEqual(len(new), 16)
+            self.assertOnRack(new, rack)
+            self.assertTrue(set(nodes) - {failed} <= set(new), f"{new} lacks prior nodes of {nodes}")
+            self.assertNotIn(failed, new)
+            self.assertEqual(len(set(new) - set(nodes)), 1)
+            c.wait_log(rf"nvlblock: recovery JobId={job} restarted in place on {rack}: "
+                       r"15 prior nodes \+ 1 spares", 15)
+            # ... by the new slurmctld, from the record it loaded.
+            order = c.log_lines(rf"nvlblock: \d+ blocks, \d+ nodes from|JobId={job} restarted in place")
+            self.assertIn("restarted in place", order[-1], order)
+            self.assertIn("blocks", order[-2], order)
+
+            # Ledger consistent: record closed, counters right, spares exact.
+            c.wait_for(lambda: not state_lines(c, "record") and
+                       state_lines(c, "counters") == ["counters 1 1 0 0"], 15,
+                       "nvlblock_state to show no records and counters 1 1 0 0")
+            status = c.wait_status(lambda s: s["recoveries"]["in_place"] == 1, 15,
+                                   "the status JSON to count the in-place recovery")
+            self.assertEqual((status["recoveries"]["failures"], status["recoveries"]["pending"]), (1, []))
+            b = c.topology_block(rack)
+            self.assertEqual((b["Failed"], b["SparesUsed"], b["SparesFree"], b["Held"]), ("1", "1", "1", "0"), b)
+            self.assertEqual(c.topology_summary()["Pending"], "0")
+
+    def test_corrupt_state_is_moved_aside(self):
+        with Cluster("corrupt", racks=2) as c:
+            # A valid header and a truncated body (no end line), as a torn
+            # write would leave it, then a start of slurmctld on it.
+            garbage = "nvlblock-state 1\ncounters 3 2 1 0\nrecord 99 17000 17300 17300 0 gb[0001-0016] gb0005\n"
+            # Nothing happens on this cluster, so the running slurmctld does
+            # not rewrite the file; SIGKILL saves nothing on the way out.
+            with open(c.state_file, "w") as f:
+                f.write(garbage)
+            c.restart_ctld(kill=True)
+            lines = c.log_lines(r"nvlblock: saved state .*nvlblock_state is unusable")
+            self.assertTrue(lines, "no error about the corrupt state in slurmctld.log")
+            self.assertIn("truncated", lines[-1])
+            self.assertTrue(c.log_lines(r"nvlblock: moving it to .*nvlblock_state\.unreadable"))
+            with open(c.state_file + ".unreadable") as f:
+                self.assertEqual(f.read(), garbage)
+            self.assertIn("UP", c.run("scontrol", "ping").stdout)
+            # It schedules, and starts from a clean ledger.
+            job = c.sbatch("-N16")
+            nodes = c.wait_running(job)
+            self.assertEqual(len(nodes), 16)
+            summary = c.topology_summary()
+            self.assertEqual((summary["Recoveries"], summary["Pending"]), ("0", "0"), summary)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""`scontrol show topology` and the client commands (issue 3):
+per block Nodes, Slice, SparesFree/SparesUsed, Failed/FailedNodes,
+Health, packed by slurmctld so every client prints the same; filtering by
+block name and by node name; the JSON status agrees; sinfo, squeue,
+scontrol, sbatch and srun on the same slurm.conf (which names the plugin,
+so each loads it) run without crashing, with nvlblock and with block.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nvltest import Cluster, ClusterTest, main, rack_nodes  # noqa: E402
+
+FIELDS = ["BlockName", "Nodes", "BlockSize", "Slice", "Spares", "SparesFree", "SparesUsed", "SparesLent",
+          "Health", "Failed", "FailedNodes"]
+
+CLIENT_COMMANDS = [
+    ["sinfo"], ["sinfo", "-N"], ["sinfo", "-s"], ["squeue"], ["squeue", "-l"],
+    ["scontrol", "show", "topology"], ["scontrol", "show", "topology", "rack02"],
+    ["scontrol", "show", "nodes"], ["scontrol", "show", "partitions"], ["scontrol", "show", "config"],
+    ["scontrol", "show", "jobs"], ["scontrol", "ping"], ["sdiag"],
+    ["srun", "-N1", "-t", "1", "true"],
+]
+
+
+def crash_signs(text):
+    return [w for w in ("Segmentation fault", "core dumped", "fatal:", "Aborted", "plugin_load_from_file")
+            if w in text]
+
+
+class ClientsMixin:
+    PLUGIN = None
+
+    def test_clients_do_not_crash(self):
+        with Cluster(f"clients-{self.PLUGIN}", racks=2, plugin=self.PLUGIN) as c:
+            job = c.sbatch("-N4")
+            c.wait_running(job)
+            for argv in CLIENT_COMMANDS:
+                p = c.run(*argv, check=False, timeout=60)
+                out = p.stdout + p.stderr
+                self.assertEqual(p.returncode, 0, f"{' '.join(argv)} exited {p.returncode}: {out}")
+                self.assertEqual(crash_signs(out), [], f"{' '.join(argv)}: {out}")
+            # Filtering by an unknown name is an error message, not a crash.
+            p = c.run("scontrol", "show", "topology", "nosuch", check=False)
+            self.assertGreaterEqual(p.returncode, 0, p)
+            self.assertEqual(crash_signs(p.stdout + p.stderr), [])
+            self.assertIn("nosuch", p.stderr)
+
+
+class NvlblockClients(ClientsMixin, ClusterTest):
+    PLUGIN = "nvlblock"
+
+
+class BlockClients(ClientsMixin, ClusterTest):
+    PLUGIN = "block"
+
+
+class ShowTopology(ClusterTest):
+
+    def test_show_topology_fields_and_filters(self):
+        with Cluster("showtopo", racks=3, flags=["--status-interval", "1"]) as c:
+            job = c.sbatch("-N16", "-w", ",".join(rack_nodes("rack01")[:16]))
+            c.wait_running(job)
+            c.set_down("gb0020")
+            c.drain("gb0040", "gb0041", "gb0042")
+
+            full = c.run("scontrol", "show", "topology").stdout.splitlines()
+            blocks = c.topology()
+            self.assertEqual(len(full), 4, full)  # 3 blocks + the summary line
+            self.assertEqual([b["BlockName"] for b in blocks], ["rack01", "rack02", "rack03"])
+            for b in blocks:
+                for f in FIELDS:
+                    self.assertIn(f, b, f"{f} missing from {b}")
+            r1, r2, r3 = blocks
+            self.assertEqual((r1["Nodes"], r1["BlockSize"], r1["Slice"], r1["Spares"]),
+                             ("gb[0001-0018]", "18", "16", "2"))
+            self.assertEqual((r1["Busy"], r1["Free"], r1["SparesFree"], r1["SparesUsed"], r1["Failed"],
+                              r1["FailedNodes"], r1["Health"]),
+                             ("16", "2", "2", "0", "0", "(null)", "healthy"), r1)
+            self.assertEqual((r2["Failed"], r2["FailedNodes"], r2["SparesUsed"], r2["SparesFree"], r2["Health"]),
+                             ("1", "gb0020", "1", "1", "healthy"), r2)
+            # 3 failed > 2 spares: degraded, not healthy (and not a block fault).
+            self.assertEqual((r3["Failed"], r3["FailedNodes"], r3["SparesUsed"], r3["SparesFree"], r3["Health"]),
+                             ("3", "gb[0040-0042]", "2", "0", "degraded"), r3)
+            summary = c.topology_summary()
+            self.assertEqual((summary["Blocks"], summary["Nodes"], summary["Failed"]), ("3", "54", "4"), summary)
+
+            # Filters: a block name, a node name, several nodes of one block.
+            by_name = c.run("scontrol", "show", "topology", "rack02").stdout.splitlines()
+            self.assertEqual(by_name, [full[1]])
+            by_node = c.run("scontrol", "show", "topology", "gb0020").stdout.splitlines()
+            self.assertEqual(by_node, [full[1]])
+            by_nodes = c.run("scontrol", "show", "topology", "gb[0037-0039]").stdout.splitlines()
+            self.assertEqual(by_nodes, [full[2]])
+            p = c.run("scontrol", "show", "topology", "nosuch", check=False)
+            self.assertEqual(p.stdout, "")
+            self.assertIn("no block or node named nosuch", p.stderr)
+
+            # The JSON status says the same.
+            status = c.wait_status(lambda s: c.status_block("rack03", s)["failed"] == 3, 10,
+                                   "the status JSON to show rack03's failures")
+            for b in blocks:
+                s = c.status_block(b["BlockName"], status)
+                self.assertEqual((str(s["spares_free"]), str(s["spares_used"]), str(s["failed"]), s["health"]),
+                                 (b["SparesFree"], b["SparesUsed"], b["Failed"], b["Health"]), s)
+
+
+if __name__ == "__main__":
+    main()
