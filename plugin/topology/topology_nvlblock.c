@@ -365,7 +365,7 @@ extern nvlbt_topoinfo_t *nvlbt_topoinfo_build(void)
 	info->names = xcalloc(blocks + 1, sizeof(char *));
 	info->nodes = xcalloc(blocks + 1, sizeof(char *));
 	info->lines = xcalloc(blocks + 1, sizeof(char *));
-	/* The report lists blocks in index order, then one summary line. */
+	/* The report lists blocks in index order, then the summary and recoveries. */
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		nvlb_block_info_t b;
 
@@ -375,8 +375,8 @@ extern nvlbt_topoinfo_t *nvlbt_topoinfo_build(void)
 			info->lines[n] = xstrdup(line);
 			n++;
 		} else {
-			xfree(info->summary);
-			info->summary = xstrdup(line);
+			/* The summary line and the recovery lines after it. */
+			xstrfmtcat(info->summary, "%s%s", info->summary ? "\n" : "", line);
 		}
 	}
 	info->record_count = n;

@@ -5,6 +5,7 @@
 #include "writers/json_writer.hpp"
 
 #include <algorithm>
+#include <ctime>
 #include <sstream>
 
 namespace nvlblock {
@@ -108,6 +109,39 @@ std::string summary_line(const ClusterReport& r) {
       << " InPlace=" << r.counters.in_place << " Fallbacks=" << r.counters.elsewhere
       << " Abandoned=" << r.counters.abandoned << " Pending=" << r.pending.size();
     return o.str();
+}
+
+namespace {
+
+std::string local_time(std::int64_t t) {
+    std::time_t tt = static_cast<std::time_t>(t);
+    std::tm tm{};
+    localtime_r(&tt, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+    return buf;
+}
+
+} // namespace
+
+std::vector<std::string> recovery_lines(const ClusterReport& r, std::size_t recent) {
+    std::vector<std::string> out;
+    for (const auto& p : r.pending) {
+        std::ostringstream o;
+        o << "RecoveryPending JobId=" << p.job_id << " Blocks=" << p.blocks << " Lost=" << p.lost
+          << " FailedAt=" << local_time(p.failed_at) << " FallbackAt=" << local_time(p.fallback_at)
+          << " Fallback=" << (p.fallback ? "yes" : "no");
+        out.push_back(o.str());
+    }
+    std::size_t shown = 0;
+    for (auto it = r.recent.rbegin(); it != r.recent.rend() && shown < recent; ++it, ++shown) {
+        std::ostringstream o;
+        o << "Recovery JobId=" << it->job_id << " Outcome=" << outcome_name(it->outcome) << " Blocks=" << it->blocks
+          << " Lost=" << it->lost << " SparesUsed=" << it->spares_used << " Seconds=" << it->seconds
+          << " At=" << local_time(it->at);
+        out.push_back(o.str());
+    }
+    return out;
 }
 
 std::string report_json(const ClusterReport& r) {

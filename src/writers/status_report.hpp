@@ -73,6 +73,9 @@ ClusterReport make_report(const Planner& planner, std::span<const NodeState> sta
 // "BlockName=rack01 Nodes=gb[0001-0018] BlockSize=18 Slice=16 ..." for scontrol.
 std::string block_line(const BlockReport& b);
 std::string summary_line(const ClusterReport& r);
+// One line per pending and recent recovery (newest first, at most `recent`),
+// for `scontrol show topology` after the summary line.
+std::vector<std::string> recovery_lines(const ClusterReport& r, std::size_t recent = 5);
 std::string report_json(const ClusterReport& r);
 std::string report_prometheus(const ClusterReport& r);
 

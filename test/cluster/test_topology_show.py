@@ -106,6 +106,27 @@ class ShowTopology(ClusterTest):
                 self.assertEqual((str(s["spares_free"]), str(s["spares_used"]), str(s["failed"]), s["health"]),
                                  (b["SparesFree"], b["SparesUsed"], b["Failed"], b["Health"]), s)
 
+            # ...and so does the Prometheus textfile, written right after it.
+            def prometheus():
+                metrics = {}
+                with open(c.path("state", "nvlblock.prom")) as f:
+                    for line in f:
+                        if line.strip() and not line.startswith("#"):
+                            name, value = line.rsplit(" ", 1)
+                            metrics[name] = float(value)
+                return metrics
+            c.wait_for(lambda: prometheus().get('nvlblock_block_failed_nodes{block="rack03"}') == 3, 10,
+                     "the Prometheus file to show rack03's failures")
+            metrics = prometheus()
+            health = {"healthy": 0, "degraded": 1, "down": 2}
+            for b in blocks:
+                label = '{block="%s"}' % b["BlockName"]
+                self.assertEqual(metrics["nvlblock_block_failed_nodes" + label], float(b["Failed"]), label)
+                self.assertEqual(metrics["nvlblock_block_spares_free" + label], float(b["SparesFree"]), label)
+                self.assertEqual(metrics["nvlblock_block_spares_used" + label], float(b["SparesUsed"]), label)
+                self.assertEqual(metrics["nvlblock_block_health" + label], health[b["Health"]], label)
+                self.assertEqual(metrics["nvlblock_block_nodes" + label], float(b["BlockSize"]), label)
+
 
 if __name__ == "__main__":
     main()

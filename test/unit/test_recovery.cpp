@@ -212,6 +212,19 @@ TEST_F(RecoveryTest, InPlaceStartClosesTheRecord) {
     ASSERT_EQ(log.size(), 1u);
     EXPECT_EQ(log[0], "nvlblock: recovery JobId=42 restarted in place on rack02: 15 prior nodes + 1 spares (gb0035) 12 s "
                       "after the failure");
+    // scontrol show topology lists it after the summary line.
+    auto lines = recovery_lines(make_report(planner, s, 1013));
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_EQ(lines[0].substr(0, lines[0].find(" At=")),
+              "Recovery JobId=42 Outcome=in_place Blocks=rack02 Lost=1 SparesUsed=1 Seconds=12");
+}
+
+TEST_F(RecoveryTest, PendingRecoveryIsListed) {
+    fail({20});
+    auto lines = recovery_lines(make_report(planner, s, 1005));
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_EQ(lines[0].substr(0, lines[0].find(" FailedAt=")), "RecoveryPending JobId=42 Blocks=rack02 Lost=1");
+    EXPECT_NE(lines[0].find(" Fallback=no"), std::string::npos) << lines[0];
 }
 
 TEST_F(RecoveryTest, RepairedNodeRefillsTheSparePool) {
