@@ -65,6 +65,35 @@ TEST(Cli, AFailureTraceAndASyntheticMixAreAccepted) {
     EXPECT_NE(j.find("\"node_failures\": 2"), std::string::npos);
 }
 
+// --log is CSV: a host list with several ranges (a restart on 15 prior nodes plus a spare) is quoted.
+TEST(Cli, TheLogQuotesHostListsWithCommas) {
+    Scratch s;
+    std::ofstream(s.dir + "/t.csv") << "job_id,submit_s,nodes,gpus_per_node,duration_s\nbig,0,16,4,100\n";
+    std::ofstream(s.dir + "/f.csv") << "node_id,down_s,up_s\n3,10,\n";
+    ASSERT_EQ(run("--trace " + s.dir + "/t.csv --racks 2 --policies nvlblock --failures " + s.dir +
+                  "/f.csv --window-end 200 --quiet --log " + s.dir + "/l"),
+              0);
+    std::istringstream log(slurp(s.dir + "/l-nvlblock.csv"));
+    std::string line;
+    int lines = 0;
+    bool quoted = false;
+    while (std::getline(log, line)) {
+        ++lines;
+        int fields = 1;
+        bool in_quotes = false;
+        for (char c : line) {
+            if (c == '"')
+                in_quotes = !in_quotes;
+            else if (c == ',' && !in_quotes)
+                ++fields;
+        }
+        EXPECT_EQ(fields, 6) << line;
+        quoted = quoted || line.find("\"gb[00001-00003,00005-00017]\"") != std::string::npos;
+    }
+    EXPECT_EQ(lines, 5); // header, start, fail, start (in place), end
+    EXPECT_TRUE(quoted) << slurp(s.dir + "/l-nvlblock.csv");
+}
+
 TEST(Cli, UsageErrorsExitWithTwo) {
     EXPECT_EQ(run("--racks 4"), 2);                                   // no --trace
     EXPECT_EQ(run("--trace x.csv"), 2);                                // no --racks

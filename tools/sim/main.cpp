@@ -70,6 +70,9 @@ Scheduling:
                          checkpoint, taken every S seconds of run (default 3600; 0: never)
   --requeue-delay S      a requeued job cannot start before now + S (default 11:
                          cred_expire=10 + 1 as in the test clusters; Slurm's default is 121)
+  --requeue-order submit|requeue  a requeued job keeps its place by submit time
+                         (default), or queues behind every job submitted before
+                         the requeue, as Slurm 24.11 does
   --bf-interval S        at most one backfill pass per S seconds (default 30)
   --bf-max-job-test N    jobs a backfill pass examines (default 500)
 
@@ -121,7 +124,7 @@ int run(int argc, char** argv) {
     cli::Args args(argc, argv,
                    {"trace", "racks", "nodes-per-rack", "slice", "spares", "gpus-per-node", "policies", "failures",
                     "seed", "json", "csv", "plot", "log", "queue", "checkpoint-interval", "requeue-delay",
-                    "recovery-wait", "preemption", "horizon", "warmup", "window-end", "time-scale", "max-jobs",
+                    "requeue-order", "recovery-wait", "preemption", "horizon", "warmup", "window-end", "time-scale", "max-jobs",
                     "bucket", "bf-interval", "bf-max-job-test", "threads", "preemptible-share",
                     "preemptible-max-nodes", "mix"},
                    {"quiet", "timing", "help"});
@@ -170,6 +173,10 @@ int run(int argc, char** argv) {
         throw cli::UsageError("--preemption: '" + pre + "' (lend, all or none)");
     opt.checkpoint_interval = seconds_arg(args, "checkpoint-interval", 3600);
     opt.requeue_delay = seconds_arg(args, "requeue-delay", 11);
+    const std::string order = args.str("requeue-order", "submit");
+    if (order != "submit" && order != "requeue")
+        throw cli::UsageError("--requeue-order: '" + order + "' (submit or requeue)");
+    opt.requeue_order = order == "requeue" ? RequeueOrder::kRequeue : RequeueOrder::kSubmit;
     opt.bf_interval = seconds_arg(args, "bf-interval", 30);
     opt.bf_max_job_test = static_cast<int>(args.integer("bf-max-job-test", 500, 1, 1000000));
     opt.horizon = seconds_arg(args, "horizon", 0);

@@ -100,7 +100,7 @@ void Scheduler::backfill(std::uint32_t head, Seconds now) {
         res_.valid = false;
 
     auto& pending = w_.pending();
-    auto it = pending.find({w_.job(head).spec.submit, head});
+    auto it = pending.find({w_.job(head).queued_at, head});
     if (it == pending.end())
         return;
     ++it;

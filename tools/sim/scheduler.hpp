@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 //
 // Queue policies. Jobs are considered in priority order (submit time; a
-// requeued job keeps its place, as in Slurm).
+// requeued job keeps its place, or with RequeueOrder::kRequeue queues by its
+// requeue time, as Slurm 24.11 does).
 //
 // FIFO (Slurm's main scheduler): start jobs in order; stop at the first
 // eligible job that cannot start (it blocks the partition).

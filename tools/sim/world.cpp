@@ -31,6 +31,7 @@ std::uint32_t World::submit(JobSpec spec, Seconds now) {
     j.preemptible = selector_matches(topology(), j.spec);
     j.remaining = j.shape.duration;
     j.eligible_at = now;
+    j.queued_at = j.spec.submit;
     ++counters_.submitted;
     // Larger than the whole cluster (or its slices): it could never run.
     const std::size_t capacity = j.shape.segment
@@ -45,7 +46,7 @@ std::uint32_t World::submit(JobSpec spec, Seconds now) {
     }
     if (j.spec.closed_loop)
         ++pending_closed_;
-    pending_.insert({j.spec.submit, index});
+    pending_.insert({j.queued_at, index});
     jobs_.push_back(std::move(j));
     return index;
 }
@@ -134,8 +135,12 @@ void World::log_line(Seconds now, const char* event, const SimJob& j, const std:
     names.reserve(nodes.size());
     for (NodeIndex n : nodes)
         names.push_back(topology().node_name(n));
-    *hooks_.log << now << ',' << event << ',' << j.spec.name << ',' << j.shape.nodes << ','
-                << (names.empty() ? std::string() : nvlblock::hostlist::compress(names)) << ',' << detail << '\n';
+    // A host list with several ranges holds commas ("gb[00001-00008,00010-00017]"): quote it (RFC 4180).
+    std::string hosts = names.empty() ? std::string() : nvlblock::hostlist::compress(names);
+    if (hosts.find(',') != std::string::npos)
+        hosts = '"' + hosts + '"';
+    *hooks_.log << now << ',' << event << ',' << j.spec.name << ',' << j.shape.nodes << ',' << hosts << ','
+                << detail << '\n';
 }
 
 void World::start(std::uint32_t index, const Placement& p, Seconds now) {
@@ -150,7 +155,7 @@ void World::start(std::uint32_t index, const Placement& p, Seconds now) {
                  "by " + j.spec.name);
         kill(static_cast<std::uint32_t>(v), now, LossCause::kPreemption, {});
     }
-    pending_.erase({j.spec.submit, index});
+    pending_.erase({j.queued_at, index});
     if (j.spec.closed_loop)
         --pending_closed_;
     cluster_.allocate(p.nodes, static_cast<std::int32_t>(index), j.preemptible);
@@ -233,7 +238,9 @@ void World::kill(std::uint32_t index, Seconds now, LossCause cause, const std::v
     j.nodes.clear();
     j.state = SimJob::State::kPending;
     j.eligible_at = now + opt_.requeue_delay;
-    pending_.insert({j.spec.submit, index});
+    if (opt_.requeue_order == RequeueOrder::kRequeue)
+        j.queued_at = now;
+    pending_.insert({j.queued_at, index});
     if (j.spec.closed_loop)
         ++pending_closed_;
     if (j.eligible_at > now)

@@ -25,12 +25,20 @@ namespace nvlblock::sim {
 
 enum class QueueMode { kFifo, kEasy };
 
+// Where a requeued job (failure or preemption) goes in the queue: back to its
+// place by original submit time, or behind every job submitted before the
+// requeue, as Slurm 24.11 does (batch_requeue_fini() sets the job's submit
+// time to the requeue time; with equal priorities the queue is ordered by
+// submit time, and the age factor restarts).
+enum class RequeueOrder { kSubmit, kRequeue };
+
 struct SimOptions {
     ClusterShape shape;
     QueueMode queue = QueueMode::kEasy;
     PreemptionMode preemption = PreemptionMode::kLend;
     Seconds checkpoint_interval = 3600; // 0: no checkpoints, a failure loses the whole run
     Seconds requeue_delay = 11;         // a requeued job cannot start before now + this
+    RequeueOrder requeue_order = RequeueOrder::kSubmit;
     Seconds hold_slack = 30;            // the plugin holds a failed job's nodes for requeue_delay + this at least
     Seconds horizon = 0;                // 0: run until every job has finished
     Seconds window_start = 0;           // the measured window
@@ -73,6 +81,7 @@ struct SimJob {
     bool preemptible = false; // the topology's selector matches its QOS
     State state = State::kPending;
     Seconds eligible_at = 0;
+    Seconds queued_at = 0; // its place in the queue: submit time, or last requeue (RequeueOrder::kRequeue)
     Seconds first_start = -1;
     Seconds remaining = 0; // run time still to do, from its last checkpoint
     Seconds run_start = 0;
@@ -113,7 +122,7 @@ public:
     SimJob& job(std::uint32_t i) { return jobs_[i]; }
     static std::uint32_t job_id(std::uint32_t index) { return index + 1; } // the id the planner sees
 
-    // Pending jobs in priority order (submit time, then arrival) and running
+    // Pending jobs in priority order (queued_at, then arrival) and running
     // jobs by expected end (start + time limit).
     std::set<std::pair<Seconds, std::uint32_t>>& pending() { return pending_; }
     const std::set<std::pair<Seconds, std::uint32_t>>& pending() const { return pending_; }
