@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <unistd.h>
 #include <gtest/gtest.h>
 #include <map>
 #include <queue>
@@ -157,7 +158,7 @@ TEST(FailureModel, SameSeedSameScheduleOtherSeedAnother) {
 }
 
 TEST(FailureModel, ReadsATraceAndMergesNothingItShouldNot) {
-    const std::string path = "/tmp/nvlblock-sim-failures-test.csv";
+    const std::string path = "/tmp/nvlblock-sim-failures-test-" + std::to_string(::getpid()) + ".csv";
     std::ofstream(path) << "node_id,down_s,up_s,cause\n3,100,200,gpu\n3,150,400,psu\n# comment\n7,50,\n";
     auto iv = read_failure_trace(path, 36);
     ASSERT_EQ(iv.size(), 3u);

@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <unistd.h>
 #include <gtest/gtest.h>
 #include <map>
 
@@ -20,7 +21,7 @@ namespace {
 const std::string kData = std::string(NVLBLOCK_SOURCE_DIR) + "/data/traces/";
 
 TEST(TraceReader, ReadsTheProjectFormatSortedBySubmitTime) {
-    const std::string path = "/tmp/nvlblock-sim-trace-test.csv";
+    const std::string path = "/tmp/nvlblock-sim-trace-test-" + std::to_string(::getpid()) + ".csv";
     std::ofstream(path) << "job_id,submit_s,nodes,gpus_per_node,duration_s,priority,user_vc\n"
                            "a,10,2,4,100,,vc1\nb,5,1,4,50,2,\nc,10,16,4,7,,\n";
     auto jobs = read_trace(path);
