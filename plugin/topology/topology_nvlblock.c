@@ -259,7 +259,8 @@ extern int nvlbt_eval_nodes(topology_eval_t *topo_eval)
 	if (req.max_nodes < req.min_nodes)
 		req.max_nodes = req.min_nodes;
 	req.segment = details ? details->segment_size : 0;
-	req.exclusive_topo = details && (details->whole_node & WHOLE_TOPO);
+	/* --exclusive=topo, or a partition with ExclusiveTopo=YES. */
+	req.exclusive_topo = details && IS_JOB_WHOLE_TOPO(job_ptr);
 	req.preemptible = nvlbs_job_preemptible(planner, job_ptr);
 	req.available = avail;
 	if (details && details->req_node_bitmap) {

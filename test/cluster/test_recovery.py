@@ -235,6 +235,35 @@ class NvlblockRecovery(ClusterTest):
             c.wait_for(lambda: (lambda b: b if (b["Health"], b["Failed"]) == ("healthy", "0") else None)(
                 c.topology_block(rack)), 20, f"{rack} healthy again after the resume")
 
+    def test_exclusive_partition_job_keeps_off_a_rack_awaiting_recovery(self):
+        """A partition with ExclusiveTopo=YES makes its jobs --exclusive=topo
+        (Slurm's IS_JOB_WHOLE_TOPO). Such a job must not take a rack whose
+        nodes are held for a job restarting in place: it would block the
+        whole rack and push the recovery into its fallback."""
+        flags = ["--recovery-wait", str(RECOVERY_WAIT), "--extra-conf",
+                 "PartitionName=excl Nodes=ALL MaxTime=INFINITE State=UP OverSubscribe=EXCLUSIVE "
+                 "ExclusiveTopo=YES"]
+        with nvlblock_cluster("recexcl", flags=flags) as c:
+            # An 8-node job on one rack, a 2-node job on another: the third
+            # rack is idle. After the failure the first rack still has room
+            # for 8 ordinary nodes besides its held nodes and one spare, the
+            # tightest fit for a small job.
+            job = c.sbatch("-N8", "--requeue", "-J", "slice8")
+            nodes = c.wait_running(job)
+            rack = rack_of(nodes[0])
+            bait_rack = other_rack(rack)
+            c.wait_running(c.sbatch("-N2", "-w", ",".join(rack_nodes(bait_rack)[:2]), "-J", "bait"))
+            idle_rack = ({"rack01", "rack02", "rack03"} - {rack, bait_rack}).pop()
+            c.set_down(nodes[3])
+            c.wait_log(rf"nvlblock: recovery JobId={job} lost 1 of 8 nodes", 10)
+            excl = c.sbatch("-p", "excl", "-N2", "-J", "excl")
+            excl_nodes = c.wait_running(excl, timeout=REQUEUE_DELAY)
+            self.assertOnRack(excl_nodes, idle_rack,
+                              f"the ExclusiveTopo job took {racks_of(excl_nodes)}, not the idle {idle_rack}")
+            new = c.wait_restarted(job, RESTART_TIMEOUT)
+            self.assertOnRack(new, rack, f"job {job} did not restart on {rack}: {new}")
+            self.assertTrue(set(nodes) - {nodes[3]} <= set(new))
+
 
 class BlockRecovery(ClusterTest):
     """Stock topology/block, same scenario: nothing keeps the job home."""

@@ -10,6 +10,14 @@
   process that loads the plugin; an extra one leaks internals into
   slurmctld's namespace.
 - the identity symbols are data, the entry points functions.
+- topology_nvlblock.so also exports the data symbols Slurm's common
+  topology archive (libtopology_common.a, linked in) defines as fallbacks
+  for processes other than slurmctld (idle_node_bitmap, part_list in
+  24.11): only exported can slurmctld's own definitions interpose on them.
+  Kept local, the plugin read NULL copies and slurmctld crashed (backfill
+  with bf_busy_nodes; fan-out with TopologyParam=RoutePart). With
+  --archive and --slurmctld, every such symbol of that archive that
+  slurmctld exports is checked, so a Slurm release adding one is caught.
 - libnvlblock exports only its C ABI (nvlb_*), no C++ symbol.
 - the plugins are not linked with -z now (no BIND_NOW, no NOW flag): slurmd
   and the clients load them and rely on lazy binding for slurmctld-only
@@ -24,6 +32,9 @@ import subprocess
 import sys
 
 IDENTITY_DATA = {"plugin_name", "plugin_type", "plugin_version"}
+# Defined by libtopology_common.a for non-slurmctld processes; slurmctld's
+# definitions must interpose (see the version script).
+INTERPOSED_DATA = {"idle_node_bitmap", "part_list"}
 ENTRY_POINTS = {"init", "fini"}
 DATA_TYPES = set("RDBGSVrdbgsv")  # read-only, data, bss (upper: global)
 FUNC_TYPES = set("TtWiI")
@@ -58,6 +69,13 @@ def dynamic_symbols(path):
             continue  # a version node, not a symbol
         syms[name] = kind
     return syms
+
+
+def archive_data_definitions(archive):
+    """Global data objects an archive defines (nm types B, D, C, G, S)."""
+    out = subprocess.run(["nm", "--defined-only", archive], capture_output=True, text=True, check=True)
+    return {parts[2] for parts in (l.split() for l in out.stdout.splitlines())
+            if len(parts) == 3 and parts[1] in "BDCGS"}
 
 
 def readelf(args, path):
@@ -106,6 +124,8 @@ def main():
     ap.add_argument("--topology", required=True, help="topology_nvlblock.so")
     ap.add_argument("--prep", required=True, help="prep_nvlblock.so")
     ap.add_argument("--core", required=True, help="libnvlblock shared library")
+    ap.add_argument("--archive", help="Slurm's libtopology_common.a the plugin links")
+    ap.add_argument("--slurmctld", help="the slurmctld binary of the same Slurm build")
     opts = ap.parse_args()
 
     c = Checker()
@@ -116,7 +136,17 @@ def main():
     c.check(len([s for s in topo_ops if s.startswith("topology_p_")]) == 13,
             "... of which 13 topology_p_* functions")
 
-    c.exact_exports(opts.topology, IDENTITY_DATA | ENTRY_POINTS | set(topo_ops), IDENTITY_DATA | {"plugin_id"})
+    c.exact_exports(opts.topology, IDENTITY_DATA | ENTRY_POINTS | set(topo_ops) | INTERPOSED_DATA,
+                    IDENTITY_DATA | {"plugin_id"} | INTERPOSED_DATA)
+    if opts.archive and opts.slurmctld and os.path.isfile(opts.slurmctld):
+        fallbacks = archive_data_definitions(opts.archive) & set(dynamic_symbols(opts.slurmctld))
+        exported = dynamic_symbols(opts.topology)
+        hidden = sorted(fallbacks - set(exported))
+        c.check(not hidden, f"{os.path.basename(opts.topology)}: exports every slurmctld global that "
+                            f"{os.path.basename(opts.archive)} defines ({', '.join(sorted(fallbacks)) or 'none'})"
+                + (f"; local: {', '.join(hidden)}" if hidden else ""))
+    else:
+        print("not checked: slurmctld globals defined by Slurm's archive (no --archive/--slurmctld)")
     c.exact_exports(opts.prep, IDENTITY_DATA | ENTRY_POINTS | set(prep_ops), IDENTITY_DATA)
 
     core = dynamic_symbols(opts.core)
