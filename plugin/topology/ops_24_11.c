@@ -2,9 +2,8 @@
 /*
  * ops_24_11.c - the topology plugin API of Slurm 24.11: the 14 symbols of its
  * ops table (src/interfaces/topology.c) with 24.11's signatures, each a thin
- * call into topology_nvlblock.c. A later API generation (25.05 adds a context
- * argument, 25.11 renames topology_* to topoinfo_*, 26.05 changes
- * topology_eval_t) is one more file like this one, chosen at build time.
+ * call into topology_nvlblock.c. Each API generation has such a file, chosen
+ * at build time (ops_26_05.c: contexts, topoinfo_*, jobinfo_*, get_rank...).
  */
 #include "src/common/slurm_xlator.h"
 
@@ -20,13 +19,7 @@
 #error "ops_24_11.c is the Slurm 24.11 API; configure against a Slurm 24.11 tree"
 #endif
 
-/* Identity, read by Slurm's plugin loader. */
-const char plugin_name[] = "topology nvlblock plugin";
-const char plugin_type[] = "topology/nvlblock";
-/* Far from Slurm's own topology ids (100-103): the id travels in packed
- * topology data, and a client must never mistake ours for another. */
-const uint32_t plugin_id = 20054;
-const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+/* plugin_name, plugin_type, plugin_id and plugin_version: topology_nvlblock.c. */
 
 extern int init(void)
 {
@@ -41,7 +34,7 @@ extern int fini(void)
 
 extern int topology_p_build_config(void)
 {
-	return nvlbt_build_config();
+	return nvlbt_build_config(topo_conf);
 }
 
 extern int topology_p_eval_nodes(topology_eval_t *topo_eval)
@@ -83,46 +76,22 @@ extern int topology_p_topology_free(void *topoinfo_ptr)
 
 extern int topology_p_get(topology_data_t type, void *data)
 {
-	switch (type) {
-	case TOPO_DATA_TOPOLOGY_PTR: {
-		dynamic_plugin_data_t **pptr = data;
-
-		*pptr = xmalloc(sizeof(dynamic_plugin_data_t));
-		(*pptr)->plugin_id = plugin_id;
-		(*pptr)->data = nvlbt_topoinfo_build();
-		return SLURM_SUCCESS;
-	}
-	case TOPO_DATA_REC_CNT:
-		*(int *) data = nvlbt_block_count();
-		return SLURM_SUCCESS;
-	case TOPO_DATA_EXCLUSIVE_TOPO:
-		/* cons_tres ignores --exclusive=topo unless this says 1. */
-		*(int *) data = 1;
-		return SLURM_SUCCESS;
-	default:
-		error("topology/nvlblock: unsupported topology_p_get type %d", type);
-		return SLURM_ERROR;
-	}
+	return nvlbt_get(type, data);
 }
 
 extern int topology_p_topology_pack(void *topoinfo_ptr, buf_t *buffer, uint16_t protocol_version)
 {
-	if (protocol_version < SLURM_MIN_PROTOCOL_VERSION)
-		return SLURM_ERROR;
-	nvlbt_topoinfo_pack(topoinfo_ptr, buffer);
-	return SLURM_SUCCESS;
+	return nvlbt_topoinfo_pack(topoinfo_ptr, buffer, protocol_version);
 }
 
 extern int topology_p_topology_print(void *topoinfo_ptr, char *nodes_list, char **out)
 {
-	return nvlbt_topoinfo_print(topoinfo_ptr, nodes_list, out);
+	return nvlbt_topoinfo_print(topoinfo_ptr, nodes_list, NULL, out);
 }
 
 extern int topology_p_topology_unpack(void **topoinfo_pptr, buf_t *buffer, uint16_t protocol_version)
 {
-	if (protocol_version < SLURM_MIN_PROTOCOL_VERSION)
-		return SLURM_ERROR;
-	return nvlbt_topoinfo_unpack((nvlbt_topoinfo_t **) topoinfo_pptr, buffer);
+	return nvlbt_topoinfo_unpack((nvlbt_topoinfo_t **) topoinfo_pptr, buffer, protocol_version);
 }
 
 extern uint32_t topology_p_get_fragmentation(bitstr_t *node_mask)

@@ -24,6 +24,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "../common/slurm_bridge.h"
+#include "../common/slurm_compat.h"
 #include "nvlblock/nvlblock.h"
 #include "topology_nvlblock.h"
 
@@ -112,7 +113,7 @@ extern void nvlbt_status_start(void)
 	slurm_mutex_lock(&thread_lock);
 	if (!running) {
 		stopping = false;
-		slurm_thread_create(&thread_id, _status_loop, NULL);
+		NVLB_THREAD_CREATE("nvlb_status", &thread_id, _status_loop, NULL);
 		running = true;
 	}
 	slurm_mutex_unlock(&thread_lock);
@@ -128,7 +129,7 @@ extern void nvlbt_status_stop(void)
 	stopping = true;
 	pthread_cond_broadcast(&thread_cond);
 	slurm_mutex_unlock(&thread_lock);
-	pthread_join(thread_id, NULL);
+	NVLB_THREAD_JOIN(thread_id);
 	slurm_mutex_lock(&thread_lock);
 	running = false;
 	slurm_mutex_unlock(&thread_lock);

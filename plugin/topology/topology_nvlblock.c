@@ -30,6 +30,14 @@
 #include "nvlblock/nvlblock.h"
 #include "topology_nvlblock.h"
 
+/* Identity, read by Slurm's plugin loader; the same in every API generation. */
+const char plugin_name[] = "topology nvlblock plugin";
+const char plugin_type[] = "topology/nvlblock";
+/* Far from Slurm's own topology ids (100-104): the id travels in packed
+ * topology and job data, and a client must never mistake ours for another. */
+const uint32_t plugin_id = NVLBT_PLUGIN_ID;
+const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
 /*
  * Seconds a scheduling pass may take to reach a requeued job once Slurm lets
  * it run again (cred_expire + 1 s after the requeue): the failed job's nodes
@@ -39,14 +47,23 @@
 
 static bitstr_t **block_bitmaps = NULL;
 static int block_bitmap_cnt = 0;
+static char **block_names = NULL;
+/* Block index per slurmctld node index, -1 outside every block. */
+static int32_t *node_block = NULL;
+static int node_block_cnt = 0;
 static bool lending_anywhere = false;
 
 static void _free_block_bitmaps(void)
 {
-	for (int i = 0; i < block_bitmap_cnt; i++)
+	for (int i = 0; i < block_bitmap_cnt; i++) {
 		FREE_NULL_BITMAP(block_bitmaps[i]);
+		xfree(block_names[i]);
+	}
 	xfree(block_bitmaps);
+	xfree(block_names);
+	xfree(node_block);
 	block_bitmap_cnt = 0;
+	node_block_cnt = 0;
 }
 
 static void _build_block_bitmaps(nvlb_planner_t *planner)
@@ -57,15 +74,25 @@ static void _build_block_bitmaps(nvlb_planner_t *planner)
 	_free_block_bitmaps();
 	lending_anywhere = false;
 	block_bitmaps = xcalloc(blocks + 1, sizeof(bitstr_t *));
+	block_names = xcalloc(blocks + 1, sizeof(char *));
+	node_block = xcalloc(node_record_count + 1, sizeof(int32_t));
+	for (int i = 0; i < node_record_count; i++)
+		node_block[i] = -1;
+	node_block_cnt = node_record_count;
 	for (size_t b = 0; b < blocks; b++) {
 		nvlb_block_info_t info;
 		size_t n = nvlb_block_nodes(planner, b, nodes, node_record_count);
 
 		block_bitmaps[b] = bit_alloc(node_record_count);
-		for (size_t i = 0; (i < n) && (i < (size_t) node_record_count); i++)
+		for (size_t i = 0; (i < n) && (i < (size_t) node_record_count); i++) {
 			bit_set(block_bitmaps[b], nodes[i]);
-		if ((nvlb_block_info(planner, b, &info) == NVLB_OK) && info.lending)
-			lending_anywhere = true;
+			node_block[nodes[i]] = (int32_t) b;
+		}
+		if (nvlb_block_info(planner, b, &info) == NVLB_OK) {
+			block_names[b] = xstrdup(info.name);
+			if (info.lending)
+				lending_anywhere = true;
+		}
 	}
 	block_bitmap_cnt = blocks;
 	xfree(nodes);
@@ -86,14 +113,14 @@ extern void nvlbt_fini(void)
 }
 
 /* The file to read: nvlblock.yaml beside slurm.conf, else topology.conf. */
-static char *_config_path(void)
+static char *_config_path(const char *topology_conf)
 {
 	char *yaml = get_extra_conf_path("nvlblock.yaml");
 
 	if (yaml && !access(yaml, R_OK))
 		return yaml;
 	xfree(yaml);
-	return xstrdup(topo_conf ? topo_conf : "topology.conf");
+	return topology_conf ? xstrdup(topology_conf) : get_extra_conf_path("topology.conf");
 }
 
 static void _log_problems(const char *prefix, const nvlb_error_t *err)
@@ -128,7 +155,7 @@ static void _load_saved_state(nvlb_planner_t *planner)
 	nvlbs_flush_log(planner);
 }
 
-extern int nvlbt_build_config(void)
+extern int nvlbt_build_config(const char *topology_conf)
 {
 	nvlb_planner_t *planner = nvlb_process_planner();
 	const char **names;
@@ -141,7 +168,7 @@ extern int nvlbt_build_config(void)
 	if (!running_in_slurmctld())
 		return SLURM_SUCCESS;
 
-	path = _config_path();
+	path = _config_path(topology_conf);
 	names = xcalloc(node_record_count + 1, sizeof(char *));
 	for (int i = 0; i < node_record_count; i++)
 		names[i] = node_record_table_ptr[i] ? node_record_table_ptr[i]->name : "";
@@ -185,6 +212,20 @@ done:
 extern int nvlbt_block_count(void)
 {
 	return block_bitmap_cnt;
+}
+
+extern int nvlbt_block_index_of(int node_index)
+{
+	if (!node_block || (node_index < 0) || (node_index >= node_block_cnt))
+		return -1;
+	return node_block[node_index];
+}
+
+extern const char *nvlbt_block_name_of(int node_index)
+{
+	int b = nvlbt_block_index_of(node_index);
+
+	return (b >= 0) ? block_names[b] : NULL;
 }
 
 /* Nodes this job could use now: Slurm's node_map less nodes without CPUs
@@ -401,8 +442,35 @@ extern void nvlbt_topoinfo_free(nvlbt_topoinfo_t *info)
 	xfree(info);
 }
 
-extern void nvlbt_topoinfo_pack(nvlbt_topoinfo_t *info, buf_t *buffer)
+extern int nvlbt_get(topology_data_t type, void *data)
 {
+	switch (type) {
+	case TOPO_DATA_TOPOLOGY_PTR: {
+		dynamic_plugin_data_t **pptr = data;
+
+		*pptr = xmalloc(sizeof(dynamic_plugin_data_t));
+		(*pptr)->plugin_id = plugin_id;
+		(*pptr)->data = nvlbt_topoinfo_build();
+		return SLURM_SUCCESS;
+	}
+	case TOPO_DATA_REC_CNT:
+		*(int *) data = nvlbt_block_count();
+		return SLURM_SUCCESS;
+	case TOPO_DATA_EXCLUSIVE_TOPO:
+		/* 24.11's cons_tres ignores --exclusive=topo unless this says 1
+		 * (26.05 reads supports_exclusive_topo instead). */
+		*(int *) data = 1;
+		return SLURM_SUCCESS;
+	default:
+		error("topology/nvlblock: unsupported topology_p_get type %d", type);
+		return SLURM_ERROR;
+	}
+}
+
+extern int nvlbt_topoinfo_pack(nvlbt_topoinfo_t *info, buf_t *buffer, uint16_t protocol_version)
+{
+	if (protocol_version < SLURM_MIN_PROTOCOL_VERSION)
+		return SLURM_ERROR;
 	pack32(info->record_count, buffer);
 	for (uint32_t i = 0; i < info->record_count; i++) {
 		packstr(info->names[i], buffer);
@@ -410,17 +478,22 @@ extern void nvlbt_topoinfo_pack(nvlbt_topoinfo_t *info, buf_t *buffer)
 		packstr(info->lines[i], buffer);
 	}
 	packstr(info->summary, buffer);
+	return SLURM_SUCCESS;
 }
 
 /* Bound on what a client accepts: a corrupt count must not make it allocate
  * without limit. */
 #define MAX_PACKED_BLOCKS (1u << 20)
 
-extern int nvlbt_topoinfo_unpack(nvlbt_topoinfo_t **out, buf_t *buffer)
+extern int nvlbt_topoinfo_unpack(nvlbt_topoinfo_t **out, buf_t *buffer, uint16_t protocol_version)
 {
-	nvlbt_topoinfo_t *info = xmalloc(sizeof(*info));
+	nvlbt_topoinfo_t *info;
 	uint32_t count;
 
+	*out = NULL;
+	if (protocol_version < SLURM_MIN_PROTOCOL_VERSION)
+		return SLURM_ERROR;
+	info = xmalloc(sizeof(*info));
 	*out = info;
 	safe_unpack32(&count, buffer);
 	if (count > MAX_PACKED_BLOCKS)
@@ -444,8 +517,9 @@ unpack_error:
 	return SLURM_ERROR;
 }
 
-extern int nvlbt_topoinfo_print(nvlbt_topoinfo_t *info, const char *nodes_list, char **out)
+extern int nvlbt_topoinfo_print(nvlbt_topoinfo_t *info, const char *nodes_list, const char *unit, char **out)
 {
+	bool by_unit = unit && unit[0], by_nodes = nodes_list && nodes_list[0];
 	int matches = 0;
 
 	*out = NULL;
@@ -453,31 +527,141 @@ extern int nvlbt_topoinfo_print(nvlbt_topoinfo_t *info, const char *nodes_list, 
 		error("No topology information available");
 		return SLURM_SUCCESS;
 	}
-	if (!nodes_list || !nodes_list[0]) {
+	if (!by_unit && !by_nodes) {
 		for (uint32_t i = 0; i < info->record_count; i++)
 			xstrfmtcat(*out, "%s\n", info->lines[i]);
 		if (info->summary)
 			xstrfmtcat(*out, "%s\n", info->summary);
 		return SLURM_SUCCESS;
 	}
-	for (uint32_t i = 0; i < info->record_count; i++) {
-		if (!xstrcmp(info->names[i], nodes_list)) {
-			xstrfmtcat(*out, "%s\n", info->lines[i]);
-			return SLURM_SUCCESS;
+	/* 24.11's scontrol passes its one argument as the node list: a block
+	 * name there selects that block. */
+	if (!by_unit) {
+		for (uint32_t i = 0; i < info->record_count; i++) {
+			if (!xstrcmp(info->names[i], nodes_list)) {
+				xstrfmtcat(*out, "%s\n", info->lines[i]);
+				return SLURM_SUCCESS;
+			}
 		}
 	}
 	for (uint32_t i = 0; i < info->record_count; i++) {
 		hostset_t *hs;
+		bool within;
 
-		if (!info->nodes[i] || !info->nodes[i][0] || !(hs = hostset_create(info->nodes[i])))
+		if (by_unit && xstrcmp(info->names[i], unit))
 			continue;
-		if (hostset_within(hs, nodes_list)) {
-			xstrfmtcat(*out, "%s\n", info->lines[i]);
-			matches++;
+		if (by_nodes) {
+			if (!info->nodes[i] || !info->nodes[i][0] || !(hs = hostset_create(info->nodes[i])))
+				continue;
+			within = hostset_within(hs, nodes_list);
+			hostset_destroy(hs);
+			if (!within)
+				continue;
 		}
-		hostset_destroy(hs);
+		xstrfmtcat(*out, "%s\n", info->lines[i]);
+		matches++;
 	}
-	if (!matches)
+	if (matches)
+		return SLURM_SUCCESS;
+	if (by_unit && by_nodes)
+		error("Topology information contains no block %s holding %s", unit, nodes_list);
+	else if (by_unit)
+		error("Topology information contains no block named %s", unit);
+	else
 		error("Topology information contains no block or node named %s", nodes_list);
 	return SLURM_SUCCESS;
+}
+
+extern nvlbt_segments_t *nvlbt_segments_build(bitstr_t *nodes, uint16_t segment_size)
+{
+	nvlbt_segments_t *segments = xmalloc(sizeof(*segments));
+	bitstr_t *rest, *run;
+
+	segments->list = list_create(xfree_ptr);
+	if (!nodes)
+		return segments;
+	rest = bit_copy(nodes);
+	run = bit_alloc(bit_size(nodes));
+	for (int b = 0; b < block_bitmap_cnt; b++) {
+		int in_run = 0;
+
+		if (bit_size(block_bitmaps[b]) != bit_size(nodes) || !bit_overlap_any(block_bitmaps[b], nodes))
+			continue;
+		bit_clear_all(run);
+		for (int i = 0; (i = bit_ffs_from_bit(nodes, i)) >= 0; i++) {
+			if (!bit_test(block_bitmaps[b], i))
+				continue;
+			bit_set(run, i);
+			bit_clear(rest, i);
+			if (segment_size && (++in_run == segment_size)) {
+				list_append(segments->list, bitmap2node_name(run));
+				bit_clear_all(run);
+				in_run = 0;
+			}
+		}
+		if (bit_set_count(run))
+			list_append(segments->list, bitmap2node_name(run));
+	}
+	if (bit_set_count(rest))
+		list_append(segments->list, bitmap2node_name(rest));
+	FREE_NULL_BITMAP(run);
+	FREE_NULL_BITMAP(rest);
+	return segments;
+}
+
+extern void nvlbt_segments_free(nvlbt_segments_t *segments)
+{
+	if (!segments)
+		return;
+	FREE_NULL_LIST(segments->list);
+	xfree(segments);
+}
+
+/* Our own layout, versioned: job state written by one nvlblock release may
+ * be read by the next. */
+#define SEGMENTS_FORMAT 1
+#define MAX_PACKED_SEGMENTS (1u << 20)
+
+static int _pack_segment(void *x, void *arg)
+{
+	packstr(x, arg);
+	return 0;
+}
+
+extern void nvlbt_segments_pack(nvlbt_segments_t *segments, buf_t *buffer)
+{
+	uint32_t count = (segments && segments->list) ? list_count(segments->list) : 0;
+
+	pack16(SEGMENTS_FORMAT, buffer);
+	pack32(count, buffer);
+	if (count)
+		list_for_each(segments->list, _pack_segment, buffer);
+}
+
+extern int nvlbt_segments_unpack(nvlbt_segments_t **out, buf_t *buffer)
+{
+	nvlbt_segments_t *segments = xmalloc(sizeof(*segments));
+	uint16_t format;
+	uint32_t count;
+
+	*out = NULL;
+	segments->list = list_create(xfree_ptr);
+	safe_unpack16(&format, buffer);
+	if (format != SEGMENTS_FORMAT)
+		goto unpack_error;
+	safe_unpack32(&count, buffer);
+	if (count > MAX_PACKED_SEGMENTS)
+		goto unpack_error;
+	for (uint32_t i = 0; i < count; i++) {
+		char *nodes = NULL;
+
+		safe_unpackstr(&nodes, buffer);
+		list_append(segments->list, nodes);
+	}
+	*out = segments;
+	return SLURM_SUCCESS;
+
+unpack_error:
+	nvlbt_segments_free(segments);
+	return SLURM_ERROR;
 }

@@ -11,8 +11,13 @@
 #include <stdint.h>
 
 #include "src/common/bitstring.h"
+#include "src/common/list.h"
 #include "src/common/pack.h"
 #include "src/interfaces/topology.h"
+
+/* topology/nvlblock's plugin_id (defined in topology_nvlblock.c). */
+#define NVLBT_PLUGIN_ID 20054
+extern const uint32_t plugin_id;
 
 /* What `scontrol show topology` receives: packed by slurmctld, so every
  * client prints the same text. */
@@ -24,19 +29,41 @@ typedef struct {
 	char *summary;
 } nvlbt_topoinfo_t;
 
+/* The segments of a job's allocation, as node lists (Slurm 26.05's job
+ * topology info, read by switch/nvidia_imex for a channel per segment). */
+typedef struct {
+	list_t *list; /* of char *, hostlist expressions */
+} nvlbt_segments_t;
+
 extern int nvlbt_init(void);
 extern void nvlbt_fini(void);
-extern int nvlbt_build_config(void);
+/* topology_conf: Slurm's topology.conf path (read when there is no nvlblock.yaml). */
+extern int nvlbt_build_config(const char *topology_conf);
 extern int nvlbt_eval_nodes(topology_eval_t *topo_eval);
 extern int nvlbt_whole_topo(bitstr_t *node_mask);
 extern bitstr_t *nvlbt_get_bitmap(const char *name);
 extern int nvlbt_block_count(void);
+/* The block a node (slurmctld node index) is in: its index or -1, its name or NULL. */
+extern int nvlbt_block_index_of(int node_index);
+extern const char *nvlbt_block_name_of(int node_index);
+/* topology_p_get: TOPO_DATA_TOPOLOGY_PTR (tagged with our plugin_id),
+ * TOPO_DATA_REC_CNT, TOPO_DATA_EXCLUSIVE_TOPO. */
+extern int nvlbt_get(topology_data_t type, void *data);
 extern nvlbt_topoinfo_t *nvlbt_topoinfo_build(void);
 extern void nvlbt_topoinfo_free(nvlbt_topoinfo_t *info);
-extern void nvlbt_topoinfo_pack(nvlbt_topoinfo_t *info, buf_t *buffer);
-extern int nvlbt_topoinfo_unpack(nvlbt_topoinfo_t **out, buf_t *buffer);
-extern int nvlbt_topoinfo_print(nvlbt_topoinfo_t *info, const char *nodes_list, char **out);
+/* Both refuse protocol versions older than Slurm's oldest supported one. */
+extern int nvlbt_topoinfo_pack(nvlbt_topoinfo_t *info, buf_t *buffer, uint16_t protocol_version);
+extern int nvlbt_topoinfo_unpack(nvlbt_topoinfo_t **out, buf_t *buffer, uint16_t protocol_version);
+/* unit: a block name (Slurm 25.05+'s block=/unit=); nodes_list: a node list,
+ * or (24.11's one argument) a block name; either may be NULL. */
+extern int nvlbt_topoinfo_print(nvlbt_topoinfo_t *info, const char *nodes_list, const char *unit, char **out);
 extern uint32_t nvlbt_fragmentation(bitstr_t *node_mask);
+/* Per block of the allocation, runs of segment_size nodes (all of the
+ * block's nodes when 0); nodes outside every block form one more segment. */
+extern nvlbt_segments_t *nvlbt_segments_build(bitstr_t *nodes, uint16_t segment_size);
+extern void nvlbt_segments_free(nvlbt_segments_t *segments);
+extern void nvlbt_segments_pack(nvlbt_segments_t *segments, buf_t *buffer);
+extern int nvlbt_segments_unpack(nvlbt_segments_t **out, buf_t *buffer);
 
 /* The status thread (status_thread.c), slurmctld only. */
 extern void nvlbt_status_start(void);

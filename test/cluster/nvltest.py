@@ -368,11 +368,30 @@ class Cluster:
         p = self.run("sinfo", "-h", "-N", "-o", "%N %t")
         return dict(line.split() for line in p.stdout.splitlines())
 
+    @property
+    def slurm_version(self):
+        """(major, minor, micro) of the Slurm this cluster runs."""
+        if not hasattr(self, "_slurm_version"):
+            out = self.run("scontrol", "--version").stdout
+            m = re.search(r"(\d+)\.(\d+)\.(\d+)", out)
+            if not m:
+                raise CommandError(f"scontrol --version said {out!r}")
+            self._slurm_version = tuple(int(x) for x in m.groups())
+        return self._slurm_version
+
+    def topology_args(self, block=None, nodes=None):
+        """The `scontrol show topology` arguments that select a block or
+        nodes: 24.11 takes either as its one argument; from 25.05 a bare
+        argument names a topology, and block= / nodes= select."""
+        if self.slurm_version < (25, 5, 0):
+            return [block or nodes] if (block or nodes) else []
+        return ([f"block={block}"] if block else []) + ([f"nodes={nodes}"] if nodes else [])
+
     def topology(self, arg=None):
-        """`scontrol show topology [arg]`: one dict per block line. nvlblock's
-        summary line ("nvlblock: Blocks=...") is under key "summary" of the
-        last element's parent list; use topology_summary()."""
-        argv = ["scontrol", "show", "topology"] + ([arg] if arg else [])
+        """`scontrol show topology [arg]`: one dict per block line (arg: a
+        block name). nvlblock's summary line ("nvlblock: Blocks=...") is left
+        out; use topology_summary()."""
+        argv = ["scontrol", "show", "topology"] + self.topology_args(block=arg)
         p = self.run(*argv, check=False)
         self.last_topology_output = p.stdout + p.stderr
         return [parse_kv(line) for line in p.stdout.splitlines() if line.startswith("BlockName=")]
@@ -532,6 +551,23 @@ class Cluster:
                       "all nodes idle")
 
 
+def read_prometheus(path):
+    """{'name{labels}': value} of a Prometheus text file; {} while it is missing."""
+    metrics = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.strip() and not line.startswith("#"):
+                    name, value = line.rsplit(" ", 1)
+                    metrics[name] = float(value)
+    except FileNotFoundError:
+        pass
+    return metrics
+
+
+HEALTH_METRIC = {"healthy": 0, "degraded": 1, "down": 2}
+
+
 class ClusterTest(unittest.TestCase):
     """Base class: prints each test's duration; maxDiff off."""
 
@@ -543,6 +579,17 @@ class ClusterTest(unittest.TestCase):
 
     def tearDown(self):
         log(f"--- {self.id()} took {time.monotonic() - self._t0:.1f} s")
+
+    def assertMetricsMatchTopology(self, metrics, blocks):
+        """The per-block Prometheus metrics say what `scontrol show topology` says."""
+        for b in blocks:
+            label = '{block="%s"}' % b["BlockName"]
+            for metric, field in (("nvlblock_block_nodes", "BlockSize"), ("nvlblock_block_spares", "Spares"),
+                                  ("nvlblock_block_spares_free", "SparesFree"),
+                                  ("nvlblock_block_spares_used", "SparesUsed"),
+                                  ("nvlblock_block_failed_nodes", "Failed")):
+                self.assertEqual(metrics[metric + label], float(b[field]), metric + label)
+            self.assertEqual(metrics["nvlblock_block_health" + label], HEALTH_METRIC[b["Health"]], label)
 
     def assertOnRack(self, nodes, rack, msg=None):
         self.assertEqual(racks_of(nodes), {rack: len(nodes)}, msg or f"{nodes} not all on {rack}")

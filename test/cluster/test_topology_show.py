@@ -11,14 +11,14 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nvltest import Cluster, ClusterTest, main, rack_nodes  # noqa: E402
+from nvltest import Cluster, ClusterTest, main, rack_nodes, read_prometheus  # noqa: E402
 
 FIELDS = ["BlockName", "Nodes", "BlockSize", "Slice", "Spares", "SparesFree", "SparesUsed", "SparesLent",
           "Health", "Failed", "FailedNodes"]
 
 CLIENT_COMMANDS = [
     ["sinfo"], ["sinfo", "-N"], ["sinfo", "-s"], ["squeue"], ["squeue", "-l"],
-    ["scontrol", "show", "topology"], ["scontrol", "show", "topology", "rack02"],
+    ["scontrol", "show", "topology"], ["scontrol", "show", "topology", {"block": "rack02"}],
     ["scontrol", "show", "nodes"], ["scontrol", "show", "partitions"], ["scontrol", "show", "config"],
     ["scontrol", "show", "jobs"], ["scontrol", "ping"], ["sdiag"],
     ["srun", "-N1", "-t", "1", "true"],
@@ -38,12 +38,13 @@ class ClientsMixin:
             job = c.sbatch("-N4")
             c.wait_running(job)
             for argv in CLIENT_COMMANDS:
+                argv = [a for x in argv for a in (c.topology_args(**x) if isinstance(x, dict) else [x])]
                 p = c.run(*argv, check=False, timeout=60)
                 out = p.stdout + p.stderr
                 self.assertEqual(p.returncode, 0, f"{' '.join(argv)} exited {p.returncode}: {out}")
                 self.assertEqual(crash_signs(out), [], f"{' '.join(argv)}: {out}")
             # Filtering by an unknown name is an error message, not a crash.
-            p = c.run("scontrol", "show", "topology", "nosuch", check=False)
+            p = c.run("scontrol", "show", "topology", *c.topology_args(block="nosuch"), check=False)
             self.assertGreaterEqual(p.returncode, 0, p)
             self.assertEqual(crash_signs(p.stdout + p.stderr), [])
             self.assertIn("nosuch", p.stderr)
@@ -88,15 +89,20 @@ class ShowTopology(ClusterTest):
             self.assertEqual((summary["Blocks"], summary["Nodes"], summary["Failed"]), ("3", "54", "4"), summary)
 
             # Filters: a block name, a node name, several nodes of one block.
-            by_name = c.run("scontrol", "show", "topology", "rack02").stdout.splitlines()
-            self.assertEqual(by_name, [full[1]])
-            by_node = c.run("scontrol", "show", "topology", "gb0020").stdout.splitlines()
-            self.assertEqual(by_node, [full[1]])
-            by_nodes = c.run("scontrol", "show", "topology", "gb[0037-0039]").stdout.splitlines()
-            self.assertEqual(by_nodes, [full[2]])
-            p = c.run("scontrol", "show", "topology", "nosuch", check=False)
+            def show(**selector):
+                return c.run("scontrol", "show", "topology", *c.topology_args(**selector), check=False)
+            self.assertEqual(show(block="rack02").stdout.splitlines(), [full[1]])
+            self.assertEqual(show(nodes="gb0020").stdout.splitlines(), [full[1]])
+            self.assertEqual(show(nodes="gb[0037-0039]").stdout.splitlines(), [full[2]])
+            p = show(block="nosuch")
             self.assertEqual(p.stdout, "")
-            self.assertIn("no block or node named nosuch", p.stderr)
+            self.assertRegex(p.stderr, r"no block (or node )?named nosuch")
+            if c.slurm_version >= (25, 5, 0):
+                # Block and nodes together: the block, if it holds them.
+                self.assertEqual(show(block="rack03", nodes="gb0040").stdout.splitlines(), [full[2]])
+                p = show(block="rack01", nodes="gb0040")
+                self.assertEqual(p.stdout, "")
+                self.assertIn("no block rack01 holding gb0040", p.stderr)
 
             # The JSON status says the same.
             status = c.wait_status(lambda s: c.status_block("rack03", s)["failed"] == 3, 10,
@@ -107,25 +113,10 @@ class ShowTopology(ClusterTest):
                                  (b["SparesFree"], b["SparesUsed"], b["Failed"], b["Health"]), s)
 
             # ...and so does the Prometheus textfile, written right after it.
-            def prometheus():
-                metrics = {}
-                with open(c.path("state", "nvlblock.prom")) as f:
-                    for line in f:
-                        if line.strip() and not line.startswith("#"):
-                            name, value = line.rsplit(" ", 1)
-                            metrics[name] = float(value)
-                return metrics
-            c.wait_for(lambda: prometheus().get('nvlblock_block_failed_nodes{block="rack03"}') == 3, 10,
-                     "the Prometheus file to show rack03's failures")
-            metrics = prometheus()
-            health = {"healthy": 0, "degraded": 1, "down": 2}
-            for b in blocks:
-                label = '{block="%s"}' % b["BlockName"]
-                self.assertEqual(metrics["nvlblock_block_failed_nodes" + label], float(b["Failed"]), label)
-                self.assertEqual(metrics["nvlblock_block_spares_free" + label], float(b["SparesFree"]), label)
-                self.assertEqual(metrics["nvlblock_block_spares_used" + label], float(b["SparesUsed"]), label)
-                self.assertEqual(metrics["nvlblock_block_health" + label], health[b["Health"]], label)
-                self.assertEqual(metrics["nvlblock_block_nodes" + label], float(b["BlockSize"]), label)
+            prom = c.path("state", "nvlblock.prom")
+            c.wait_for(lambda: read_prometheus(prom).get('nvlblock_block_failed_nodes{block="rack03"}') == 3, 10,
+                       "the Prometheus file to show rack03's failures")
+            self.assertMetricsMatchTopology(read_prometheus(prom), blocks)
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "cluster"))
-from nvltest import REQUEUE_DELAY, Cluster, ClusterTest, rack_of  # noqa: E402
+from nvltest import REQUEUE_DELAY, Cluster, ClusterTest, rack_of, read_prometheus  # noqa: E402
 
 SKIP = 77
 OPTS = None
@@ -286,31 +286,14 @@ class FromPackage(ClusterTest):
 
     def check_prometheus(self, c, rack):
         """The Prometheus file agrees with scontrol show topology."""
-        def metrics():
-            out = {}
-            with open(self.prom) as f:
-                for line in f:
-                    if line.strip() and not line.startswith("#"):
-                        name, value = line.rsplit(" ", 1)
-                        out[name] = float(value)
-            return out
-        c.wait_for(lambda: metrics().get('nvlblock_recoveries_total{outcome="in_place"}') == 1, 15,
-                   "the Prometheus file to count the in-place recovery")
-        m = metrics()
-        health = {"healthy": 0, "degraded": 1, "down": 2}
+        c.wait_for(lambda: read_prometheus(self.prom).get('nvlblock_recoveries_total{outcome="in_place"}') == 1,
+                   15, "the Prometheus file to count the in-place recovery")
+        m = read_prometheus(self.prom)
         blocks = c.topology()
         self.assertEqual(sorted(b["BlockName"] for b in blocks), ["rack01", "rack02"])
-        for b in blocks:
-            label = '{block="%s"}' % b["BlockName"]
-            self.assertEqual(m["nvlblock_block_nodes" + label], float(b["BlockSize"]), label)
-            self.assertEqual(m["nvlblock_block_spares" + label], float(b["Spares"]), label)
-            self.assertEqual(m["nvlblock_block_spares_free" + label], float(b["SparesFree"]), label)
-            self.assertEqual(m["nvlblock_block_spares_used" + label], float(b["SparesUsed"]), label)
-            self.assertEqual(m["nvlblock_block_failed_nodes" + label], float(b["Failed"]), label)
-            self.assertEqual(m["nvlblock_block_health" + label], health[b["Health"]], label)
+        self.assertMetricsMatchTopology(m, blocks)
         self.assertEqual(m['nvlblock_block_failed_nodes{block="%s"}' % rack], 1.0)
         self.assertEqual(m['nvlblock_block_spares_used{block="%s"}' % rack], 1.0)
-
 
 def main():
     global OPTS

@@ -34,14 +34,25 @@ import sys
 
 SKIP = 77
 
-# Slurm 24.11's topology ops table (design.md 5) and the plugin identity.
-TOPOLOGY_SYMBOLS = ["plugin_id", "plugin_name", "plugin_type", "plugin_version", "init", "fini",
+# Each Slurm API generation's topology ops table (design.md 5) and the plugin
+# identity; plugin.exports checks them exactly against the Slurm source.
+_TOPOLOGY_COMMON = ["plugin_id", "plugin_name", "plugin_type", "plugin_version", "init", "fini",
                     "topology_p_build_config", "topology_p_eval_nodes", "topology_p_whole_topo",
                     "topology_p_get_bitmap", "topology_p_generate_node_ranking",
-                    "topology_p_get_node_addr", "topology_p_split_hostlist",
-                    "topology_p_topology_free", "topology_p_get", "topology_p_topology_pack",
-                    "topology_p_topology_print", "topology_p_topology_unpack",
+                    "topology_p_get_node_addr", "topology_p_split_hostlist", "topology_p_get",
                     "topology_p_get_fragmentation"]
+TOPOLOGY_SYMBOLS = {
+    "24_11": _TOPOLOGY_COMMON + ["topology_p_topology_free", "topology_p_topology_pack",
+                                 "topology_p_topology_print", "topology_p_topology_unpack"],
+    "26_05": _TOPOLOGY_COMMON + ["supports_exclusive_topo", "topology_p_add_rm_node",
+                                 "topology_p_allow_one_node", "topology_p_destroy_config",
+                                 "topology_p_eval_node", "topology_p_topoinfo_free",
+                                 "topology_p_topoinfo_pack", "topology_p_topoinfo_print",
+                                 "topology_p_topoinfo_unpack", "topology_p_jobinfo_free",
+                                 "topology_p_jobinfo_pack", "topology_p_jobinfo_unpack",
+                                 "topology_p_jobinfo_get", "topology_p_get_topology_str",
+                                 "topology_p_get_rank"],
+}
 PREP_SYMBOLS = ["plugin_name", "plugin_type", "plugin_version", "init", "fini",
                 "prep_p_register_callbacks", "prep_p_prolog", "prep_p_epilog",
                 "prep_p_prolog_slurmctld", "prep_p_epilog_slurmctld", "prep_p_required"]
@@ -145,7 +156,8 @@ def check_binaries(root, opts, label):
             fail(f"{label}: {rel}: a needed library is not found:\n{ldd.stdout}")
     if not plugin_dir:
         return
-    for so, symbols in (("topology_nvlblock.so", TOPOLOGY_SYMBOLS), ("prep_nvlblock.so", PREP_SYMBOLS)):
+    for so, symbols in (("topology_nvlblock.so", TOPOLOGY_SYMBOLS[opts.slurm_api]),
+                        ("prep_nvlblock.so", PREP_SYMBOLS)):
         path = os.path.join(plugin_dir, so)
         if not os.path.isfile(path):
             continue  # reported as missing already
@@ -324,6 +336,8 @@ def main():
     ap.add_argument("--tools", default="", help="comma-separated tool names")
     ap.add_argument("--man-pages", default="", help="comma-separated built man pages (build-tree paths)")
     ap.add_argument("--plugin-dir", default="", help="plugin directory relative to the prefix")
+    ap.add_argument("--slurm-api", default="24_11", choices=sorted(TOPOLOGY_SYMBOLS),
+                    help="the Slurm API generation the plugins were built for")
     ap.add_argument("--package-name")
     ap.add_argument("--version", help="Debian version (upstream-revision)")
     ap.add_argument("--package-prefix", default="/usr")

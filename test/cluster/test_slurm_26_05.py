@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""What the Slurm 26.05 topology API adds, on a real 26.05 slurmctld
+(registered only when the build targets 26.05; the rest of the cluster
+tests run there unchanged):
+
+- get_rank: Slurm lays out a job's tasks block by block, so consecutive MPI
+  ranks share an NVLink domain even when node names interleave the blocks;
+- jobinfo: with --network=unique-channel-per-segment the job carries its
+  segments' node lists (what switch/nvidia_imex turns into one IMEX channel
+  each), one per segment, each inside one block; they survive a slurmctld
+  restart (packed with the job state and read back without error);
+- allow_one_node is false: cons_tres's one-node shortcut would bypass the
+  spares, so a 1-node job still keeps off a rack's spares;
+- add_rm_node: `scontrol update node topology=` is refused with a message,
+  as nvlblock's blocks come from its own file;
+- scontrol show topology block=NAME / nodes=LIST select (a bare name is a
+  topology name from 25.05 on).
+"""
+import os
+import sys
+import tempfile
+import textwrap
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nvltest import Cluster, ClusterTest, main  # noqa: E402
+
+# One 18-node rack split into two interleaved 9-node blocks: odd-numbered
+# nodes in "odd", even-numbered in "even". Node order and block order differ.
+INTERLEAVED = textwrap.dedent("""\
+    defaults:
+      slice: 8
+      spares: 1
+    status:
+      interval: 1
+    blocks:
+      - name: odd
+        nodes: gb[0001,0003,0005,0007,0009,0011,0013,0015,0017]
+      - name: even
+        nodes: gb[0002,0004,0006,0008,0010,0012,0014,0016,0018]
+    """)
+
+
+def block_of(node):
+    return "odd" if int(node[2:]) % 2 else "even"
+
+
+class Slurm2605(ClusterTest):
+
+    @classmethod
+    def setUpClass(cls):
+        fd, cls.yaml = tempfile.mkstemp(prefix="nvlt-2605-", suffix=".yaml")
+        with os.fdopen(fd, "w") as f:
+            f.write(INTERLEAVED)
+
+    @classmethod
+    def tearDownClass(cls):
+        os.unlink(cls.yaml)
+
+    def cluster(self, name):
+        return Cluster(name, racks=1, flags=["--config", self.yaml,
+                                             "--extra-conf", "DebugFlags=SelectType",
+                                             "SlurmctldDebug=verbose"])
+
+    def test_ranks_segments_and_one_node_jobs(self):
+        with self.cluster("s2605") as c:
+            self.assertGreaterEqual(c.slurm_version, (26, 5, 0), "needs Slurm 26.05")
+            # 16 nodes in segments of 8: 8 in each block. Tasks laid out by
+            # rank: the first 8 ranks on one block, the next 8 on the other.
+            job = c.sbatch("-N16", "--segment=8", "--network=unique-channel-per-segment")
+            nodes = c.wait_running(job)
+            self.assertEqual({block_of(n) for n in nodes}, {"odd", "even"}, nodes)
+
+            # Segments recorded for IMEX channels: two, one per block.
+            line = c.wait_log(rf"nvlblock: JobId={job}: 2 segments for IMEX channels: ", 10)[-1]
+            segments = line.split("IMEX channels: ", 1)[1].split()
+            self.assertEqual(len(segments), 2, line)
+            for seg in segments:
+                members = c.expand(seg)
+                self.assertEqual(len(members), 8, seg)
+                self.assertEqual(len({block_of(n) for n in members}), 1, f"segment {seg} spans blocks")
+
+            # A step of 2 tasks per node with the default distribution:
+            # "<rank>: <node>". Ranks 0-15 share one block, 16-31 the other
+            # (by node index they would alternate between the blocks).
+            layout = c.run("srun", f"--jobid={job}", "--overlap", "-l", "-N16", "-n32",
+                           "printenv", "SLURMD_NODENAME", timeout=60).stdout
+            by_rank = {int(k): v.strip() for k, v in (l.split(": ", 1) for l in layout.splitlines() if ": " in l)}
+            self.assertEqual(sorted(by_rank), list(range(32)), layout)
+            first = {block_of(by_rank[r]) for r in range(16)}
+            second = {block_of(by_rank[r]) for r in range(16, 32)}
+            self.assertEqual(len(first), 1, f"ranks 0-15 on {[by_rank[r] for r in range(16)]}")
+            self.assertEqual(len(second), 1, f"ranks 16-31 on {[by_rank[r] for r in range(16, 32)]}")
+            self.assertNotEqual(first, second)
+
+            # The one free node of each block is its spare: a 1-node job
+            # must wait, not take it (allow_one_node is false).
+            small = c.sbatch("-N1")
+            c.wait_pending_reason(small, "spare", 20)
+
+            # The segments were packed with the job state and read back.
+            c.restart_ctld(kill=False)
+            self.assertEqual(c.state(job), "RUNNING")
+            self.assertEqual(c.log_lines(r"unpack|Unpack"), [])
+
+            # Blocks come from nvlblock.yaml: topology= on a node is refused.
+            p = c.run("scontrol", "update", "nodename=gb0001", "topology=default:even", check=False)
+            self.assertNotEqual(p.returncode, 0, p.stdout)
+            c.wait_log(r"topology/nvlblock: cannot put node gb0001 into 'even'", 10)
+
+            # scontrol show topology block= / nodes= (25.05+ syntax).
+            self.assertEqual([l.split()[0] for l in c.run("scontrol", "show", "topology", "block=even")
+                              .stdout.splitlines()], ["BlockName=even"])
+            self.assertEqual([l.split()[0] for l in c.run("scontrol", "show", "topology", "nodes=gb0003")
+                              .stdout.splitlines()], ["BlockName=odd"])
+            # A bare name is a topology's name: "odd" is none (scontrol says
+            # so, and exits 0).
+            p = c.run("scontrol", "show", "topology", "odd", check=False)
+            self.assertNotIn("BlockName=", p.stdout)
+            self.assertRegex(p.stderr, r"Requested topology configuration is not available")
+
+
+if __name__ == "__main__":
+    main()
