@@ -1,96 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * ops_26_05.c - the topology plugin API of Slurm 26.05: the 26 symbols of its
- * ops table (src/interfaces/topology.c), each a thin call into
- * topology_nvlblock.c.
+ * ops_26_05.c - what the topology plugin API of Slurm 26.05 adds to 25.11's
+ * (ops_25_11.c, which a 26.05 build compiles too): allow_one_node,
+ * eval_node and get_rank; 26 symbols in all.
  *
- * What changed since 24.11, and what we make of it:
- * - Calls carry a topology context: build_config/destroy_config/add_rm_node/
- *   generate_node_ranking/get_topology_str get the topology_ctx_t, the
- *   others the plugin's own tctx->plugin_ctx. nvlblock keeps one planner per
- *   process, and Slurm can only give an out-of-tree plugin one context (the
- *   "default" one built from slurm.conf: topology.yaml knows only Slurm's
- *   built-in types), so the context is checked, not stored.
- * - topology.conf's path comes in the context (the global topo_conf is gone).
- * - --exclusive=topo is honoured only for plugins that export
- *   supports_exclusive_topo = true.
  * - cons_tres may place a one-node job without eval_nodes, calling eval_node
  *   per node, when allow_one_node says so: that would hand spares to ordinary
  *   single-node work, so it says no.
- * - get_rank gives MPI ranks and steps the block order; jobinfo_* carry the
- *   segment node lists that switch/nvidia_imex turns into one IMEX channel per
- *   segment (--network=unique-channel-per-segment).
- * - topology_p_topology_{free,pack,print,unpack} are topoinfo_*; print gets the
- *   block name (scontrol show topology block=NAME) apart from the node list.
+ * - get_rank gives MPI ranks and steps the block order.
+ * - topology_eval_t gained a field in the middle (eval_action); it matters
+ *   only to plugins that install their own eval_nodes callback, which
+ *   nvlblock does not: compiling against 26.05's headers is enough.
  */
 #include "src/common/slurm_xlator.h"
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
-#include "src/common/list.h"
-#include "src/common/log.h"
-#include "src/common/node_conf.h"
-#include "src/common/read_config.h"
 #include "src/common/xmalloc.h"
-#include "src/common/xstring.h"
-#include "src/plugins/topology/common/common_topo.h"
 
 #include "topology_nvlblock.h"
 
 #if (SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(26, 5, 0)) || (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 11, 0))
 #error "ops_26_05.c is the Slurm 26.05 API; configure against a Slurm 26.05 tree"
 #endif
-
-/* plugin_name, plugin_type, plugin_id and plugin_version: topology_nvlblock.c. */
-/* cons_tres ignores --exclusive=topo for plugins that do not say this. */
-const bool supports_exclusive_topo = true;
-
-/* The context build_config accepted: Slurm gives us at most one. */
-static const topology_ctx_t *our_ctx = NULL;
-
-extern int init(void)
-{
-	return nvlbt_init();
-}
-
-extern void fini(void)
-{
-	nvlbt_fini();
-	our_ctx = NULL;
-}
-
-extern int topology_p_build_config(topology_ctx_t *tctx)
-{
-	if (our_ctx && (our_ctx != tctx)) {
-		error("topology/nvlblock: topology '%s' cannot use nvlblock too: nvlblock serves one topology, '%s'",
-		      tctx->name, our_ctx->name);
-		return SLURM_ERROR;
-	}
-	our_ctx = tctx;
-	return nvlbt_build_config(tctx->topo_conf);
-}
-
-extern int topology_p_destroy_config(topology_ctx_t *tctx)
-{
-	nvlbt_fini();
-	our_ctx = NULL;
-	return SLURM_SUCCESS;
-}
-
-/*
- * Slurm's way to put a node into a named unit (slurm.conf Topology=, dynamic
- * nodes, scontrol update node topology=). nvlblock's blocks come from its
- * own file, so only "remove", which Slurm sends for every deleted dynamic
- * node, is accepted (nothing to do: the node's index leaves every offer).
- */
-extern int topology_p_add_rm_node(node_record_t *node_ptr, char *unit, topology_ctx_t *tctx)
-{
-	if (!unit)
-		return SLURM_SUCCESS;
-	error("topology/nvlblock: cannot put node %s into '%s': nvlblock's blocks come from nvlblock.yaml or topology.conf",
-	      node_ptr ? node_ptr->name : "?", unit);
-	return SLURM_ERROR;
-}
 
 extern bool topology_p_allow_one_node(void *pctx)
 {
@@ -102,135 +34,6 @@ extern bool topology_p_allow_one_node(void *pctx)
 extern int topology_p_eval_node(topology_eval_t *topo_eval, int node_inx)
 {
 	return SLURM_ERROR;
-}
-
-static int _append_segment(void *x, void *arg)
-{
-	xstrfmtcat(*(char **) arg, " %s", (char *) x);
-	return 0;
-}
-
-static void _log_segments(job_record_t *job_ptr, nvlbt_segments_t *segments)
-{
-	char *text = NULL;
-
-	list_for_each(segments->list, _append_segment, &text);
-	log_flag(SELECT_TYPE, "nvlblock: %pJ: %d segments for IMEX channels:%s", job_ptr, list_count(segments->list),
-		 text ? text : "");
-	xfree(text);
-}
-
-extern int topology_p_eval_nodes(topology_eval_t *topo_eval)
-{
-	job_record_t *job_ptr = topo_eval->job_ptr;
-	int rc = nvlbt_eval_nodes(topo_eval);
-
-	/* Slurm freed the previous jobinfo before calling us. */
-	if ((rc == SLURM_SUCCESS) && job_ptr && xstrstr(job_ptr->network, "unique-channel-per-segment")) {
-		dynamic_plugin_data_t *info = xmalloc(sizeof(*info));
-
-		info->plugin_id = plugin_id;
-		info->data = nvlbt_segments_build(topo_eval->node_map,
-						  job_ptr->details ? job_ptr->details->segment_size : 0);
-		job_ptr->topo_jobinfo = info;
-		if (slurm_conf.debug_flags & DEBUG_FLAG_SELECT_TYPE)
-			_log_segments(job_ptr, info->data);
-	}
-	return rc;
-}
-
-extern int topology_p_whole_topo(bitstr_t *node_mask, void *pctx)
-{
-	return nvlbt_whole_topo(node_mask);
-}
-
-extern bitstr_t *topology_p_get_bitmap(char *name, void *pctx)
-{
-	return nvlbt_get_bitmap(name);
-}
-
-/* Node ranks are not ours to change: blocks are not an ordering. */
-extern bool topology_p_generate_node_ranking(topology_ctx_t *tctx)
-{
-	return false;
-}
-
-extern int topology_p_get_node_addr(char *node_name, char **paddr, char **ppattern, void *pctx)
-{
-	return common_topo_get_node_addr(node_name, paddr, ppattern);
-}
-
-extern int topology_p_split_hostlist(hostlist_t *hl, hostlist_t ***sp_hl, int *count, uint16_t tree_width,
-				     void *pctx)
-{
-	return common_topo_split_hostlist_treewidth(hl, sp_hl, count, tree_width);
-}
-
-extern int topology_p_get(topology_data_t type, void *data, void *pctx)
-{
-	return nvlbt_get(type, data);
-}
-
-extern int topology_p_topoinfo_free(void *topoinfo_ptr)
-{
-	nvlbt_topoinfo_free(topoinfo_ptr);
-	return SLURM_SUCCESS;
-}
-
-extern int topology_p_topoinfo_pack(void *topoinfo_ptr, buf_t *buffer, uint16_t protocol_version)
-{
-	return nvlbt_topoinfo_pack(topoinfo_ptr, buffer, protocol_version);
-}
-
-extern int topology_p_topoinfo_print(void *topoinfo_ptr, char *nodes_list, char *unit, char **out)
-{
-	return nvlbt_topoinfo_print(topoinfo_ptr, nodes_list, unit, out);
-}
-
-extern int topology_p_topoinfo_unpack(void **topoinfo_pptr, buf_t *buffer, uint16_t protocol_version)
-{
-	return nvlbt_topoinfo_unpack((nvlbt_topoinfo_t **) topoinfo_pptr, buffer, protocol_version);
-}
-
-extern void topology_p_jobinfo_free(void *topo_jobinfo)
-{
-	nvlbt_segments_free(topo_jobinfo);
-}
-
-extern void topology_p_jobinfo_pack(void *topo_jobinfo, buf_t *buffer, uint16_t protocol_version)
-{
-	nvlbt_segments_pack(topo_jobinfo, buffer);
-}
-
-extern int topology_p_jobinfo_unpack(void **topo_jobinfo, buf_t *buffer, uint16_t protocol_version)
-{
-	if (protocol_version < SLURM_MIN_PROTOCOL_VERSION)
-		return SLURM_ERROR;
-	return nvlbt_segments_unpack((nvlbt_segments_t **) topo_jobinfo, buffer);
-}
-
-extern int topology_p_jobinfo_get(topology_jobinfo_type_t type, void *topo_jobinfo, void *data)
-{
-	nvlbt_segments_t *segments = topo_jobinfo;
-
-	if (!segments || (type != TOPO_JOBINFO_SEGMENT_LIST))
-		return SLURM_ERROR;
-	*(list_t **) data = segments->list;
-	return SLURM_SUCCESS;
-}
-
-extern uint32_t topology_p_get_fragmentation(bitstr_t *node_mask, void *pctx)
-{
-	return nvlbt_fragmentation(node_mask);
-}
-
-/* "<topology>:<block>", the form scontrol update node topology= takes. */
-extern void topology_p_get_topology_str(node_record_t *node_ptr, char **topology_str_ptr, topology_ctx_t *tctx)
-{
-	const char *block = node_ptr ? nvlbt_block_name_of(node_ptr->index) : NULL;
-
-	if (block)
-		xstrfmtcat(*topology_str_ptr, "%s%s:%s", *topology_str_ptr ? "," : "", tctx->name, block);
 }
 
 /*

@@ -50,11 +50,11 @@ class PlacementCases:
             n32 = c.wait_running(j32)
             self.assertEqual(sorted(racks_of(n32).values()), [16, 16], racks_of(n32))
 
-            # -N5 --segment=2: refused at submission (from 25.05 by sbatch
+            # -N5 --segment=2: refused at submission (from 26.05 by sbatch
             # itself, before slurmctld sees it).
             job, err = c.try_sbatch("-N5", "--segment=2")
             self.assertIsNone(job, "-N5 --segment=2 was accepted")
-            self.assertIn(self.SEGMENT_REJECT if c.slurm_version < (25, 5, 0)
+            self.assertIn(self.SEGMENT_REJECT if c.slurm_version < (26, 5, 0)
                           else "node count must be evenly divisible by segment size", err)
 
     def test_segments_never_split_across_blocks(self):

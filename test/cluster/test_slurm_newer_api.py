@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""What the Slurm 26.05 topology API adds, on a real 26.05 slurmctld
-(registered only when the build targets 26.05; the rest of the cluster
-tests run there unchanged):
+"""What the Slurm 25.11 and 26.05 topology APIs add, on a real slurmctld of
+either (registered only when the build targets one of them; the rest of
+the cluster tests run there unchanged):
 
-- get_rank: Slurm lays out a job's tasks block by block, so consecutive MPI
-  ranks share an NVLink domain even when node names interleave the blocks;
-- jobinfo: with --network=unique-channel-per-segment the job carries its
-  segments' node lists (what switch/nvidia_imex turns into one IMEX channel
-  each), one per segment, each inside one block; they survive a slurmctld
-  restart (packed with the job state and read back without error);
-- allow_one_node is false: cons_tres's one-node shortcut would bypass the
-  spares, so a 1-node job still keeps off a rack's spares;
+- jobinfo (25.11+): with --network=unique-channel-per-segment the job
+  carries its segments' node lists (what switch/nvidia_imex turns into one
+  IMEX channel each), one per segment, each inside one block; they survive
+  a slurmctld restart (packed with the job state and read back without
+  error);
+- get_rank (26.05): Slurm lays out a job's tasks block by block, so
+  consecutive MPI ranks share an NVLink domain even when node names
+  interleave the blocks;
+- allow_one_node (26.05) is false: cons_tres's one-node shortcut would
+  bypass the spares, so a 1-node job still keeps off a rack's spares (on
+  25.11 there is no shortcut and the same holds);
 - add_rm_node: `scontrol update node topology=` is refused with a message,
   as nvlblock's blocks come from its own file;
 - scontrol show topology block=NAME / nodes=LIST select (a bare name is a
@@ -45,7 +48,7 @@ def block_of(node):
     return "odd" if int(node[2:]) % 2 else "even"
 
 
-class Slurm2605(ClusterTest):
+class NewerSlurmApi(ClusterTest):
 
     @classmethod
     def setUpClass(cls):
@@ -62,11 +65,10 @@ class Slurm2605(ClusterTest):
                                              "--extra-conf", "DebugFlags=SelectType",
                                              "SlurmctldDebug=verbose"])
 
-    def test_ranks_segments_and_one_node_jobs(self):
-        with self.cluster("s2605") as c:
-            self.assertGreaterEqual(c.slurm_version, (26, 5, 0), "needs Slurm 26.05")
-            # 16 nodes in segments of 8: 8 in each block. Tasks laid out by
-            # rank: the first 8 ranks on one block, the next 8 on the other.
+    def test_segments_ranks_one_node_jobs_and_topology_args(self):
+        with self.cluster("newapi") as c:
+            self.assertGreaterEqual(c.slurm_version, (25, 11, 0), "needs Slurm 25.11 or later")
+            # 16 nodes in segments of 8: 8 in each block.
             job = c.sbatch("-N16", "--segment=8", "--network=unique-channel-per-segment")
             nodes = c.wait_running(job)
             self.assertEqual({block_of(n) for n in nodes}, {"odd", "even"}, nodes)
@@ -80,21 +82,11 @@ class Slurm2605(ClusterTest):
                 self.assertEqual(len(members), 8, seg)
                 self.assertEqual(len({block_of(n) for n in members}), 1, f"segment {seg} spans blocks")
 
-            # A step of 2 tasks per node with the default distribution:
-            # "<rank>: <node>". Ranks 0-15 share one block, 16-31 the other
-            # (by node index they would alternate between the blocks).
-            layout = c.run("srun", f"--jobid={job}", "--overlap", "-l", "-N16", "-n32",
-                           "printenv", "SLURMD_NODENAME", timeout=60).stdout
-            by_rank = {int(k): v.strip() for k, v in (l.split(": ", 1) for l in layout.splitlines() if ": " in l)}
-            self.assertEqual(sorted(by_rank), list(range(32)), layout)
-            first = {block_of(by_rank[r]) for r in range(16)}
-            second = {block_of(by_rank[r]) for r in range(16, 32)}
-            self.assertEqual(len(first), 1, f"ranks 0-15 on {[by_rank[r] for r in range(16)]}")
-            self.assertEqual(len(second), 1, f"ranks 16-31 on {[by_rank[r] for r in range(16, 32)]}")
-            self.assertNotEqual(first, second)
+            if c.slurm_version >= (26, 5, 0):
+                self.check_ranks_follow_blocks(c, job)
 
             # The one free node of each block is its spare: a 1-node job
-            # must wait, not take it (allow_one_node is false).
+            # must wait, not take it (26.05: allow_one_node is false).
             small = c.sbatch("-N1")
             c.wait_pending_reason(small, "spare", 20)
 
@@ -118,6 +110,20 @@ class Slurm2605(ClusterTest):
             p = c.run("scontrol", "show", "topology", "odd", check=False)
             self.assertNotIn("BlockName=", p.stdout)
             self.assertRegex(p.stderr, r"Requested topology configuration is not available")
+
+    def check_ranks_follow_blocks(self, c, job):
+        # A step of 2 tasks per node with the default distribution:
+        # "<rank>: <node>". Ranks 0-15 share one block, 16-31 the other
+        # (by node index they would alternate between the blocks).
+        layout = c.run("srun", f"--jobid={job}", "--overlap", "-l", "-N16", "-n32",
+                       "printenv", "SLURMD_NODENAME", timeout=60).stdout
+        by_rank = {int(k): v.strip() for k, v in (l.split(": ", 1) for l in layout.splitlines() if ": " in l)}
+        self.assertEqual(sorted(by_rank), list(range(32)), layout)
+        first = {block_of(by_rank[r]) for r in range(16)}
+        second = {block_of(by_rank[r]) for r in range(16, 32)}
+        self.assertEqual(len(first), 1, f"ranks 0-15 on {[by_rank[r] for r in range(16)]}")
+        self.assertEqual(len(second), 1, f"ranks 16-31 on {[by_rank[r] for r in range(16, 32)]}")
+        self.assertNotEqual(first, second)
 
 
 if __name__ == "__main__":
