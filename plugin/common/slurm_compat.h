@@ -2,7 +2,7 @@
 /*
  * slurm_compat.h - the few Slurm internals whose spelling differs between the
  * API generations nvlblock supports, behind one name each. Everything else
- * the shim uses is the same in 24.11 and 26.05.
+ * the shim uses is the same in 24.11, 25.05, 25.11 and 26.05.
  */
 #ifndef NVLBLOCK_SLURM_COMPAT_H
 #define NVLBLOCK_SLURM_COMPAT_H

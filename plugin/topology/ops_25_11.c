@@ -1,25 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * ops_25_11.c - the topology plugin API of Slurm 25.11: the 23 symbols of its
- * ops table (src/interfaces/topology.c), each a thin call into
- * topology_nvlblock.c. Slurm 26.05 keeps all of them, with the same
- * signatures, and adds three: a 26.05 build compiles this file and
- * ops_26_05.c.
+ * ops_25_11.c - what the topology plugin API of Slurm 25.11 adds to 25.05's
+ * (ops_25_05.c, which a 25.11 build compiles too): job topology info and
+ * the node's topology string; 23 symbols in all. Slurm 26.05 keeps them and
+ * adds three more (ops_26_05.c).
  *
- * What changed since 24.11, and what we make of it:
- * - Calls carry a topology context: build_config/destroy_config/add_rm_node/
- *   generate_node_ranking/get_topology_str get the topology_ctx_t, the
- *   others the plugin's own tctx->plugin_ctx. nvlblock keeps one planner per
- *   process, and Slurm can only give an out-of-tree plugin one context (the
- *   "default" one built from slurm.conf: topology.yaml knows only Slurm's
- *   built-in types), so the context is checked, not stored.
- * - topology.conf's path comes in the context (the global topo_conf is gone).
- * - --exclusive=topo is honoured only for plugins that export
- *   supports_exclusive_topo = true.
  * - jobinfo_* carry the segment node lists that switch/nvidia_imex turns
  *   into one IMEX channel per segment (--network=unique-channel-per-segment).
- * - topology_p_topology_{free,pack,print,unpack} are topoinfo_*; print gets the
- *   block name (scontrol show topology block=NAME) apart from the node list.
+ * - get_topology_str names a node's block in the form scontrol update node
+ *   topology= takes.
+ * - the four topology_p_topology_* ops are renamed topoinfo_* (ops_25_05.c
+ *   spells them per generation).
  */
 #include "src/common/slurm_xlator.h"
 
@@ -31,64 +22,12 @@
 #include "src/common/read_config.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
-#include "src/plugins/topology/common/common_topo.h"
 
 #include "topology_nvlblock.h"
 
 #if (SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(25, 11, 0)) || (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 11, 0))
 #error "ops_25_11.c is the Slurm 25.11 API (also used by 26.05); configure against a Slurm 25.11 or 26.05 tree"
 #endif
-
-/* plugin_name, plugin_type, plugin_id and plugin_version: topology_nvlblock.c. */
-/* cons_tres ignores --exclusive=topo for plugins that do not say this. */
-const bool supports_exclusive_topo = true;
-
-/* The context build_config accepted: Slurm gives us at most one. */
-static const topology_ctx_t *our_ctx = NULL;
-
-extern int init(void)
-{
-	return nvlbt_init();
-}
-
-extern void fini(void)
-{
-	nvlbt_fini();
-	our_ctx = NULL;
-}
-
-extern int topology_p_build_config(topology_ctx_t *tctx)
-{
-	if (our_ctx && (our_ctx != tctx)) {
-		error("topology/nvlblock: topology '%s' cannot use nvlblock too: nvlblock serves one topology, '%s'",
-		      tctx->name, our_ctx->name);
-		return SLURM_ERROR;
-	}
-	our_ctx = tctx;
-	return nvlbt_build_config(tctx->topo_conf);
-}
-
-extern int topology_p_destroy_config(topology_ctx_t *tctx)
-{
-	nvlbt_fini();
-	our_ctx = NULL;
-	return SLURM_SUCCESS;
-}
-
-/*
- * Slurm's way to put a node into a named unit (slurm.conf Topology=, dynamic
- * nodes, scontrol update node topology=). nvlblock's blocks come from its
- * own file, so only "remove", which Slurm sends for every deleted dynamic
- * node, is accepted (nothing to do: the node's index leaves every offer).
- */
-extern int topology_p_add_rm_node(node_record_t *node_ptr, char *unit, topology_ctx_t *tctx)
-{
-	if (!unit)
-		return SLURM_SUCCESS;
-	error("topology/nvlblock: cannot put node %s into '%s': nvlblock's blocks come from nvlblock.yaml or topology.conf",
-	      node_ptr ? node_ptr->name : "?", unit);
-	return SLURM_ERROR;
-}
 
 static int _append_segment(void *x, void *arg)
 {
@@ -106,76 +45,20 @@ static void _log_segments(job_record_t *job_ptr, nvlbt_segments_t *segments)
 	xfree(text);
 }
 
-extern int topology_p_eval_nodes(topology_eval_t *topo_eval)
+extern void nvlbt_attach_segments(topology_eval_t *topo_eval)
 {
 	job_record_t *job_ptr = topo_eval->job_ptr;
-	int rc = nvlbt_eval_nodes(topo_eval);
+	dynamic_plugin_data_t *info;
 
-	/* Slurm freed the previous jobinfo before calling us. */
-	if ((rc == SLURM_SUCCESS) && job_ptr && xstrstr(job_ptr->network, "unique-channel-per-segment")) {
-		dynamic_plugin_data_t *info = xmalloc(sizeof(*info));
-
-		info->plugin_id = plugin_id;
-		info->data = nvlbt_segments_build(topo_eval->node_map,
-						  job_ptr->details ? job_ptr->details->segment_size : 0);
-		job_ptr->topo_jobinfo = info;
-		if (slurm_conf.debug_flags & DEBUG_FLAG_SELECT_TYPE)
-			_log_segments(job_ptr, info->data);
-	}
-	return rc;
-}
-
-extern int topology_p_whole_topo(bitstr_t *node_mask, void *pctx)
-{
-	return nvlbt_whole_topo(node_mask);
-}
-
-extern bitstr_t *topology_p_get_bitmap(char *name, void *pctx)
-{
-	return nvlbt_get_bitmap(name);
-}
-
-/* Node ranks are not ours to change: blocks are not an ordering. */
-extern bool topology_p_generate_node_ranking(topology_ctx_t *tctx)
-{
-	return false;
-}
-
-extern int topology_p_get_node_addr(char *node_name, char **paddr, char **ppattern, void *pctx)
-{
-	return common_topo_get_node_addr(node_name, paddr, ppattern);
-}
-
-extern int topology_p_split_hostlist(hostlist_t *hl, hostlist_t ***sp_hl, int *count, uint16_t tree_width,
-				     void *pctx)
-{
-	return common_topo_split_hostlist_treewidth(hl, sp_hl, count, tree_width);
-}
-
-extern int topology_p_get(topology_data_t type, void *data, void *pctx)
-{
-	return nvlbt_get(type, data);
-}
-
-extern int topology_p_topoinfo_free(void *topoinfo_ptr)
-{
-	nvlbt_topoinfo_free(topoinfo_ptr);
-	return SLURM_SUCCESS;
-}
-
-extern int topology_p_topoinfo_pack(void *topoinfo_ptr, buf_t *buffer, uint16_t protocol_version)
-{
-	return nvlbt_topoinfo_pack(topoinfo_ptr, buffer, protocol_version);
-}
-
-extern int topology_p_topoinfo_print(void *topoinfo_ptr, char *nodes_list, char *unit, char **out)
-{
-	return nvlbt_topoinfo_print(topoinfo_ptr, nodes_list, unit, out);
-}
-
-extern int topology_p_topoinfo_unpack(void **topoinfo_pptr, buf_t *buffer, uint16_t protocol_version)
-{
-	return nvlbt_topoinfo_unpack((nvlbt_topoinfo_t **) topoinfo_pptr, buffer, protocol_version);
+	/* Slurm freed the previous jobinfo before eval_nodes. */
+	if (!job_ptr || !xstrstr(job_ptr->network, "unique-channel-per-segment"))
+		return;
+	info = xmalloc(sizeof(*info));
+	info->plugin_id = plugin_id;
+	info->data = nvlbt_segments_build(topo_eval->node_map, job_ptr->details ? job_ptr->details->segment_size : 0);
+	job_ptr->topo_jobinfo = info;
+	if (slurm_conf.debug_flags & DEBUG_FLAG_SELECT_TYPE)
+		_log_segments(job_ptr, info->data);
 }
 
 extern void topology_p_jobinfo_free(void *topo_jobinfo)
@@ -205,11 +88,6 @@ extern int topology_p_jobinfo_get(topology_jobinfo_type_t type, void *topo_jobin
 	return SLURM_SUCCESS;
 }
 
-extern uint32_t topology_p_get_fragmentation(bitstr_t *node_mask, void *pctx)
-{
-	return nvlbt_fragmentation(node_mask);
-}
-
 /* "<topology>:<block>", the form scontrol update node topology= takes. */
 extern void topology_p_get_topology_str(node_record_t *node_ptr, char **topology_str_ptr, topology_ctx_t *tctx)
 {
@@ -218,4 +96,3 @@ extern void topology_p_get_topology_str(node_record_t *node_ptr, char **topology
 	if (block)
 		xstrfmtcat(*topology_str_ptr, "%s%s:%s", *topology_str_ptr ? "," : "", tctx->name, block);
 }
-

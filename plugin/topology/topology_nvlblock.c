@@ -458,7 +458,7 @@ extern int nvlbt_get(topology_data_t type, void *data)
 		return SLURM_SUCCESS;
 	case TOPO_DATA_EXCLUSIVE_TOPO:
 		/* 24.11's cons_tres ignores --exclusive=topo unless this says 1
-		 * (26.05 reads supports_exclusive_topo instead). */
+		 * (25.05 and later read supports_exclusive_topo instead). */
 		*(int *) data = 1;
 		return SLURM_SUCCESS;
 	default:

@@ -29,7 +29,7 @@ typedef struct {
 	char *summary;
 } nvlbt_topoinfo_t;
 
-/* The segments of a job's allocation, as node lists (Slurm 26.05's job
+/* The segments of a job's allocation, as node lists (Slurm 25.11+'s job
  * topology info, read by switch/nvidia_imex for a channel per segment). */
 typedef struct {
 	list_t *list; /* of char *, hostlist expressions */
@@ -64,6 +64,10 @@ extern nvlbt_segments_t *nvlbt_segments_build(bitstr_t *nodes, uint16_t segment_
 extern void nvlbt_segments_free(nvlbt_segments_t *segments);
 extern void nvlbt_segments_pack(nvlbt_segments_t *segments, buf_t *buffer);
 extern int nvlbt_segments_unpack(nvlbt_segments_t **out, buf_t *buffer);
+/* ops_25_11.c (Slurm 25.11+), after an eval_nodes that placed the job: its
+ * segments as the job's topology info when it asked for an IMEX channel per
+ * segment. */
+extern void nvlbt_attach_segments(topology_eval_t *topo_eval);
 
 /* The status thread (status_thread.c), slurmctld only. */
 extern void nvlbt_status_start(void);

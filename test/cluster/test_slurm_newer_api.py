@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""What the Slurm 25.11 and 26.05 topology APIs add, on a real slurmctld of
-either (registered only when the build targets one of them; the rest of
-the cluster tests run there unchanged):
+"""What the topology APIs of Slurm 25.05, 25.11 and 26.05 add, on a real
+slurmctld of any of them (registered only when the build targets one; the
+rest of the cluster tests run there unchanged):
 
 - jobinfo (25.11+): with --network=unique-channel-per-segment the job
   carries its segments' node lists (what switch/nvidia_imex turns into one
@@ -13,9 +13,9 @@ the cluster tests run there unchanged):
   consecutive MPI ranks share an NVLink domain even when node names
   interleave the blocks;
 - allow_one_node (26.05) is false: cons_tres's one-node shortcut would
-  bypass the spares, so a 1-node job still keeps off a rack's spares (on
-  25.11 there is no shortcut and the same holds);
-- add_rm_node: `scontrol update node topology=` is refused with a message,
+  bypass the spares, so a 1-node job still keeps off a rack's spares
+  (before 26.05 there is no shortcut and the same holds);
+- add_rm_node (25.05+): `scontrol update node topology=` is refused with a message,
   as nvlblock's blocks come from its own file;
 - scontrol show topology block=NAME / nodes=LIST select (a bare name is a
   topology name from 25.05 on).
@@ -52,7 +52,7 @@ class NewerSlurmApi(ClusterTest):
 
     @classmethod
     def setUpClass(cls):
-        fd, cls.yaml = tempfile.mkstemp(prefix="nvlt-2605-", suffix=".yaml")
+        fd, cls.yaml = tempfile.mkstemp(prefix="nvlt-newapi-", suffix=".yaml")
         with os.fdopen(fd, "w") as f:
             f.write(INTERLEAVED)
 
@@ -67,21 +67,14 @@ class NewerSlurmApi(ClusterTest):
 
     def test_segments_ranks_one_node_jobs_and_topology_args(self):
         with self.cluster("newapi") as c:
-            self.assertGreaterEqual(c.slurm_version, (25, 11, 0), "needs Slurm 25.11 or later")
+            self.assertGreaterEqual(c.slurm_version, (25, 5, 0), "needs Slurm 25.05 or later")
             # 16 nodes in segments of 8: 8 in each block.
             job = c.sbatch("-N16", "--segment=8", "--network=unique-channel-per-segment")
             nodes = c.wait_running(job)
             self.assertEqual({block_of(n) for n in nodes}, {"odd", "even"}, nodes)
 
-            # Segments recorded for IMEX channels: two, one per block.
-            line = c.wait_log(rf"nvlblock: JobId={job}: 2 segments for IMEX channels: ", 10)[-1]
-            segments = line.split("IMEX channels: ", 1)[1].split()
-            self.assertEqual(len(segments), 2, line)
-            for seg in segments:
-                members = c.expand(seg)
-                self.assertEqual(len(members), 8, seg)
-                self.assertEqual(len({block_of(n) for n in members}), 1, f"segment {seg} spans blocks")
-
+            if c.slurm_version >= (25, 11, 0):
+                self.check_segments_recorded(c, job)
             if c.slurm_version >= (26, 5, 0):
                 self.check_ranks_follow_blocks(c, job)
 
@@ -90,7 +83,7 @@ class NewerSlurmApi(ClusterTest):
             small = c.sbatch("-N1")
             c.wait_pending_reason(small, "spare", 20)
 
-            # The segments were packed with the job state and read back.
+            # The job state (25.11+: with the segments) was packed and read back.
             c.restart_ctld(kill=False)
             self.assertEqual(c.state(job), "RUNNING")
             self.assertEqual(c.log_lines(r"unpack|Unpack"), [])
@@ -110,6 +103,16 @@ class NewerSlurmApi(ClusterTest):
             p = c.run("scontrol", "show", "topology", "odd", check=False)
             self.assertNotIn("BlockName=", p.stdout)
             self.assertRegex(p.stderr, r"Requested topology configuration is not available")
+
+    def check_segments_recorded(self, c, job):
+        # Segments recorded for IMEX channels: two, one per block.
+        line = c.wait_log(rf"nvlblock: JobId={job}: 2 segments for IMEX channels: ", 10)[-1]
+        segments = line.split("IMEX channels: ", 1)[1].split()
+        self.assertEqual(len(segments), 2, line)
+        for seg in segments:
+            members = c.expand(seg)
+            self.assertEqual(len(members), 8, seg)
+            self.assertEqual(len({block_of(n) for n in members}), 1, f"segment {seg} spans blocks")
 
     def check_ranks_follow_blocks(self, c, job):
         # A step of 2 tasks per node with the default distribution:

@@ -41,18 +41,22 @@ _TOPOLOGY_COMMON = ["plugin_id", "plugin_name", "plugin_type", "plugin_version",
                     "topology_p_get_bitmap", "topology_p_generate_node_ranking",
                     "topology_p_get_node_addr", "topology_p_split_hostlist", "topology_p_get",
                     "topology_p_get_fragmentation"]
-# 25.11 and later: contexts, topoinfo_*, jobinfo_*.
-_TOPOLOGY_CONTEXTS = _TOPOLOGY_COMMON + [
-    "supports_exclusive_topo", "topology_p_add_rm_node", "topology_p_destroy_config",
+_TOPOINFO_24_11 = ["topology_p_topology_free", "topology_p_topology_pack", "topology_p_topology_print",
+                   "topology_p_topology_unpack"]
+# 25.05 and later: contexts.
+_TOPOLOGY_CONTEXTS = _TOPOLOGY_COMMON + ["supports_exclusive_topo", "topology_p_add_rm_node",
+                                         "topology_p_destroy_config"]
+# 25.11 and later: topoinfo_* (renamed), jobinfo_*, get_topology_str.
+_TOPOLOGY_JOBINFO = _TOPOLOGY_CONTEXTS + [
     "topology_p_topoinfo_free", "topology_p_topoinfo_pack", "topology_p_topoinfo_print",
     "topology_p_topoinfo_unpack", "topology_p_jobinfo_free", "topology_p_jobinfo_pack",
     "topology_p_jobinfo_unpack", "topology_p_jobinfo_get", "topology_p_get_topology_str"]
 TOPOLOGY_SYMBOLS = {
-    "24_11": _TOPOLOGY_COMMON + ["topology_p_topology_free", "topology_p_topology_pack",
-                                 "topology_p_topology_print", "topology_p_topology_unpack"],
-    "25_11": _TOPOLOGY_CONTEXTS,
-    "26_05": _TOPOLOGY_CONTEXTS + ["topology_p_allow_one_node", "topology_p_eval_node",
-                                   "topology_p_get_rank"],
+    "24_11": _TOPOLOGY_COMMON + _TOPOINFO_24_11,
+    "25_05": _TOPOLOGY_CONTEXTS + _TOPOINFO_24_11,
+    "25_11": _TOPOLOGY_JOBINFO,
+    "26_05": _TOPOLOGY_JOBINFO + ["topology_p_allow_one_node", "topology_p_eval_node",
+                                  "topology_p_get_rank"],
 }
 PREP_SYMBOLS = ["plugin_name", "plugin_type", "plugin_version", "init", "fini",
                 "prep_p_register_callbacks", "prep_p_prolog", "prep_p_epilog",

@@ -5,10 +5,10 @@
 Configures the project against fake Slurm trees that hold only what
 plugin/CMakeLists.txt looks at (config.h, slurm/slurm_version.h, the two
 headers it checks for) and asserts:
-  - 25.05.0, 26.11.0 and 23.11.10 are refused at configure time with the
+  - 24.05.8, 26.11.0 and 23.11.10 are refused at configure time with the
     message that names the version and the supported API generations;
   - a slurm_version.h without SLURM_VERSION_NUMBER is refused with its own message;
-  - 24.11.9, 25.11.4 and 26.05.7, the controls, pass the version gate (and then stop
+  - 24.11.9, 25.05.8, 25.11.4 and 26.05.7, the controls, pass the version gate (and then stop
     at the missing libtopology_common.a), so the refusals above are about
     the version and nothing else in the fake tree.
 Python 3 standard library only.
@@ -23,18 +23,20 @@ import sys
 
 CASES = [
     # (name, SLURM_VERSION_NUMBER line, must configure fail, regexes the output must match)
-    ("slurm-25.05.0", "#define SLURM_VERSION_NUMBER 0x190500", True,
-     [r"Slurm 25\.05\.0 \(from .*\) is not supported by this release",
-      r"supported Slurm API generations: 24\.11, 25\.11, 26\.05\."]),
+    ("slurm-24.05.8", "#define SLURM_VERSION_NUMBER 0x180508", True,
+     [r"Slurm 24\.05\.8 \(from .*\) is not supported by this release",
+      r"supported Slurm API generations: 24\.11, 25\.05, 25\.11, 26\.05\."]),
     ("slurm-26.11.0", "#define SLURM_VERSION_NUMBER 0x1a0b00", True,
      [r"Slurm 26\.11\.0 \(from .*\) is not supported by this release"]),
     ("slurm-23.11.10", "#define SLURM_VERSION_NUMBER 0x170b0a", True,
      [r"Slurm 23\.11\.10 \(from .*\) is not supported by this release",
-      r"supported Slurm API generations: 24\.11, 25\.11, 26\.05\."]),
+      r"supported Slurm API generations: 24\.11, 25\.05, 25\.11, 26\.05\."]),
     ("slurm-unreadable", "#define SLURM_VERSION_NUMBER (whatever)", True,
      [r"cannot read SLURM_VERSION_NUMBER"]),
     ("slurm-24.11.9", "#define SLURM_VERSION_NUMBER 0x180b09", True,
      [r"building the Slurm plugins for Slurm 24\.11\.9", r"libtopology_common\.a not found"]),
+    ("slurm-25.05.8", "#define SLURM_VERSION_NUMBER 0x190508", True,
+     [r"building the Slurm plugins for Slurm 25\.05\.8", r"libtopology_common\.a not found"]),
     ("slurm-25.11.4", "#define SLURM_VERSION_NUMBER 0x190b04", True,
      [r"building the Slurm plugins for Slurm 25\.11\.4", r"libtopology_common\.a not found"]),
     ("slurm-26.05.7", "#define SLURM_VERSION_NUMBER 0x1a0507", True,
