@@ -23,12 +23,8 @@
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
-#include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
-#include "src/common/read_config.h"
-#include "src/common/xmalloc.h"
-#include "src/common/xstring.h"
 #include "src/plugins/topology/common/common_topo.h"
 
 #include "topology_nvlblock.h"

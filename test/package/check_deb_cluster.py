@@ -295,6 +295,7 @@ class FromPackage(ClusterTest):
         self.assertEqual(m['nvlblock_block_failed_nodes{block="%s"}' % rack], 1.0)
         self.assertEqual(m['nvlblock_block_spares_used{block="%s"}' % rack], 1.0)
 
+
 def main():
     global OPTS
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
