@@ -55,6 +55,7 @@ enum {
 	NVLB_NODE_LENT = 2,    /* running preemptible work */
 	NVLB_NODE_DOWN = 3,    /* failed: down, not responding, powered off */
 	NVLB_NODE_DRAINED = 4, /* drained or draining by an operator */
+	NVLB_NODE_GUARDED = 5, /* running ordinary work that would restart in place (a multi-node job) */
 };
 
 typedef struct nvlb_planner nvlb_planner_t;

@@ -96,7 +96,7 @@ Topology load(const char* path, const char* const* names, std::size_t count) {
 std::span<const NodeState> states_of(nvlb_planner* p, const std::uint8_t* raw, std::size_t n) {
     p->states.resize(n);
     for (std::size_t i = 0; i < n; ++i)
-        p->states[i] = raw[i] <= NVLB_NODE_DRAINED ? static_cast<NodeState>(raw[i]) : NodeState::kDown;
+        p->states[i] = raw[i] <= NVLB_NODE_GUARDED ? static_cast<NodeState>(raw[i]) : NodeState::kDown;
     return p->states;
 }
 

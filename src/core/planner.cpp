@@ -40,6 +40,20 @@ Placement Planner::place(std::span<const NodeState> states, Request request, std
     return nvlblock::place(snapshot(states, now), request);
 }
 
+std::optional<Eviction> Planner::plan_eviction(std::span<const NodeState> states, Request request,
+                                               std::span<const RunningJob> running, std::int64_t now) const {
+    const RecoveryPolicy& policy = topology_->policy().recovery;
+    const RecoveryRecord* record = ledger_.find(request.job_id);
+    if (!policy.evict || !record || record->fallback)
+        return std::nullopt;
+    request.recovery = Ledger::claim_for(*topology_, *record);
+    Snapshot snap = snapshot(states, now);
+    const Placement refusal = nvlblock::place(snap, request);
+    if (refusal.placed())
+        return std::nullopt;
+    return nvlblock::plan_eviction(snap, *request.recovery, refusal, running, now, policy.wait_seconds);
+}
+
 void Planner::job_failed(std::uint32_t job_id, std::span<const NodeIndex> nodes, std::span<const NodeIndex> failed,
                          std::int64_t now) {
     ledger_.job_failed(*topology_, job_id, nodes, failed, now, topology_->policy().recovery.wait_seconds,

@@ -8,6 +8,7 @@
 
 #include "model/topology.hpp"
 #include "placement/engine.hpp"
+#include "recovery/eviction.hpp"
 #include "state/ledger.hpp"
 
 #include <memory>
@@ -32,6 +33,11 @@ public:
     // place; if its block cannot take it and its wait is over (or the block
     // is down) it falls back and is placed like any other job.
     Placement place(std::span<const NodeState> states, Request request, std::int64_t now);
+
+    // For a job waiting to restart in place: which of `running` to requeue so
+    // that it fits its block(s) now (recovery.evict). Changes nothing.
+    std::optional<Eviction> plan_eviction(std::span<const NodeState> states, Request request,
+                                          std::span<const RunningJob> running, std::int64_t now) const;
 
     // The snapshot place() would use, for callers that want the tallies.
     Snapshot snapshot(std::span<const NodeState> states, std::int64_t now) const;

@@ -42,6 +42,7 @@ struct Request {
     std::uint32_t segment = 0;   // --segment; 0 when not given
     bool exclusive_topo = false; // --exclusive=topo
     bool preemptible = false;    // may run on lent spares
+    std::int64_t time_limit = 0; // seconds; 0: none known
     // Per node, non-zero when this request may use the node now (Slurm's
     // node_map: partition, features, availability, preemption). Empty: every
     // node whose state is free.
@@ -68,6 +69,14 @@ enum class Reason {
 
 const char* reason_name(Reason r);
 
+// Why an in-place restart cannot happen now, for one of the job's blocks.
+struct Shortfall {
+    BlockIndex block = kNoBlock;
+    std::uint32_t need = 0;    // nodes the job needs there
+    std::uint32_t room = 0;    // nodes it may take there now
+    bool block_down = false;   // a block fault: nothing will be placed there
+};
+
 struct Placement {
     Reason reason = Reason::kNoBlockFits;
     std::vector<NodeIndex> nodes; // sorted; empty unless placed
@@ -75,6 +84,7 @@ struct Placement {
     std::uint32_t blocks_if_spares = 0; // blocks that would fit if spares were used
     bool recovery_in_place = false;     // placed on the job's previous block(s)
     std::uint32_t spares_used = 0;      // for recovery: nodes beyond its prior healthy ones
+    std::vector<Shortfall> shortfalls;  // recovery_waiting: the blocks that cannot take it back now
 
     bool placed() const { return reason == Reason::kPlaced; }
 };

@@ -91,9 +91,19 @@ public:
         yaml_node_t* blocks = nullptr;
         yaml_node_t* include = nullptr;
         for_each_pair(root, "the top level",
-                      {"defaults", "blocks", "recovery", "block_fault", "preemptible", "status", "topology_conf"},
+                      {"defaults", "blocks", "recovery", "block_fault", "preemptible", "status", "topology_conf",
+                       "packing"},
                       [&](const std::string& key, yaml_node_t* value) {
-                          if (key == "defaults")
+                          if (key == "packing") {
+                              if (auto s = this->value<std::string>(value, "packing", [](const std::string& x) { return x; })) {
+                                  if (*s == "best-fit")
+                                      spec_.policy.packing = Packing::kBestFit;
+                                  else if (*s == "slices")
+                                      spec_.policy.packing = Packing::kSlices;
+                                  else
+                                      problems_.add(doc_.where(value), "packing: expected best-fit or slices");
+                              }
+                          } else if (key == "defaults")
                               read_settings(value, "defaults", spec_.defaults);
                           else if (key == "blocks")
                               blocks = value;
@@ -174,8 +184,22 @@ private:
     }
 
     void read_settings(yaml_node_t* map, const std::string& context, BlockSettings& out) {
-        for_each_pair(map, context, {"slice", "spares", "lending"}, [&](const std::string& key, yaml_node_t* v) {
-            if (key == "slice") {
+        for_each_pair(map, context, {"slice", "spares", "lending", "spare_hold", "loan"}, [&](const std::string& key, yaml_node_t* v) {
+            if (key == "spare_hold") {
+                if (auto s = value<std::string>(v, context + ".spare_hold", [](const std::string& x) { return x; })) {
+                    if (*s == "always")
+                        out.hold = SpareHold::kAlways;
+                    else if (*s == "guarded")
+                        out.hold = SpareHold::kGuarded;
+                    else if (*s == "prefer")
+                        out.hold = SpareHold::kPrefer;
+                    else
+                        problems_.add(doc_.where(v), context + ".spare_hold: expected always, guarded or prefer");
+                }
+            } else if (key == "loan") {
+                if (auto s = value<std::int64_t>(v, context + ".loan", parse_duration_seconds))
+                    out.loan_seconds = *s;
+            } else if (key == "slice") {
                 if (auto n = count_value(v, context + ".slice", 1))
                     out.slice = *n;
             } else if (key == "spares") {
@@ -188,9 +212,13 @@ private:
     }
 
     void read_recovery(yaml_node_t* map) {
-        for_each_pair(map, "recovery", {"wait"}, [&](const std::string&, yaml_node_t* v) {
-            if (auto s = value<std::int64_t>(v, "recovery.wait", parse_duration_seconds))
+        for_each_pair(map, "recovery", {"wait", "evict"}, [&](const std::string& key, yaml_node_t* v) {
+            if (key == "evict") {
+                if (auto b = value<bool>(v, "recovery.evict", parse_bool))
+                    spec_.policy.recovery.evict = *b;
+            } else if (auto s = value<std::int64_t>(v, "recovery.wait", parse_duration_seconds)) {
                 spec_.policy.recovery.wait_seconds = *s;
+            }
         });
     }
 

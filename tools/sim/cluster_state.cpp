@@ -8,18 +8,19 @@ namespace nvlblock::sim {
 using nvlblock::NodeIndex;
 using nvlblock::NodeState;
 
-ClusterState::ClusterState(const nvlblock::Topology& topo, bool lending)
+ClusterState::ClusterState(const nvlblock::Topology& topo)
     : states_(topo.node_count(), NodeState::kFree), node_job_(topo.node_count(), -1),
-      node_preemptible_(topo.node_count(), 0), causes_(topo.node_count(), 0), lending_(lending),
+      node_preemptible_(topo.node_count(), 0), causes_(topo.node_count(), 0),
       healthy_(static_cast<int>(topo.node_count())) {}
 
-void ClusterState::allocate(const std::vector<NodeIndex>& nodes, std::int32_t job, bool preemptible) {
+void ClusterState::allocate(const std::vector<NodeIndex>& nodes, std::int32_t job, bool preemptible,
+                            NodeState state) {
     for (NodeIndex n : nodes) {
         if (states_[n] != NodeState::kFree || node_job_[n] >= 0)
             throw std::logic_error("simulator: allocating node " + std::to_string(n) + " that is not free");
         node_job_[n] = job;
         node_preemptible_[n] = preemptible ? 1 : 0;
-        states_[n] = preemptible && lending_ ? NodeState::kLent : NodeState::kBusy;
+        states_[n] = state;
         ++busy_;
         if (preemptible)
             ++busy_preemptible_;

@@ -18,7 +18,7 @@ namespace nvlblock::sim {
 
 class ClusterState {
 public:
-    ClusterState(const nvlblock::Topology& topo, bool lending);
+    explicit ClusterState(const nvlblock::Topology& topo);
 
     std::size_t size() const { return states_.size(); }
     const std::vector<nvlblock::NodeState>& states() const { return states_; }
@@ -34,7 +34,9 @@ public:
     int busy_preemptible_count() const { return busy_preemptible_; } // of which preemptible work
     int free_count() const { return healthy_ - busy_; }
 
-    void allocate(const std::vector<nvlblock::NodeIndex>& nodes, std::int32_t job, bool preemptible);
+    // `state`: what the engine sees on the nodes while the job runs (busy, lent or guarded).
+    void allocate(const std::vector<nvlblock::NodeIndex>& nodes, std::int32_t job, bool preemptible,
+                  nvlblock::NodeState state);
     // Frees a job's nodes; failed ones stay down.
     void release(const std::vector<nvlblock::NodeIndex>& nodes);
     // A failure cause starts on the node; true if the node was healthy until now.
@@ -47,7 +49,6 @@ private:
     std::vector<std::int32_t> node_job_;
     std::vector<std::uint8_t> node_preemptible_;
     std::vector<std::uint16_t> causes_;
-    bool lending_;
     int healthy_ = 0, busy_ = 0, busy_preemptible_ = 0;
 };
 

@@ -73,7 +73,12 @@ std::string results_json(const RunInfo& run, const std::vector<PolicyResult>& re
         w.field("in_place", r.restarts_in_place).field("elsewhere", r.restarts - r.restarts_in_place);
         w.key("delay_s");
         wait_object(w, r.restart_delay);
-        w.field("preemptions", r.preemptions);
+        w.key("multi_node").begin_object();
+        w.field("restarts", r.multi_node_restarts).field("in_place", r.multi_node_in_place);
+        w.key("delay_s");
+        wait_object(w, r.multi_node_restart_delay);
+        w.end_object();
+        w.field("preemptions", r.preemptions).field("evictions", r.evictions);
         w.key("ledger");
         if (r.ledger) {
             w.begin_object();

@@ -80,10 +80,15 @@ void Metrics::job_waited(std::uint32_t gpus, Seconds wait) {
     waits_[size_class_of(gpus)].push_back(static_cast<double>(wait));
 }
 
-void Metrics::restarted(bool in_place, Seconds delay) {
+void Metrics::restarted(bool in_place, Seconds delay, bool multi_node) {
     restart_delays_.push_back(static_cast<double>(delay));
     if (in_place)
         ++in_place_;
+    if (multi_node) {
+        multi_delays_.push_back(static_cast<double>(delay));
+        if (in_place)
+            ++multi_in_place_;
+    }
 }
 
 namespace {
@@ -120,6 +125,10 @@ std::vector<WaitStats> Metrics::wait_stats() const {
 }
 
 WaitStats Metrics::restart_delay_stats() const { return stats_of("restart_delay", restart_delays_); }
+
+WaitStats Metrics::multi_node_restart_delay_stats() const {
+    return stats_of("multi_node_restart_delay", multi_delays_);
+}
 
 std::vector<SeriesPoint> Metrics::series() const {
     std::vector<SeriesPoint> out;

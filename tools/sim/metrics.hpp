@@ -66,7 +66,8 @@ public:
     void advance(Seconds from, Seconds to, const Levels& l);
     void lost(LossCause cause, std::uint32_t nodes, Seconds from, Seconds to);
     void job_waited(std::uint32_t gpus, Seconds wait);
-    void restarted(bool in_place, Seconds delay);
+    // `multi_node`: the job had more than one node (the jobs in-place restarts are for).
+    void restarted(bool in_place, Seconds delay, bool multi_node);
     bool in_window(Seconds t) const { return t >= start_ && t < end_; }
 
     Seconds window_start() const { return start_; }
@@ -82,6 +83,9 @@ public:
     std::size_t restarts() const { return restart_delays_.size(); }
     std::size_t restarts_in_place() const { return in_place_; }
     WaitStats restart_delay_stats() const;
+    std::size_t multi_node_restarts() const { return multi_delays_.size(); }
+    std::size_t multi_node_restarts_in_place() const { return multi_in_place_; }
+    WaitStats multi_node_restart_delay_stats() const;
     std::vector<SeriesPoint> series() const;
 
 private:
@@ -92,8 +96,8 @@ private:
     double healthy_ = 0, busy_ = 0, busy_pre_ = 0, stranded_ = 0, stranded_time_ = 0;
     double lost_failure_ = 0, lost_preempt_ = 0;
     std::vector<std::vector<double>> waits_ = std::vector<std::vector<double>>(kSizeClasses.size());
-    std::vector<double> restart_delays_;
-    std::size_t in_place_ = 0;
+    std::vector<double> restart_delays_, multi_delays_;
+    std::size_t in_place_ = 0, multi_in_place_ = 0;
     struct Bucket {
         double healthy = 0, busy = 0, busy_pre = 0, stranded = 0, lost = 0, pending = 0, running = 0;
     };

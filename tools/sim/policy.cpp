@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace nvlblock::sim {
@@ -55,7 +56,19 @@ std::string topology_yaml(const ClusterShape& shape, int slice, int spares, bool
          " nodes\n";
     y += "defaults:\n  slice: " + std::to_string(slice) + "\n  spares: " + std::to_string(spares) +
          "\n  lending: " + (lending ? "true" : "false") + "\n";
+    if (spares > 0)
+        if (const char* exp = std::getenv("NVLB_EXP")) { // EXPERIMENT ONLY
+            std::string e = exp;
+            for (auto& c : e)
+                if (c == ';')
+                    c = '\n';
+            y += e + "\n";
+        }
     y += "recovery:\n  wait: " + std::to_string(shape.recovery_wait) + "\n";
+    if (spares >= 0 && lending >= false)
+        if (const char* exp = std::getenv("NVLB_EXP_RECOVERY")) // EXPERIMENT ONLY
+            if (slice != shape.nodes_per_rack && (spares > 0 || std::getenv("NVLB_EXP_ZERO")))
+                y += std::string(exp) + "\n";
     y += "preemptible:\n  qos: [scavenger]\n";
     y += "blocks:\n";
     long node = 1;

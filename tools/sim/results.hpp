@@ -42,9 +42,12 @@ struct PolicyResult {
     std::uint64_t restarts = 0;         // of those jobs, restarts
     std::uint64_t restarts_in_place = 0;
     std::uint64_t preemptions = 0;
+    std::uint64_t evictions = 0; // of the preemptions, requeues to make room for an in-place restart
     bool ledger = false; // the Planner's recovery ledger was used (nvlblock policies)
     std::uint64_t ledger_failures = 0, ledger_in_place = 0, ledger_elsewhere = 0;
     WaitStats restart_delay;
+    std::uint64_t multi_node_restarts = 0, multi_node_in_place = 0; // of the restarts, jobs of 2+ nodes
+    WaitStats multi_node_restart_delay;
 
     std::uint64_t node_failures = 0, rack_faults = 0, node_repairs = 0;
 

@@ -28,6 +28,16 @@ int Scheduler::pass(Seconds now) {
     auto& pending = w_.pending();
     bool blocked = false;
     std::uint32_t head = 0;
+    // Jobs waiting to restart in place first make room on their blocks
+    // (recovery.evict), as the plugin's background thread does between passes.
+    if (w_.policy().recovery && w_.topology().policy().recovery.evict && !w_.planner().ledger().empty()) {
+        std::vector<std::uint32_t> waiting;
+        for (const auto& [id, rec] : w_.planner().ledger().records())
+            if (!rec.fallback && w_.job(id - 1).state == SimJob::State::kPending && w_.job(id - 1).eligible_at <= now)
+                waiting.push_back(id - 1);
+        for (std::uint32_t index : waiting)
+            w_.evict(w_.job(index), now);
+    }
     for (auto it = pending.begin(); it != pending.end();) {
         const std::uint32_t index = it->second;
         ++it; // before a start erases this entry
@@ -158,11 +168,11 @@ void Scheduler::backfill(std::uint32_t head, Seconds now) {
         // A long job: it must leave the head job's reservation intact.
         Placement q = w_.attempt(j, now, &res_.reserved);
         Placement head_then;
-        if (q.placed() && head_still_fits(head, q.nodes, j.preemptible, now, head_then)) {
+        if (q.placed() && head_still_fits(head, index, q.nodes, now, head_then)) {
             before = w_.other_changes();
             w_.start(index, q, now);
             res_.own_changes += w_.other_changes() - before;
-            const NodeState busy = j.preemptible && w_.policy().lending ? NodeState::kLent : NodeState::kBusy;
+            const NodeState busy = w_.running_state(j, q.nodes.size());
             for (NodeIndex n : q.nodes) {
                 res_.states[n] = busy;
                 res_.preemptible[n] = j.preemptible ? 1 : 0;
@@ -273,12 +283,13 @@ void Scheduler::compute_reservation(std::uint32_t head, Seconds now) {
     w_.reset_finished_expected_end_max();
 }
 
-bool Scheduler::head_still_fits(std::uint32_t head, const std::vector<NodeIndex>& taken, bool preemptible,
+bool Scheduler::head_still_fits(std::uint32_t head, std::uint32_t job, const std::vector<NodeIndex>& taken,
                                 Seconds now, Placement& out) {
+    const bool preemptible = w_.job(job).preemptible;
     const std::size_t n = res_.states.size();
     scratch_states_ = res_.states;
     scratch_pre_ = res_.preemptible;
-    const NodeState busy = preemptible && w_.policy().lending ? NodeState::kLent : NodeState::kBusy;
+    const NodeState busy = w_.running_state(w_.job(job), taken.size());
     for (NodeIndex node : taken) {
         scratch_states_[node] = busy;
         scratch_pre_[node] = preemptible ? 1 : 0;

@@ -69,7 +69,8 @@ private:
     // The head job placed as if the first k running jobs (by expected end) had ended.
     bool probe(std::uint32_t head, std::size_t k, Seconds now, nvlblock::Placement& out);
     // Whether the head job is still placed at the reserved time with `taken` busy then; `out`: where.
-    bool head_still_fits(std::uint32_t head, const std::vector<nvlblock::NodeIndex>& taken, bool preemptible,
+    // `job` would start on `taken`.
+    bool head_still_fits(std::uint32_t head, std::uint32_t job, const std::vector<nvlblock::NodeIndex>& taken,
                          Seconds now, nvlblock::Placement& out);
     std::uint64_t shape_key(const SimJob& j) const;
     bool cacheable(const SimJob& j);

@@ -114,7 +114,18 @@ void write_table(std::ostream& out, const RunInfo& run, const std::vector<Policy
     row("restart delay p50/p95", [](const PolicyResult& r) {
         return r.restart_delay.count ? dur(r.restart_delay.p50) + "/" + dur(r.restart_delay.p95) : std::string("-");
     });
-    row("preemptions", [](const PolicyResult& r) { return num(static_cast<double>(r.preemptions)); });
+    row("multi-node restarts (in place)", [](const PolicyResult& r) {
+        return num(static_cast<double>(r.multi_node_restarts)) + " (" +
+               num(static_cast<double>(r.multi_node_in_place)) + ")";
+    });
+    row("multi-node restart delay p50/p95", [](const PolicyResult& r) {
+        return r.multi_node_restart_delay.count
+                   ? dur(r.multi_node_restart_delay.p50) + "/" + dur(r.multi_node_restart_delay.p95)
+                   : std::string("-");
+    });
+    row("preemptions (of which evictions)", [](const PolicyResult& r) {
+        return num(static_cast<double>(r.preemptions)) + " (" + num(static_cast<double>(r.evictions)) + ")";
+    });
     row("node failures / rack faults", [](const PolicyResult& r) {
         return num(static_cast<double>(r.node_failures)) + " / " + num(static_cast<double>(r.rack_faults));
     });

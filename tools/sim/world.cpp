@@ -4,6 +4,9 @@
 #include "model/hostlist.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include "placement/engine.hpp"
 #include <ostream>
 #include <set>
 
@@ -16,7 +19,7 @@ using nvlblock::Request;
 
 World::World(const SimOptions& options, PolicyConfig policy, SimHooks hooks)
     : opt_(options), policy_(std::move(policy)), hooks_(std::move(hooks)), planner_(build_policy_topology(policy_)),
-      cluster_(planner_.topology(), policy_.lending),
+      cluster_(planner_.topology()),
       metrics_(options.window_start, options.window_end, options.bucket) {
     planner_.set_requeue_delay(opt_.requeue_delay + opt_.hold_slack); // as the plugin does
     avail_.resize(cluster_.size());
@@ -57,12 +60,24 @@ Request World::request_for(const SimJob& j) const {
     r.min_nodes = r.max_nodes = j.shape.nodes;
     r.segment = j.shape.segment;
     r.preemptible = j.preemptible;
+    r.time_limit = j.limit;
     return r;
+}
+
+NodeState World::running_state(const SimJob& j, std::size_t nodes) const {
+    if (j.preemptible && policy_.lending)
+        return NodeState::kLent;
+    // As the plugin marks them: work the ledger would hold for an in-place restart.
+    return policy_.recovery && nodes > 1 ? NodeState::kGuarded : NodeState::kBusy;
 }
 
 bool World::may_preempt(const SimJob& j) const { return policy_.preemption && !j.preemptible; }
 
 int World::usable_nodes(const SimJob& j) const {
+    // A job that may requeue others to restart in place can use any healthy node.
+    if (policy_.recovery && topology().policy().recovery.evict &&
+        planner_.ledger().find(job_id(static_cast<std::uint32_t>(&j - jobs_.data()))))
+        return cluster_.healthy_count();
     return cluster_.free_count() + (may_preempt(j) ? cluster_.busy_preemptible_count() : 0);
 }
 
@@ -127,6 +142,49 @@ Placement World::attempt(SimJob& j, Seconds now, const std::vector<std::uint8_t>
     return q.placed() ? q : p;
 }
 
+bool World::evict(const SimJob& j, Seconds now) {
+    const std::uint32_t id = job_id(static_cast<std::uint32_t>(&j - jobs_.data()));
+    const nvlblock::RecoveryRecord* rec = planner_.ledger().find(id);
+    if (!topology().policy().recovery.evict || !rec)
+        return false;
+    std::set<nvlblock::BlockIndex> blocks;
+    for (NodeIndex n : rec->nodes)
+        blocks.insert(topology().block_of(n));
+    std::vector<nvlblock::RunningJob> running;
+    std::set<std::int32_t> seen;
+    for (nvlblock::BlockIndex b : blocks)
+        for (NodeIndex n : topology().block(b).nodes) {
+            const std::int32_t k = cluster_.job_on(n);
+            if (k < 0 || !seen.insert(k).second)
+                continue;
+            const SimJob& v = jobs_[static_cast<std::size_t>(k)];
+            running.push_back({job_id(static_cast<std::uint32_t>(k)), v.nodes, v.run_start, true, false});
+        }
+    auto plan = planner_.plan_eviction(cluster_.states(), request_for(j), running, now);
+    if (!plan) {
+        if (std::getenv("NVLB_DBG")) {
+            nvlblock::Request rq = request_for(j);
+            rq.recovery = nvlblock::Ledger::claim_for(topology(), *rec);
+            auto snap = planner_.snapshot(cluster_.states(), now);
+            auto pl = nvlblock::place(snap, rq);
+            std::fprintf(stderr, "DBG t=%lld job %s: %s\n", (long long)now, j.spec.name.c_str(), pl.message.c_str());
+            for (auto& sf : pl.shortfalls) {
+                std::fprintf(stderr, "  block %d need %u room %u down %d:", sf.block, sf.need, sf.room, sf.block_down);
+                for (NodeIndex n : topology().block(sf.block).nodes) std::fprintf(stderr, " %d/%d", (int)cluster_.states()[n], cluster_.job_on(n));
+                std::fprintf(stderr, "\n");
+            }
+        }
+        return false;
+    }
+    for (std::uint32_t victim : plan->jobs) {
+        const std::uint32_t index = victim - 1;
+        log_line(now, "evict", jobs_[index], jobs_[index].nodes, "for " + j.spec.name);
+        kill(index, now, LossCause::kPreemption, {});
+        ++counters_.evictions;
+    }
+    return true;
+}
+
 void World::log_line(Seconds now, const char* event, const SimJob& j, const std::vector<NodeIndex>& nodes,
                      const std::string& detail) {
     if (!hooks_.log)
@@ -158,7 +216,7 @@ void World::start(std::uint32_t index, const Placement& p, Seconds now) {
     pending_.erase({j.queued_at, index});
     if (j.spec.closed_loop)
         --pending_closed_;
-    cluster_.allocate(p.nodes, static_cast<std::int32_t>(index), j.preemptible);
+    cluster_.allocate(p.nodes, static_cast<std::int32_t>(index), j.preemptible, running_state(j, p.nodes.size()));
     j.state = SimJob::State::kRunning;
     j.nodes = p.nodes;
     j.run_start = now;
@@ -178,7 +236,7 @@ void World::start(std::uint32_t index, const Placement& p, Seconds now) {
         bool in_place = j.nodes.size() == j.prev_nodes.size();
         for (NodeIndex n : j.nodes)
             in_place = in_place && before.count(topology().block_of(n));
-        metrics_.restarted(in_place, now - j.failed_at);
+        metrics_.restarted(in_place, now - j.failed_at, j.prev_nodes.size() > 1);
         j.awaiting_restart = false;
         detail = in_place ? "restart in place" : "restart elsewhere";
     }

@@ -96,7 +96,7 @@ struct SimJob {
 struct Counters {
     std::uint64_t events = 0, passes = 0, backfill_passes = 0, place_calls = 0, reservations = 0;
     std::uint64_t submitted = 0, started = 0, completed = 0, rejected = 0;
-    std::uint64_t failure_kills = 0, preemptions = 0;
+    std::uint64_t failure_kills = 0, preemptions = 0, evictions = 0;
     std::uint64_t node_failures = 0, rack_faults = 0, node_repairs = 0; // in the window
     double completed_node_s = 0; // work of the jobs that completed
 };
@@ -146,6 +146,8 @@ public:
 
     std::uint32_t submit(JobSpec spec, Seconds now);
     nvlblock::Request request_for(const SimJob& j) const;
+    // The state the engine sees on the nodes of `j` while it runs on `nodes` of them.
+    nvlblock::NodeState running_state(const SimJob& j, std::size_t nodes) const;
     // Whether the job may preempt work of the preemptible QOS.
     bool may_preempt(const SimJob& j) const;
     // Nodes this job could use at most (free healthy, plus preemptible work it may preempt).
@@ -159,6 +161,8 @@ public:
     // backfill reservation keeps (non-zero = excluded).
     nvlblock::Placement attempt(SimJob& j, Seconds now, const std::vector<std::uint8_t>* exclude = nullptr);
 
+    // Requeues the jobs the Planner names to make room for `j`'s in-place restart; false if none.
+    bool evict(const SimJob& j, Seconds now);
     void start(std::uint32_t index, const nvlblock::Placement& p, Seconds now);
     void finish(std::uint32_t index, Seconds now);
     void kill(std::uint32_t index, Seconds now, LossCause cause, const std::vector<nvlblock::NodeIndex>& failed);
