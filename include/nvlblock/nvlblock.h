@@ -55,7 +55,6 @@ enum {
 	NVLB_NODE_LENT = 2,    /* running preemptible work */
 	NVLB_NODE_DOWN = 3,    /* failed: down, not responding, powered off */
 	NVLB_NODE_DRAINED = 4, /* drained or draining by an operator */
-	NVLB_NODE_GUARDED = 5, /* running ordinary work that would restart in place (a multi-node job) */
 };
 
 typedef struct nvlb_planner nvlb_planner_t;
@@ -161,6 +160,38 @@ typedef struct nvlb_placement {
 
 nvlb_status_t nvlb_place(nvlb_planner_t *planner, const uint8_t *node_states, size_t node_count,
 			 const nvlb_request_t *request, nvlb_placement_t *out);
+
+/* Reclaiming spares (blocks with `reserve: reclaim`): for a job waiting to
+ * restart in place, the running jobs to requeue so that it fits its block(s)
+ * now: preemptible work first, then the least run time lost, within the
+ * block's spares and the budget (its held nodes x recovery.wait). */
+typedef struct nvlb_running_job {
+	uint32_t job_id;
+	const uint32_t *nodes; /* node indices */
+	size_t node_count;
+	int64_t started;  /* start of its current run */
+	bool requeueable; /* a batch job Slurm may requeue */
+	bool exempt;      /* protected now (PreemptExemptTime) */
+	bool preemptible; /* selected by the topology's `preemptible:` */
+} nvlb_running_job_t;
+
+typedef struct nvlb_reclaim {
+	uint32_t *jobs;       /* caller's buffer of jobs_capacity entries */
+	size_t jobs_capacity; /* in */
+	size_t job_count;     /* out: jobs to requeue, cheapest first; 0: none */
+	uint32_t nodes;       /* out: nodes they free where the job lacks room */
+	int64_t lost_node_seconds;
+	int64_t budget_node_seconds;
+} nvlb_reclaim_t;
+
+/* request: the job as for nvlb_place (its job_id names the ledger record).
+ * Changes nothing. NVLB_E_INVALID if the buffer is too small. */
+nvlb_status_t nvlb_plan_reclaim(nvlb_planner_t *planner, const uint8_t *node_states, size_t node_count,
+				const nvlb_request_t *request, const nvlb_running_job_t *running,
+				size_t running_count, nvlb_reclaim_t *out);
+/* The caller requeued plan->jobs: logged ("nvlblock: recovery JobId=...
+ * reclaiming ..."), and no new round for the job until its requeue delay. */
+nvlb_status_t nvlb_reclaim_started(nvlb_planner_t *planner, uint32_t job_id, const nvlb_reclaim_t *plan, int64_t now);
 
 /* The ledger of jobs restarting after failures. */
 nvlb_status_t nvlb_job_failed(nvlb_planner_t *planner, uint32_t job_id, const uint32_t *nodes, size_t node_count,

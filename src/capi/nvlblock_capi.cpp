@@ -96,7 +96,7 @@ Topology load(const char* path, const char* const* names, std::size_t count) {
 std::span<const NodeState> states_of(nvlb_planner* p, const std::uint8_t* raw, std::size_t n) {
     p->states.resize(n);
     for (std::size_t i = 0; i < n; ++i)
-        p->states[i] = raw[i] <= NVLB_NODE_GUARDED ? static_cast<NodeState>(raw[i]) : NodeState::kDown;
+        p->states[i] = raw[i] <= NVLB_NODE_DRAINED ? static_cast<NodeState>(raw[i]) : NodeState::kDown;
     return p->states;
 }
 
@@ -271,6 +271,25 @@ const char* nvlb_reason_name(nvlb_reason_t r) {
     return reason_name(static_cast<Reason>(r));
 }
 
+namespace {
+
+Request request_of(const nvlb_request_t& request, size_t node_count) {
+    Request req;
+    req.job_id = request.job_id;
+    req.min_nodes = request.min_nodes;
+    req.max_nodes = request.max_nodes;
+    req.segment = request.segment;
+    req.exclusive_topo = request.exclusive_topo;
+    req.preemptible = request.preemptible;
+    if (request.available)
+        req.available = std::span<const std::uint8_t>(request.available, node_count);
+    if (request.required)
+        req.required.assign(request.required, request.required + request.required_count);
+    return req;
+}
+
+} // namespace
+
 nvlb_status_t nvlb_place(nvlb_planner_t* p, const uint8_t* node_states, size_t node_count,
                          const nvlb_request_t* request, nvlb_placement_t* out) {
     if (!p || !node_states || !request || !out)
@@ -286,18 +305,8 @@ nvlb_status_t nvlb_place(nvlb_planner_t* p, const uint8_t* node_states, size_t n
             copy_str(out->message, sizeof out->message, "node count does not match the topology");
             return NVLB_E_INVALID;
         }
-        Request req;
-        req.job_id = request->job_id;
-        req.min_nodes = request->min_nodes;
-        req.max_nodes = request->max_nodes;
-        req.segment = request->segment;
-        req.exclusive_topo = request->exclusive_topo;
-        req.preemptible = request->preemptible;
-        if (request->available)
-            req.available = std::span<const std::uint8_t>(request->available, node_count);
-        if (request->required)
-            req.required.assign(request->required, request->required + request->required_count);
-        Placement pl = p->planner.place(states_of(p, node_states, node_count), std::move(req), request->now);
+        Placement pl = p->planner.place(states_of(p, node_states, node_count), request_of(*request, node_count),
+                                        request->now);
         out->reason = static_cast<nvlb_reason_t>(pl.reason);
         out->spares_used = pl.spares_used;
         out->recovery_in_place = pl.recovery_in_place;
@@ -310,6 +319,58 @@ nvlb_status_t nvlb_place(nvlb_planner_t* p, const uint8_t* node_states, size_t n
         }
         std::copy(pl.nodes.begin(), pl.nodes.end(), out->nodes);
         out->node_count = pl.nodes.size();
+        return NVLB_OK;
+    });
+}
+
+nvlb_status_t nvlb_plan_reclaim(nvlb_planner_t* p, const uint8_t* node_states, size_t node_count,
+                                const nvlb_request_t* request, const nvlb_running_job_t* running,
+                                size_t running_count, nvlb_reclaim_t* out) {
+    if (!p || !node_states || !request || !out || (!running && running_count) || (!out->jobs && out->jobs_capacity))
+        return NVLB_E_INVALID;
+    out->job_count = 0;
+    out->nodes = 0;
+    out->lost_node_seconds = 0;
+    out->budget_node_seconds = 0;
+    return guarded(nullptr, [&] {
+        std::lock_guard lock(p->mutex);
+        if (node_count != p->planner.topology().node_count())
+            return NVLB_E_INVALID;
+        std::vector<RunningJob> jobs;
+        jobs.reserve(running_count);
+        for (size_t i = 0; i < running_count; ++i) {
+            const nvlb_running_job_t& r = running[i];
+            if (!r.nodes && r.node_count)
+                return NVLB_E_INVALID;
+            jobs.push_back({r.job_id, std::vector<NodeIndex>(r.nodes, r.nodes + r.node_count), r.started,
+                            r.requeueable, r.exempt, r.preemptible});
+        }
+        const auto plan = p->planner.plan_reclaim(states_of(p, node_states, node_count),
+                                                  request_of(*request, node_count), jobs, request->now);
+        if (!plan)
+            return NVLB_OK;
+        if (plan->jobs.size() > out->jobs_capacity)
+            return NVLB_E_INVALID;
+        std::copy(plan->jobs.begin(), plan->jobs.end(), out->jobs);
+        out->job_count = plan->jobs.size();
+        out->nodes = plan->nodes;
+        out->lost_node_seconds = plan->lost_node_seconds;
+        out->budget_node_seconds = plan->budget_node_seconds;
+        return NVLB_OK;
+    });
+}
+
+nvlb_status_t nvlb_reclaim_started(nvlb_planner_t* p, uint32_t job_id, const nvlb_reclaim_t* plan, int64_t now) {
+    if (!p || !plan || (!plan->jobs && plan->job_count))
+        return NVLB_E_INVALID;
+    return guarded(nullptr, [&] {
+        std::lock_guard lock(p->mutex);
+        Reclaim r;
+        r.jobs.assign(plan->jobs, plan->jobs + plan->job_count);
+        r.nodes = plan->nodes;
+        r.lost_node_seconds = plan->lost_node_seconds;
+        r.budget_node_seconds = plan->budget_node_seconds;
+        p->planner.reclaim_started(job_id, r, now);
         return NVLB_OK;
     });
 }

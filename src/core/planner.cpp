@@ -40,18 +40,26 @@ Placement Planner::place(std::span<const NodeState> states, Request request, std
     return nvlblock::place(snapshot(states, now), request);
 }
 
-std::optional<Eviction> Planner::plan_eviction(std::span<const NodeState> states, Request request,
-                                               std::span<const RunningJob> running, std::int64_t now) const {
-    const RecoveryPolicy& policy = topology_->policy().recovery;
+std::optional<Reclaim> Planner::plan_reclaim(std::span<const NodeState> states, Request request,
+                                             std::span<const RunningJob> running, std::int64_t now) const {
     const RecoveryRecord* record = ledger_.find(request.job_id);
-    if (!policy.evict || !record || record->fallback)
+    if (!record || record->fallback || now < record->reclaimed_until)
         return std::nullopt;
     request.recovery = Ledger::claim_for(*topology_, *record);
     Snapshot snap = snapshot(states, now);
     const Placement refusal = nvlblock::place(snap, request);
     if (refusal.placed())
         return std::nullopt;
-    return nvlblock::plan_eviction(snap, *request.recovery, refusal, running, now, policy.wait_seconds);
+    return nvlblock::plan_reclaim(snap, *request.recovery, refusal, running, now,
+                                  topology_->policy().recovery.wait_seconds);
+}
+
+void Planner::reclaim_started(std::uint32_t job_id, const Reclaim& plan, std::int64_t now) {
+    const RecoveryRecord* record = ledger_.find(job_id);
+    if (!record)
+        return;
+    ledger_.reclaimed(job_id, now + std::max<std::int64_t>(requeue_delay_, 1),
+                      describe_reclaim(*topology_, Ledger::claim_for(*topology_, *record), plan));
 }
 
 void Planner::job_failed(std::uint32_t job_id, std::span<const NodeIndex> nodes, std::span<const NodeIndex> failed,

@@ -8,7 +8,7 @@
 
 #include "model/topology.hpp"
 #include "placement/engine.hpp"
-#include "recovery/eviction.hpp"
+#include "recovery/reclaim.hpp"
 #include "state/ledger.hpp"
 
 #include <memory>
@@ -34,10 +34,14 @@ public:
     // is down) it falls back and is placed like any other job.
     Placement place(std::span<const NodeState> states, Request request, std::int64_t now);
 
-    // For a job waiting to restart in place: which of `running` to requeue so
-    // that it fits its block(s) now (recovery.evict). Changes nothing.
-    std::optional<Eviction> plan_eviction(std::span<const NodeState> states, Request request,
-                                          std::span<const RunningJob> running, std::int64_t now) const;
+    // For a job waiting to restart in place (`request` as for place()): which
+    // of `running` to requeue so that it fits its block(s) now, on blocks
+    // whose spares are reclaimed. Changes nothing.
+    std::optional<Reclaim> plan_reclaim(std::span<const NodeState> states, Request request,
+                                        std::span<const RunningJob> running, std::int64_t now) const;
+    // The caller requeued the jobs of `plan` for `job_id`: logged, and no new
+    // round for the job until the requeue delay has passed.
+    void reclaim_started(std::uint32_t job_id, const Reclaim& plan, std::int64_t now);
 
     // The snapshot place() would use, for callers that want the tallies.
     Snapshot snapshot(std::span<const NodeState> states, std::int64_t now) const;

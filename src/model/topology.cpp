@@ -60,8 +60,7 @@ Topology build_topology(TopologySpec spec, const std::vector<std::string>* unive
         b.settings.slice = bs.slice.value_or(spec.defaults.slice);
         b.settings.spares = bs.spares.value_or(spec.defaults.spares);
         b.settings.lending = bs.lending.value_or(spec.defaults.lending);
-        b.settings.hold = spec.defaults.hold;
-        b.settings.loan_seconds = spec.defaults.loan_seconds;
+        b.settings.reserve = bs.reserve.value_or(spec.defaults.reserve);
         for (const auto& name : bs.node_names) {
             NodeIndex idx;
             auto it = t.node_index_.find(name);

@@ -21,11 +21,10 @@ using NodeIndex = std::uint32_t;
 using BlockIndex = std::int32_t;
 inline constexpr BlockIndex kNoBlock = -1;
 
-// How firmly a block's spares are kept from ordinary work.
-enum class SpareHold {
-    kAlways,  // withheld while the block is healthy
-    kGuarded, // withheld only while the block runs work that would restart in place
-    kPrefer,  // never a reason to wait: taken only by work that cannot start otherwise
+// What a block's spares are while nothing has failed.
+enum class SpareReserve {
+    kIdle,    // kept free: withheld from ordinary work (preemptible work may borrow them where lending is on)
+    kReclaim, // used like any other node; a job restarting in place reclaims them from the cheapest work there
 };
 
 // Per-block scheduling settings; cluster-wide defaults, overridable per block.
@@ -33,8 +32,7 @@ struct BlockSettings {
     int slice = 16;       // nodes per slice: the largest segment a block serves
     int spares = 2;       // healthy free nodes held back for in-place recovery
     bool lending = false; // spares may run preemptible work
-    SpareHold hold = SpareHold::kAlways;
-    std::int64_t loan_seconds = 0; // spares may run jobs whose time limit is at most this (0: none)
+    SpareReserve reserve = SpareReserve::kIdle;
 };
 
 // Which jobs count as preemptible, and so may borrow spares when lending is
@@ -49,9 +47,6 @@ struct PreemptibleSelector {
 // What happens to a job whose block cannot take it back after a failure.
 struct RecoveryPolicy {
     std::int64_t wait_seconds = 300; // hold the block this long, then place anywhere; 0: at once
-    // Requeue ordinary jobs of the block to make room for an in-place restart,
-    // when they lose less work than holding the job's nodes for `wait` would idle.
-    bool evict = false;
 };
 
 // Where slurmctld writes its status files, and how often.
@@ -61,14 +56,7 @@ struct StatusOutput {
     std::string prometheus_path; // empty: not written
 };
 
-// How a job's block is chosen among those with room for it.
-enum class Packing {
-    kBestFit, // the least room left (topology/block's rule)
-    kSlices,  // first keep whole slices and spares of guarded blocks, then the least room left
-};
-
 struct ClusterPolicy {
-    Packing packing = Packing::kBestFit;
     RecoveryPolicy recovery;
     double block_fault_fraction = 0.5; // share of a block failed at once that makes it a block fault
     PreemptibleSelector preemptible;
@@ -84,6 +72,7 @@ struct BlockSpec {
     std::vector<std::string> node_names;
     std::optional<int> slice, spares;
     std::optional<bool> lending;
+    std::optional<SpareReserve> reserve;
     SourceLocation where;
 };
 

@@ -17,11 +17,7 @@ struct BlockView {
     int usable = 0;             // nodes this request may use (available, healthy, not held for others)
     int limit = 0;              // nodes it may take now
     int spare_limit = 0;        // nodes it could take if spares were not withheld
-    int soft_limit = 0;         // nodes it may take when it cannot start otherwise (spares held by preference)
-    int reserve = 0;            // spares the block keeps
-    int slice_need = 0;         // free nodes a slice job needs here
-    bool guarded = false;       // taking its spares would leave work that restarts in place without them
-    int preempted = 0;          // usable nodes that Slurm would free by preemption
+    int preempted = 0;          // of `usable`, nodes Slurm would free by preemption
     int room_if_empty = 0;      // nodes it could take on an idle block with today's failures
     bool exclusive_ok = false;  // every healthy node available and nothing held: --exclusive=topo may take it
     bool fits_segment = true;   // segment <= slice
@@ -91,23 +87,15 @@ BlockView view_block(const Snapshot& snap, const Request& req, BlockIndex b) {
     const int n = t.size, f = t.failed;
     // Spares still held back, counted among the nodes this request can see
     // plus those lent out: a healthy block keeps max(0, S - F) of them free.
-    const int reserve = t.spare_reserve();
+    // Reclaimed spares are not held back: a recovery takes them back (rule 3b).
+    const bool reclaim = block.settings.reserve == SpareReserve::kReclaim;
+    const int reserve = reclaim ? 0 : t.spare_reserve();
     const int by_nodes = v.usable - (held_others - held_nodes_others); // less holds not yet tied to nodes
     const int ordinary = std::min(by_nodes, by_nodes + lent_unavailable - reserve);
-    // Where spares are held only for work that would restart in place, a
-    // block running none keeps them only for a multi-node job placed now.
-    const bool guard = block.settings.hold == SpareHold::kAlways || t.guarded > 0 || req.min_nodes > 1;
-    // A loan: work whose time limit ends within the loan term may use spares.
-    const bool loan = block.settings.loan_seconds > 0 && req.time_limit > 0 &&
-                      req.time_limit <= block.settings.loan_seconds;
     // A recovering job may use the spares it lost; lending lets preemptible work use them.
-    v.limit = std::max(0, (v.own || lending || loan || !guard) ? by_nodes : ordinary);
+    v.limit = std::max(0, (v.own || lending) ? by_nodes : ordinary);
     v.spare_limit = std::max(0, by_nodes);
-    v.soft_limit = block.settings.hold == SpareHold::kPrefer ? v.spare_limit : v.limit;
-    v.reserve = reserve;
-    v.slice_need = block.settings.slice + (block.settings.hold == SpareHold::kPrefer ? 0 : reserve);
-    v.guarded = guard && !lending && !loan && !v.own;
-    v.room_if_empty = std::max(0, (v.own || lending) ? n - f : n - std::max(f, t.spares_configured));
+    v.room_if_empty = std::max(0, (v.own || lending || reclaim) ? n - f : n - std::max(f, t.spares_configured));
     v.exclusive_ok = available == n - f && held_others == 0;
     return v;
 }
@@ -176,6 +164,40 @@ Placement refuse(Reason r, std::string message) {
     return p;
 }
 
+// A job on several blocks that cannot get its old count back on each may
+// restart with whole segments (nodes, without --segment) shifted between its
+// own blocks: it stays on the same NVLink domains. Prior nodes first.
+std::optional<Placement> shift_within_own_blocks(const Snapshot& snap, const Request& req,
+                                                 const std::vector<BlockView>& views) {
+    const int unit = req.segment > 1 ? static_cast<int>(req.segment) : 1;
+    std::vector<int> room, take;
+    int total = 0, rem = 0;
+    for (const RecoveryNeed& need : req.recovery->blocks) {
+        if (snap.tally(need.block).fault)
+            return std::nullopt;
+        const BlockView& v = views[static_cast<std::size_t>(need.block)];
+        room.push_back(v.limit / unit * unit);
+        take.push_back(std::min(static_cast<int>(need.need), room.back()));
+        total += static_cast<int>(need.need);
+        rem += static_cast<int>(need.need) - take.back();
+    }
+    for (std::size_t i = 0; i < take.size() && rem > 0; ++i) {
+        const int more = std::min(rem, room[i] - take[i]);
+        take[i] += more;
+        rem -= more;
+    }
+    if (rem > 0 || total == 0)
+        return std::nullopt;
+    Placement p;
+    for (std::size_t i = 0; i < take.size(); ++i) {
+        const BlockView& v = views[static_cast<std::size_t>(req.recovery->blocks[i].block)];
+        gather_nodes(snap, req, v, take[i], p.nodes);
+        p.spares_used += static_cast<std::uint32_t>(take[i]) -
+                         std::min(v.prior_usable, static_cast<std::uint32_t>(take[i]));
+    }
+    return p;
+}
+
 Placement place_recovery(const Snapshot& snap, const Request& req, const std::vector<BlockView>& views) {
     Placement p;
     std::uint32_t spares = 0;
@@ -207,45 +229,13 @@ Placement place_recovery(const Snapshot& snap, const Request& req, const std::ve
         gather_nodes(snap, req, v, static_cast<int>(need.need), p.nodes);
         spares += need.need - std::min(v.prior_usable, need.need);
     }
-    if (!shortfall.empty() && req.recovery->blocks.size() > 1) {
-        // A job on several blocks may shift whole segments (nodes, without
-        // --segment) between its own blocks: it stays on its NVLink domains.
-        const int unit = req.segment > 1 ? static_cast<int>(req.segment) : 1;
-        int total = 0, room = 0;
-        bool down = false;
-        for (const RecoveryNeed& need : req.recovery->blocks) {
-            const BlockView& v = views[static_cast<std::size_t>(need.block)];
-            total += static_cast<int>(need.need);
-            room += v.limit / unit * unit;
-            down = down || snap.tally(need.block).fault;
+    if (!short_blocks.empty() && req.recovery->blocks.size() > 1)
+        if (auto shifted = shift_within_own_blocks(snap, req, views)) {
+            p = std::move(*shifted);
+            spares = p.spares_used;
+            short_blocks.clear();
         }
-        if (!down && room >= total) {
-            std::vector<int> take;
-            int rem = total;
-            for (const RecoveryNeed& need : req.recovery->blocks) {
-                const BlockView& v = views[static_cast<std::size_t>(need.block)];
-                const int t = std::min(static_cast<int>(need.need), v.limit / unit * unit);
-                take.push_back(t);
-                rem -= t;
-            }
-            for (std::size_t i = 0; i < take.size() && rem > 0; ++i) {
-                const BlockView& v = views[static_cast<std::size_t>(req.recovery->blocks[i].block)];
-                const int more = std::min(rem, v.limit / unit * unit - take[i]);
-                take[i] += more;
-                rem -= more;
-            }
-            p.nodes.clear();
-            spares = 0;
-            for (std::size_t i = 0; i < take.size(); ++i) {
-                const RecoveryNeed& need = req.recovery->blocks[i];
-                const BlockView& v = views[static_cast<std::size_t>(need.block)];
-                gather_nodes(snap, req, v, take[i], p.nodes);
-                spares += static_cast<std::uint32_t>(take[i]) - std::min<std::uint32_t>(v.prior_usable, take[i]);
-            }
-            shortfall.clear();
-        }
-    }
-    if (!shortfall.empty()) {
+    if (!short_blocks.empty()) {
         Placement w = refuse(Reason::kRecoveryWaiting,
                              "in-place restart after a node failure: waiting for its block; " + shortfall);
         w.shortfalls = std::move(short_blocks);
@@ -265,7 +255,7 @@ Placement place_recovery(const Snapshot& snap, const Request& req, const std::ve
 // carry required nodes (as in topology/block), so they must share one block.
 std::optional<std::vector<BlockTake>> choose_with_required(const std::vector<BlockRoom>& rooms,
                                                            const std::vector<int>& required_in, int count,
-                                                           int segment, Packing packing) {
+                                                           int segment) {
     std::vector<BlockTake> forced;
     std::vector<BlockRoom> rest;
     std::vector<int> caps;
@@ -295,7 +285,7 @@ std::optional<std::vector<BlockTake>> choose_with_required(const std::vector<Blo
     if (forced_required != std::accumulate(required_in.begin(), required_in.end(), 0))
         return std::nullopt; // a required node's block is not eligible (e.g. --exclusive=topo)
     if (rem > 0) {
-        auto more = choose_blocks(rest, rem, segment, packing);
+        auto more = choose_blocks(rest, rem, segment);
         if (!more)
             return std::nullopt;
         forced.insert(forced.end(), more->begin(), more->end());
@@ -402,47 +392,31 @@ Placement place(const Snapshot& snap, const Request& req) {
     // slice stays in one block (as topology/block keeps a job within one
     // block); a larger one spans as few blocks as it can.
     const int largest_slice = topo.largest_slice();
-    const Packing packing = topo.policy().packing;
     auto unit_for = [&](std::uint32_t count) {
         if (seg)
             return static_cast<int>(seg);
         return static_cast<int>(count) <= largest_slice ? static_cast<int>(count) : 1;
     };
-    enum class Limit { kStrict, kSoft, kSpares };
-    auto rooms_for = [&](Limit which, int unit) {
+    auto rooms_for = [&](bool use_spares, int unit) {
         std::vector<BlockRoom> rooms;
         for (const BlockView& v : views) {
             if (req.exclusive_topo && !v.exclusive_ok)
                 continue;
-            const int lim = which == Limit::kSpares ? v.spare_limit : which == Limit::kSoft ? v.soft_limit : v.limit;
+            const int lim = use_spares ? v.spare_limit : v.limit;
             // An explicit segment must fit the block's slice; an implicit one only its room.
             rooms.push_back({v.block, lim, segment_cap(lim, unit, seg == 0 || v.fits_segment), v.spare_limit,
-                             v.slice_need, v.reserve, v.guarded, v.preempted});
+                             std::min(v.preempted, lim)});
         }
         return rooms;
     };
 
-    bool any_soft = false;
-    for (const BlockView& v : views)
-        any_soft = any_soft || v.soft_limit != v.limit;
     for (std::uint32_t count : counts) {
         const int c = static_cast<int>(count);
         const int unit = unit_for(count);
-        std::optional<std::vector<BlockTake>> takes;
-        // Slice packing weighs the spares it would take against everything
-        // else in one pass; best fit takes them only when nothing else fits.
-        const bool one_pass = packing == Packing::kSlices && any_soft;
-        for (Limit which : {Limit::kStrict, Limit::kSoft}) {
-            if (which == Limit::kStrict && one_pass)
-                continue;
-            if (which == Limit::kSoft && !any_soft)
-                break;
-            const std::vector<BlockRoom> rooms = rooms_for(which, unit);
-            takes = req.required.empty() ? choose_blocks(rooms, c, unit, packing)
-                                         : choose_with_required(rooms, required_in, c, unit, packing);
-            if (takes)
-                break;
-        }
+        const std::vector<BlockRoom> rooms = rooms_for(false, unit);
+        std::optional<std::vector<BlockTake>> takes = req.required.empty()
+                                                          ? choose_blocks(rooms, c, unit)
+                                                          : choose_with_required(rooms, required_in, c, unit);
         if (!takes)
             continue;
         Placement p;
@@ -467,8 +441,8 @@ Placement place(const Snapshot& snap, const Request& req) {
         return refuse(Reason::kTooLarge, "the job needs " + shape(want, seg) + "; the healthy blocks can hold at most " +
                                              std::to_string(ever) + " for this kind of job");
 
-    const std::vector<BlockRoom> rooms = rooms_for(Limit::kStrict, unit);
-    const std::vector<BlockRoom> spare_rooms = rooms_for(Limit::kSpares, unit);
+    const std::vector<BlockRoom> rooms = rooms_for(false, unit);
+    const std::vector<BlockRoom> spare_rooms = rooms_for(true, unit);
     int largest = 0, largest_block = 0;
     std::uint32_t would_fit = 0;
     for (std::size_t i = 0; i < rooms.size(); ++i) {

@@ -14,7 +14,6 @@ enum class NodeState : std::uint8_t {
     kLent = 2,    // running preemptible work (only counts as lent where lending is on)
     kDown = 3,    // failed: down, not responding, powered off
     kDrained = 4, // taken out of service by an operator (drain or draining)
-    kGuarded = 5, // running ordinary work that would restart in place after a failure (a multi-node job)
 };
 
 inline bool is_failed(NodeState s) { return s == NodeState::kDown || s == NodeState::kDrained; }

@@ -29,8 +29,7 @@ Snapshot::Snapshot(const Topology& topo, std::span<const NodeState> states, std:
         for (NodeIndex n : b.nodes)
             ++by_state[static_cast<std::uint8_t>(states[n]) & 7u];
         t.free = by_state[static_cast<int>(NodeState::kFree)];
-        t.guarded = by_state[static_cast<int>(NodeState::kGuarded)];
-        t.busy = by_state[static_cast<int>(NodeState::kBusy)] + t.guarded;
+        t.busy = by_state[static_cast<int>(NodeState::kBusy)];
         const int lent = by_state[static_cast<int>(NodeState::kLent)];
         (b.settings.lending ? t.lent : t.busy) += lent;
         t.down = by_state[static_cast<int>(NodeState::kDown)];

@@ -30,7 +30,6 @@ struct BlockTally {
     int drained = 0;
     int busy = 0;
     int lent = 0; // counted only where lending is on; elsewhere such nodes are busy
-    int guarded = 0; // of the busy nodes, those running work that would restart in place
     int free = 0;
     bool fault = false; // block fault: failed together beyond spares and the fault fraction
     std::vector<BlockHold> holds;

@@ -91,19 +91,9 @@ public:
         yaml_node_t* blocks = nullptr;
         yaml_node_t* include = nullptr;
         for_each_pair(root, "the top level",
-                      {"defaults", "blocks", "recovery", "block_fault", "preemptible", "status", "topology_conf",
-                       "packing"},
+                      {"defaults", "blocks", "recovery", "block_fault", "preemptible", "status", "topology_conf"},
                       [&](const std::string& key, yaml_node_t* value) {
-                          if (key == "packing") {
-                              if (auto s = this->value<std::string>(value, "packing", [](const std::string& x) { return x; })) {
-                                  if (*s == "best-fit")
-                                      spec_.policy.packing = Packing::kBestFit;
-                                  else if (*s == "slices")
-                                      spec_.policy.packing = Packing::kSlices;
-                                  else
-                                      problems_.add(doc_.where(value), "packing: expected best-fit or slices");
-                              }
-                          } else if (key == "defaults")
+                          if (key == "defaults")
                               read_settings(value, "defaults", spec_.defaults);
                           else if (key == "blocks")
                               blocks = value;
@@ -183,22 +173,21 @@ private:
         return value<int>(v, context, [min](const std::string& s) { return parse_int(s, min, 1'000'000); });
     }
 
+    std::optional<SpareReserve> reserve_value(yaml_node_t* v, const std::string& context) {
+        return value<SpareReserve>(v, context, [](const std::string& s) {
+            if (s == "idle")
+                return SpareReserve::kIdle;
+            if (s == "reclaim")
+                return SpareReserve::kReclaim;
+            throw ValueError("expected idle or reclaim, got '" + s + "'");
+        });
+    }
+
     void read_settings(yaml_node_t* map, const std::string& context, BlockSettings& out) {
-        for_each_pair(map, context, {"slice", "spares", "lending", "spare_hold", "loan"}, [&](const std::string& key, yaml_node_t* v) {
-            if (key == "spare_hold") {
-                if (auto s = value<std::string>(v, context + ".spare_hold", [](const std::string& x) { return x; })) {
-                    if (*s == "always")
-                        out.hold = SpareHold::kAlways;
-                    else if (*s == "guarded")
-                        out.hold = SpareHold::kGuarded;
-                    else if (*s == "prefer")
-                        out.hold = SpareHold::kPrefer;
-                    else
-                        problems_.add(doc_.where(v), context + ".spare_hold: expected always, guarded or prefer");
-                }
-            } else if (key == "loan") {
-                if (auto s = value<std::int64_t>(v, context + ".loan", parse_duration_seconds))
-                    out.loan_seconds = *s;
+        for_each_pair(map, context, {"slice", "spares", "lending", "reserve"}, [&](const std::string& key, yaml_node_t* v) {
+            if (key == "reserve") {
+                if (auto r = reserve_value(v, context + ".reserve"))
+                    out.reserve = *r;
             } else if (key == "slice") {
                 if (auto n = count_value(v, context + ".slice", 1))
                     out.slice = *n;
@@ -212,13 +201,9 @@ private:
     }
 
     void read_recovery(yaml_node_t* map) {
-        for_each_pair(map, "recovery", {"wait", "evict"}, [&](const std::string& key, yaml_node_t* v) {
-            if (key == "evict") {
-                if (auto b = value<bool>(v, "recovery.evict", parse_bool))
-                    spec_.policy.recovery.evict = *b;
-            } else if (auto s = value<std::int64_t>(v, "recovery.wait", parse_duration_seconds)) {
+        for_each_pair(map, "recovery", {"wait"}, [&](const std::string&, yaml_node_t* v) {
+            if (auto s = value<std::int64_t>(v, "recovery.wait", parse_duration_seconds))
                 spec_.policy.recovery.wait_seconds = *s;
-            }
         });
     }
 
@@ -312,7 +297,7 @@ private:
         b.where = doc_.where(map);
         bool have_nodes = false, have_name = false, name_key = false;
         yaml_node_t* nodes_node = nullptr;
-        for_each_pair(map, "a block entry", {"name", "nodes", "slice", "spares", "lending"},
+        for_each_pair(map, "a block entry", {"name", "nodes", "slice", "spares", "lending", "reserve"},
                       [&](const std::string& key, yaml_node_t* v) {
                           if (key == "name") {
                               name_key = true;
@@ -326,6 +311,8 @@ private:
                               b.slice = count_value(v, "slice", 1);
                           } else if (key == "spares") {
                               b.spares = count_value(v, "spares", 0);
+                          } else if (key == "reserve") {
+                              b.reserve = reserve_value(v, "reserve");
                           } else {
                               b.lending = value<bool>(v, "lending", parse_bool);
                           }
@@ -360,6 +347,8 @@ private:
                 target.spares = b.spares;
             if (b.lending)
                 target.lending = b.lending;
+            if (b.reserve)
+                target.reserve = b.reserve;
             return;
         }
         if (!have_nodes) {

@@ -154,6 +154,14 @@ void Ledger::job_gone(const Topology& topo, std::uint32_t job_id, std::int64_t n
     records_.erase(it);
 }
 
+void Ledger::reclaimed(std::uint32_t job_id, std::int64_t until, const std::string& line) {
+    auto it = records_.find(job_id);
+    if (it == records_.end())
+        return;
+    it->second.reclaimed_until = until;
+    log(line);
+}
+
 void Ledger::fall_back(const Topology& topo, std::uint32_t job_id, std::int64_t now, const std::string& why) {
     auto it = records_.find(job_id);
     if (it == records_.end() || it->second.fallback)

@@ -28,6 +28,10 @@ struct RecoveryRecord {
     std::int64_t fallback_at = 0; // from then on, if its block cannot take it, it goes anywhere
     std::int64_t hold_until = 0;  // its nodes are held for it until then
     bool fallback = false;
+    // Spares were reclaimed for it (jobs requeued): no new round until then,
+    // while their nodes are released. Not saved: after a restart at most one
+    // more round runs.
+    std::int64_t reclaimed_until = 0;
 };
 
 enum class RecoveryOutcome { kInPlace, kElsewhere, kAbandoned };
@@ -64,6 +68,9 @@ public:
     void job_started(const Topology& topo, std::uint32_t job_id, std::span<const NodeIndex> nodes, std::int64_t now);
     // The job left the queue (cancelled, finished) before restarting.
     void job_gone(const Topology& topo, std::uint32_t job_id, std::int64_t now);
+    // Jobs were requeued to make room for the job's in-place restart (`line`
+    // says which); no new round for it until `until`.
+    void reclaimed(std::uint32_t job_id, std::int64_t until, const std::string& line);
     // Give up on the job's block: from now on it is placed like any other job.
     void fall_back(const Topology& topo, std::uint32_t job_id, std::int64_t now, const std::string& why);
 

@@ -82,11 +82,16 @@ TEST(Metrics, WaitsAndRestarts) {
     EXPECT_DOUBLE_EQ(w[0].mean, 546);
     EXPECT_DOUBLE_EQ(w[0].p50, 810);
     EXPECT_DOUBLE_EQ(w[2].p95, 910); // gpus_5_32: {810, 910}
-    m.restarted(true, 10);
-    m.restarted(false, 300);
-    EXPECT_EQ(m.restarts(), 2u);
+    m.restarted(true, 10, true);
+    m.restarted(false, 300, true);
+    m.restarted(false, 20, false); // a single-node job: counted in all restarts only
+    EXPECT_EQ(m.restarts(), 3u);
     EXPECT_EQ(m.restarts_in_place(), 1u);
-    EXPECT_DOUBLE_EQ(m.restart_delay_stats().p50, 10);
+    EXPECT_DOUBLE_EQ(m.restart_delay_stats().p50, 20);
+    EXPECT_EQ(m.multi_node_restarts(), 2u);
+    EXPECT_EQ(m.multi_node_restarts_in_place(), 1u);
+    EXPECT_DOUBLE_EQ(m.multi_node_restart_delay_stats().p50, 10);
+    EXPECT_DOUBLE_EQ(m.multi_node_restart_delay_stats().p95, 300);
 }
 
 } // namespace

@@ -5,9 +5,10 @@
 // of the shared libnvlblock; here that library is loaded with dlopen, as the
 // plugin's shared object loads it, and given the same topology file. Every
 // decision of whole simulations (every policy, EASY backfill with its
-// what-if placements, failures, in-place restarts, lending, preemption) is
-// replayed through it, with the ledger fed the same failures and restarts,
-// and node sets, reasons and messages must match.
+// what-if placements, failures, in-place restarts, lending, preemption,
+// spares reclaimed from running work) is replayed through it, with the ledger
+// fed the same failures, restarts and reclaims, and node sets, reasons,
+// messages and reclaimed jobs must match.
 #include "nvlblock/nvlblock.h"
 #include "sim_test_support.hpp"
 #include "synthetic.hpp"
@@ -31,6 +32,8 @@ struct Capi {
     decltype(&nvlb_job_failed) job_failed = nullptr;
     decltype(&nvlb_job_started) job_started = nullptr;
     decltype(&nvlb_reason_name) reason_name = nullptr;
+    decltype(&nvlb_plan_reclaim) plan_reclaim = nullptr;
+    decltype(&nvlb_reclaim_started) reclaim_started = nullptr;
 
     Capi() {
         handle = dlopen(NVLBLOCK_LIBRARY, RTLD_NOW | RTLD_LOCAL);
@@ -44,16 +47,22 @@ struct Capi {
         get(job_failed, "nvlb_job_failed");
         get(job_started, "nvlb_job_started");
         get(reason_name, "nvlb_reason_name");
+        get(plan_reclaim, "nvlb_plan_reclaim");
+        get(reclaim_started, "nvlb_reclaim_started");
     }
     ~Capi() {
         if (handle)
             dlclose(handle);
     }
-    bool ok() const { return handle && load && free_planner && set_requeue_delay && place && job_failed && job_started; }
+    bool ok() const {
+        return handle && load && free_planner && set_requeue_delay && place && job_failed && job_started &&
+               plan_reclaim && reclaim_started;
+    }
 };
 
 struct Tally {
     std::size_t decisions = 0, placed = 0, hypothetical = 0, in_place = 0, with_available = 0, mismatches = 0;
+    std::size_t reclaim_plans = 0, reclaims = 0;
 };
 
 Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t seed) {
@@ -114,6 +123,43 @@ Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t s
                           << nvlblock::reason_name(d.result.reason) << " (" << d.result.message << "), plugin "
                           << capi.reason_name(out.reason) << " (" << out.message << ")";
     };
+    hooks.on_reclaim = [&](const ReclaimRecord& r) {
+        std::vector<std::uint8_t> states(r.states.size());
+        for (std::size_t i = 0; i < states.size(); ++i)
+            states[i] = static_cast<std::uint8_t>(r.states[i]);
+        std::vector<nvlb_running_job_t> running;
+        for (const auto& j : r.running)
+            running.push_back({j.job_id, j.nodes.data(), j.nodes.size(), j.started, j.requeueable, j.exempt,
+                               j.preemptible});
+        nvlb_request_t req{};
+        req.job_id = r.request.job_id;
+        req.min_nodes = r.request.min_nodes;
+        req.max_nodes = r.request.max_nodes;
+        req.segment = r.request.segment;
+        req.preemptible = r.request.preemptible;
+        req.now = r.now;
+        std::vector<std::uint32_t> jobs(running.size() + 1);
+        nvlb_reclaim_t out{};
+        out.jobs = jobs.data();
+        out.jobs_capacity = jobs.size();
+        ASSERT_EQ(capi.plan_reclaim(planner, states.data(), states.size(), &req, running.data(), running.size(), &out),
+                  NVLB_OK);
+        ++t.reclaim_plans;
+        const std::vector<std::uint32_t> chosen(jobs.begin(), jobs.begin() + static_cast<std::ptrdiff_t>(out.job_count));
+        const std::vector<std::uint32_t> want = r.result ? r.result->jobs : std::vector<std::uint32_t>{};
+        if (chosen != want || (r.result && (out.nodes != r.result->nodes ||
+                                            out.lost_node_seconds != r.result->lost_node_seconds)))
+            if (++t.mismatches <= 5)
+                ADD_FAILURE() << policy.name << " reclaim for job " << req.job_id << " at " << r.now << ": simulator "
+                              << want.size() << " jobs, plugin " << chosen.size();
+    };
+    hooks.on_reclaim_started = [&](std::uint32_t id, const nvlblock::Reclaim& plan, Seconds now) {
+        std::vector<std::uint32_t> jobs = plan.jobs;
+        nvlb_reclaim_t r{jobs.data(), jobs.size(), jobs.size(), plan.nodes, plan.lost_node_seconds,
+                         plan.budget_node_seconds};
+        ++t.reclaims;
+        EXPECT_EQ(capi.reclaim_started(planner, id, &r, now), NVLB_OK);
+    };
     hooks.on_job_failed = [&](std::uint32_t id, const std::vector<nvlblock::NodeIndex>& nodes,
                               const std::vector<nvlblock::NodeIndex>& failed, Seconds now) {
         EXPECT_EQ(capi.job_failed(planner, id, nodes.data(), nodes.size(), failed.data(), failed.size(), now), NVLB_OK);
@@ -153,12 +199,16 @@ TEST_P(PluginParity, EveryDecisionMatchesTheCAbi) {
         if (GetParam() == PolicyKind::kNvlblockLend) {
             EXPECT_GT(t.with_available, 0u); // preemption offers nodes of preemptible jobs
         }
+        if (GetParam() == PolicyKind::kRecommended) {
+            EXPECT_GT(t.reclaims, 0u); // spares reclaimed from running work
+            EXPECT_GT(t.reclaim_plans, t.reclaims);
+        }
     }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllPolicies, PluginParity,
                          ::testing::Values(PolicyKind::kFullRack, PolicyKind::kBlock, PolicyKind::kNvlblock,
-                                           PolicyKind::kNvlblockLend),
+                                           PolicyKind::kNvlblockLend, PolicyKind::kRecommended),
                          [](const auto& info) {
                              std::string n = policy_name(info.param);
                              for (char& c : n)

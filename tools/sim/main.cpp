@@ -50,7 +50,8 @@ Cluster and policies:
   --slice N              slice for block and nvlblock (default 16)
   --spares N             spares per rack for nvlblock (default 2)
   --gpus-per-node N      (default 4)
-  --policies LIST        any of full-rack,block,nvlblock,nvlblock+lend (default: all four)
+  --policies LIST        any of full-rack,block,nvlblock,nvlblock+lend,recommended
+                         (default: all five)
   --recovery-wait S      nvlblock's recovery.wait: hold a failed job's block this
                          long, then place it anywhere (default 300)
   --preemption MODE      where jobs of the preemptible QOS can be preempted by
@@ -153,7 +154,7 @@ int run(int argc, char** argv) {
         throw cli::UsageError("--slice + --spares exceed --nodes-per-rack");
     std::vector<PolicyKind> kinds;
     try {
-        kinds = parse_policies(args.str("policies", "full-rack,block,nvlblock,nvlblock+lend"));
+        kinds = parse_policies(args.str("policies", "full-rack,block,nvlblock,nvlblock+lend,recommended"));
     } catch (const std::invalid_argument& e) {
         throw cli::UsageError(e.what());
     }

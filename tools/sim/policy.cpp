@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <stdexcept>
 
 namespace nvlblock::sim {
@@ -20,12 +19,15 @@ const char* policy_name(PolicyKind k) {
         return "nvlblock";
     case PolicyKind::kNvlblockLend:
         return "nvlblock+lend";
+    case PolicyKind::kRecommended:
+        return "recommended";
     }
     return "?";
 }
 
 std::optional<PolicyKind> policy_from_name(const std::string& name) {
-    for (PolicyKind k : {PolicyKind::kFullRack, PolicyKind::kBlock, PolicyKind::kNvlblock, PolicyKind::kNvlblockLend})
+    for (PolicyKind k : {PolicyKind::kFullRack, PolicyKind::kBlock, PolicyKind::kNvlblock, PolicyKind::kNvlblockLend,
+                         PolicyKind::kRecommended})
         if (name == policy_name(k))
             return k;
     return std::nullopt;
@@ -41,7 +43,7 @@ std::vector<PolicyKind> parse_policies(const std::string& list) {
         auto k = policy_from_name(item);
         if (!k)
             throw std::invalid_argument("--policies: unknown policy '" + item +
-                                        "' (full-rack, block, nvlblock, nvlblock+lend)");
+                                        "' (full-rack, block, nvlblock, nvlblock+lend, recommended)");
         if (std::find(out.begin(), out.end(), *k) != out.end())
             throw std::invalid_argument("--policies: '" + item + "' is listed twice");
         out.push_back(*k);
@@ -49,26 +51,16 @@ std::vector<PolicyKind> parse_policies(const std::string& list) {
     return out;
 }
 
-std::string topology_yaml(const ClusterShape& shape, int slice, int spares, bool lending) {
+std::string topology_yaml(const ClusterShape& shape, int slice, int spares, bool lending, bool reclaim) {
     std::string y;
     y.reserve(static_cast<std::size_t>(shape.racks) * 48 + 256);
     y += "# nvlblock-sim: " + std::to_string(shape.racks) + " racks of " + std::to_string(shape.nodes_per_rack) +
          " nodes\n";
     y += "defaults:\n  slice: " + std::to_string(slice) + "\n  spares: " + std::to_string(spares) +
          "\n  lending: " + (lending ? "true" : "false") + "\n";
-    if (spares > 0)
-        if (const char* exp = std::getenv("NVLB_EXP")) { // EXPERIMENT ONLY
-            std::string e = exp;
-            for (auto& c : e)
-                if (c == ';')
-                    c = '\n';
-            y += e + "\n";
-        }
+    if (reclaim)
+        y += "  reserve: reclaim\n";
     y += "recovery:\n  wait: " + std::to_string(shape.recovery_wait) + "\n";
-    if (spares >= 0 && lending >= false)
-        if (const char* exp = std::getenv("NVLB_EXP_RECOVERY")) // EXPERIMENT ONLY
-            if (slice != shape.nodes_per_rack && (spares > 0 || std::getenv("NVLB_EXP_ZERO")))
-                y += std::string(exp) + "\n";
     y += "preemptible:\n  qos: [scavenger]\n";
     y += "blocks:\n";
     long node = 1;
@@ -106,9 +98,15 @@ PolicyConfig make_policy(PolicyKind kind, const ClusterShape& shape, PreemptionM
         p.lending = true;
         p.recovery = true;
         break;
+    case PolicyKind::kRecommended:
+        p.slice = shape.slice;
+        p.spares = shape.spares;
+        p.reclaim = true;
+        p.recovery = true;
+        break;
     }
     p.preemption = preemption == PreemptionMode::kAll || (preemption == PreemptionMode::kLend && p.lending);
-    p.topology_yaml = topology_yaml(shape, p.slice, p.spares, p.lending);
+    p.topology_yaml = topology_yaml(shape, p.slice, p.spares, p.lending, p.reclaim);
     return p;
 }
 

@@ -5,11 +5,16 @@
 // the plugin's) plus the simulator switches that stand for the rest of the
 // site's Slurm configuration.
 //
-//   policy         slice           spares   lending  in-place recovery  preemption (default)
-//   full-rack      nodes per rack  0        off      off                off
-//   block          --slice         0        off      off                off
-//   nvlblock       --slice         --spares off      on (ledger)        off
-//   nvlblock+lend  --slice         --spares on       on (ledger)        on
+//   policy         slice           spares            lending  in-place recovery  preemption (default)
+//   full-rack      nodes per rack  0                 off      off                off
+//   block          --slice         0                 off      off                off
+//   nvlblock       --slice         --spares, idle    off      on (ledger)        off
+//   nvlblock+lend  --slice         --spares, idle    on       on (ledger)        on
+//   recommended    --slice         --spares, reclaim off      on (ledger)        off
+//
+// `recommended` is the configuration docs/admin.md tells a site to start
+// with: nothing is held back while nothing fails, and a job restarting in
+// place reclaims its block's spares from the cheapest work there (rule 3b).
 //
 // Preemption stands for Slurm's preempt/qos with the `scavenger` QOS
 // preemptible: by default it is part of the lending policy (the site lends
@@ -37,7 +42,7 @@
 
 namespace nvlblock::sim {
 
-enum class PolicyKind { kFullRack, kBlock, kNvlblock, kNvlblockLend };
+enum class PolicyKind { kFullRack, kBlock, kNvlblock, kNvlblockLend, kRecommended };
 
 // Where jobs of the preemptible QOS can be preempted (by jobs that are not):
 // only in policies that lend spares (default), in every policy, or nowhere.
@@ -60,6 +65,7 @@ struct PolicyConfig {
     int slice = 16;
     int spares = 2;
     bool lending = false;
+    bool reclaim = false;    // spares are reclaimed, not held idle (reserve: reclaim)
     bool recovery = false;   // call Planner::job_failed / job_started (in-place restarts)
     bool preemption = false; // non-preemptible jobs may preempt jobs of the preemptible QOS
     std::string topology_yaml;
@@ -67,12 +73,12 @@ struct PolicyConfig {
 
 const char* policy_name(PolicyKind k);
 std::optional<PolicyKind> policy_from_name(const std::string& name);
-// Parses "full-rack,block,nvlblock,nvlblock+lend"; throws std::invalid_argument.
+// Parses "full-rack,block,nvlblock,nvlblock+lend,recommended"; throws std::invalid_argument.
 std::vector<PolicyKind> parse_policies(const std::string& list);
 
 PolicyConfig make_policy(PolicyKind kind, const ClusterShape& shape, PreemptionMode preemption);
 // The policy's topology file, as text: racks rack001..., nodes gb00001...
-std::string topology_yaml(const ClusterShape& shape, int slice, int spares, bool lending);
+std::string topology_yaml(const ClusterShape& shape, int slice, int spares, bool lending, bool reclaim = false);
 nvlblock::Topology build_policy_topology(const PolicyConfig& policy);
 
 // A job as one policy requests it.

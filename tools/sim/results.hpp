@@ -42,7 +42,7 @@ struct PolicyResult {
     std::uint64_t restarts = 0;         // of those jobs, restarts
     std::uint64_t restarts_in_place = 0;
     std::uint64_t preemptions = 0;
-    std::uint64_t evictions = 0; // of the preemptions, requeues to make room for an in-place restart
+    std::uint64_t reclaims = 0; // of the preemptions, jobs requeued to reclaim spares (rule 3b)
     bool ledger = false; // the Planner's recovery ledger was used (nvlblock policies)
     std::uint64_t ledger_failures = 0, ledger_in_place = 0, ledger_elsewhere = 0;
     WaitStats restart_delay;

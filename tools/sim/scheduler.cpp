@@ -28,15 +28,17 @@ int Scheduler::pass(Seconds now) {
     auto& pending = w_.pending();
     bool blocked = false;
     std::uint32_t head = 0;
-    // Jobs waiting to restart in place first make room on their blocks
-    // (recovery.evict), as the plugin's background thread does between passes.
-    if (w_.policy().recovery && w_.topology().policy().recovery.evict && !w_.planner().ledger().empty()) {
+    // Jobs waiting to restart in place first reclaim spares on their blocks
+    // (rule 3b), as the plugin's background thread does between passes.
+    if (w_.policy().recovery && w_.reclaims() && !w_.planner().ledger().empty()) {
         std::vector<std::uint32_t> waiting;
-        for (const auto& [id, rec] : w_.planner().ledger().records())
-            if (!rec.fallback && w_.job(id - 1).state == SimJob::State::kPending && w_.job(id - 1).eligible_at <= now)
+        for (const auto& [id, rec] : w_.planner().ledger().records()) {
+            const SimJob& j = w_.job(id - 1);
+            if (!rec.fallback && j.state == SimJob::State::kPending && j.eligible_at <= now)
                 waiting.push_back(id - 1);
+        }
         for (std::uint32_t index : waiting)
-            w_.evict(w_.job(index), now);
+            w_.reclaim_for(w_.job(index), now);
     }
     for (auto it = pending.begin(); it != pending.end();) {
         const std::uint32_t index = it->second;
@@ -172,7 +174,7 @@ void Scheduler::backfill(std::uint32_t head, Seconds now) {
             before = w_.other_changes();
             w_.start(index, q, now);
             res_.own_changes += w_.other_changes() - before;
-            const NodeState busy = w_.running_state(j, q.nodes.size());
+            const NodeState busy = w_.running_state(j);
             for (NodeIndex n : q.nodes) {
                 res_.states[n] = busy;
                 res_.preemptible[n] = j.preemptible ? 1 : 0;
@@ -289,7 +291,7 @@ bool Scheduler::head_still_fits(std::uint32_t head, std::uint32_t job, const std
     const std::size_t n = res_.states.size();
     scratch_states_ = res_.states;
     scratch_pre_ = res_.preemptible;
-    const NodeState busy = w_.running_state(w_.job(job), taken.size());
+    const NodeState busy = w_.running_state(w_.job(job));
     for (NodeIndex node : taken) {
         scratch_states_[node] = busy;
         scratch_pre_[node] = preemptible ? 1 : 0;

@@ -176,7 +176,7 @@ PolicyResult Simulator::result(double wall_seconds) const {
     r.restarts = m.restarts();
     r.restarts_in_place = m.restarts_in_place();
     r.preemptions = c.preemptions;
-    r.evictions = c.evictions;
+    r.reclaims = c.reclaims;
     r.restart_delay = m.restart_delay_stats();
     r.multi_node_restarts = m.multi_node_restarts();
     r.multi_node_in_place = m.multi_node_restarts_in_place();

@@ -70,8 +70,8 @@ void write_table(std::ostream& out, const RunInfo& run, const std::vector<Policy
     };
     auto sep = [&] { rows.emplace_back("", std::vector<std::string>()); };
     row("slice / spares / lending", [](const PolicyResult& r) {
-        return std::to_string(r.policy.slice) + " / " + std::to_string(r.policy.spares) + " / " +
-               (r.policy.lending ? "on" : "off");
+        return std::to_string(r.policy.slice) + " / " + std::to_string(r.policy.spares) +
+               (r.policy.reclaim ? " reclaim" : "") + " / " + (r.policy.lending ? "on" : "off");
     });
     sep();
     row("useful GPU-hours", [](const PolicyResult& r) { return num(r.useful_gpu_hours); });
@@ -123,8 +123,8 @@ void write_table(std::ostream& out, const RunInfo& run, const std::vector<Policy
                    ? dur(r.multi_node_restart_delay.p50) + "/" + dur(r.multi_node_restart_delay.p95)
                    : std::string("-");
     });
-    row("preemptions (of which evictions)", [](const PolicyResult& r) {
-        return num(static_cast<double>(r.preemptions)) + " (" + num(static_cast<double>(r.evictions)) + ")";
+    row("preemptions (of which reclaims)", [](const PolicyResult& r) {
+        return num(static_cast<double>(r.preemptions)) + " (" + num(static_cast<double>(r.reclaims)) + ")";
     });
     row("node failures / rack faults", [](const PolicyResult& r) {
         return num(static_cast<double>(r.node_failures)) + " / " + num(static_cast<double>(r.rack_faults));

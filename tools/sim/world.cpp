@@ -4,9 +4,6 @@
 #include "model/hostlist.hpp"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include "placement/engine.hpp"
 #include <ostream>
 #include <set>
 
@@ -20,6 +17,8 @@ using nvlblock::Request;
 World::World(const SimOptions& options, PolicyConfig policy, SimHooks hooks)
     : opt_(options), policy_(std::move(policy)), hooks_(std::move(hooks)), planner_(build_policy_topology(policy_)),
       cluster_(planner_.topology()),
+      reclaims_(std::any_of(planner_.topology().blocks().begin(), planner_.topology().blocks().end(),
+                            [](const nvlblock::Block& b) { return b.settings.reserve == nvlblock::SpareReserve::kReclaim; })),
       metrics_(options.window_start, options.window_end, options.bucket) {
     planner_.set_requeue_delay(opt_.requeue_delay + opt_.hold_slack); // as the plugin does
     avail_.resize(cluster_.size());
@@ -60,22 +59,19 @@ Request World::request_for(const SimJob& j) const {
     r.min_nodes = r.max_nodes = j.shape.nodes;
     r.segment = j.shape.segment;
     r.preemptible = j.preemptible;
-    r.time_limit = j.limit;
     return r;
 }
 
-NodeState World::running_state(const SimJob& j, std::size_t nodes) const {
-    if (j.preemptible && policy_.lending)
-        return NodeState::kLent;
-    // As the plugin marks them: work the ledger would hold for an in-place restart.
-    return policy_.recovery && nodes > 1 ? NodeState::kGuarded : NodeState::kBusy;
+NodeState World::running_state(const SimJob& j) const {
+    // As the plugin marks them: preemptible work is lent only where lending is on.
+    return j.preemptible && policy_.lending ? NodeState::kLent : NodeState::kBusy;
 }
 
 bool World::may_preempt(const SimJob& j) const { return policy_.preemption && !j.preemptible; }
 
 int World::usable_nodes(const SimJob& j) const {
-    // A job that may requeue others to restart in place can use any healthy node.
-    if (policy_.recovery && topology().policy().recovery.evict &&
+    // A job restarting in place may reclaim spares from running work.
+    if (policy_.recovery && reclaims_ &&
         planner_.ledger().find(job_id(static_cast<std::uint32_t>(&j - jobs_.data()))))
         return cluster_.healthy_count();
     return cluster_.free_count() + (may_preempt(j) ? cluster_.busy_preemptible_count() : 0);
@@ -142,11 +138,12 @@ Placement World::attempt(SimJob& j, Seconds now, const std::vector<std::uint8_t>
     return q.placed() ? q : p;
 }
 
-bool World::evict(const SimJob& j, Seconds now) {
+bool World::reclaim_for(const SimJob& j, Seconds now) {
     const std::uint32_t id = job_id(static_cast<std::uint32_t>(&j - jobs_.data()));
     const nvlblock::RecoveryRecord* rec = planner_.ledger().find(id);
-    if (!topology().policy().recovery.evict || !rec)
+    if (!rec || rec->fallback)
         return false;
+    // The running jobs on the blocks the job had, as the plugin lists them.
     std::set<nvlblock::BlockIndex> blocks;
     for (NodeIndex n : rec->nodes)
         blocks.insert(topology().block_of(n));
@@ -158,29 +155,22 @@ bool World::evict(const SimJob& j, Seconds now) {
             if (k < 0 || !seen.insert(k).second)
                 continue;
             const SimJob& v = jobs_[static_cast<std::size_t>(k)];
-            running.push_back({job_id(static_cast<std::uint32_t>(k)), v.nodes, v.run_start, true, false});
+            running.push_back({job_id(static_cast<std::uint32_t>(k)), v.nodes, v.run_start, true, false, v.preemptible});
         }
-    auto plan = planner_.plan_eviction(cluster_.states(), request_for(j), running, now);
-    if (!plan) {
-        if (std::getenv("NVLB_DBG")) {
-            nvlblock::Request rq = request_for(j);
-            rq.recovery = nvlblock::Ledger::claim_for(topology(), *rec);
-            auto snap = planner_.snapshot(cluster_.states(), now);
-            auto pl = nvlblock::place(snap, rq);
-            std::fprintf(stderr, "DBG t=%lld job %s: %s\n", (long long)now, j.spec.name.c_str(), pl.message.c_str());
-            for (auto& sf : pl.shortfalls) {
-                std::fprintf(stderr, "  block %d need %u room %u down %d:", sf.block, sf.need, sf.room, sf.block_down);
-                for (NodeIndex n : topology().block(sf.block).nodes) std::fprintf(stderr, " %d/%d", (int)cluster_.states()[n], cluster_.job_on(n));
-                std::fprintf(stderr, "\n");
-            }
-        }
+    const nvlblock::Request request = request_for(j);
+    auto plan = planner_.plan_reclaim(cluster_.states(), request, running, now);
+    if (hooks_.on_reclaim)
+        hooks_.on_reclaim({now, cluster_.states(), request, running, plan});
+    if (!plan)
         return false;
-    }
+    planner_.reclaim_started(id, *plan, now);
+    if (hooks_.on_reclaim_started)
+        hooks_.on_reclaim_started(id, *plan, now);
     for (std::uint32_t victim : plan->jobs) {
         const std::uint32_t index = victim - 1;
-        log_line(now, "evict", jobs_[index], jobs_[index].nodes, "for " + j.spec.name);
+        log_line(now, "reclaim", jobs_[index], jobs_[index].nodes, "for " + j.spec.name);
         kill(index, now, LossCause::kPreemption, {});
-        ++counters_.evictions;
+        ++counters_.reclaims;
     }
     return true;
 }
@@ -216,7 +206,7 @@ void World::start(std::uint32_t index, const Placement& p, Seconds now) {
     pending_.erase({j.queued_at, index});
     if (j.spec.closed_loop)
         --pending_closed_;
-    cluster_.allocate(p.nodes, static_cast<std::int32_t>(index), j.preemptible, running_state(j, p.nodes.size()));
+    cluster_.allocate(p.nodes, static_cast<std::int32_t>(index), j.preemptible, running_state(j));
     j.state = SimJob::State::kRunning;
     j.nodes = p.nodes;
     j.run_start = now;

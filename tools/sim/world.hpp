@@ -16,6 +16,7 @@
 #include "core/planner.hpp"
 
 #include <functional>
+#include <optional>
 #include <iosfwd>
 #include <set>
 #include <span>
@@ -63,8 +64,19 @@ struct DecisionRecord {
     nvlblock::Placement result;
 };
 
+// One reclaim decision (rule 3b), for the same tests.
+struct ReclaimRecord {
+    Seconds now = 0;
+    std::vector<nvlblock::NodeState> states;
+    nvlblock::Request request; // without `available`
+    std::vector<nvlblock::RunningJob> running;
+    std::optional<nvlblock::Reclaim> result;
+};
+
 struct SimHooks {
     std::function<void(const DecisionRecord&)> on_place;
+    std::function<void(const ReclaimRecord&)> on_reclaim; // every plan asked for, also when it finds none
+    std::function<void(std::uint32_t job, const nvlblock::Reclaim& plan, Seconds now)> on_reclaim_started;
     std::function<void(std::uint32_t job, const std::vector<nvlblock::NodeIndex>& nodes,
                        const std::vector<nvlblock::NodeIndex>& failed, Seconds now)>
         on_job_failed;
@@ -96,7 +108,7 @@ struct SimJob {
 struct Counters {
     std::uint64_t events = 0, passes = 0, backfill_passes = 0, place_calls = 0, reservations = 0;
     std::uint64_t submitted = 0, started = 0, completed = 0, rejected = 0;
-    std::uint64_t failure_kills = 0, preemptions = 0, evictions = 0;
+    std::uint64_t failure_kills = 0, preemptions = 0, reclaims = 0;
     std::uint64_t node_failures = 0, rack_faults = 0, node_repairs = 0; // in the window
     double completed_node_s = 0; // work of the jobs that completed
 };
@@ -146,8 +158,10 @@ public:
 
     std::uint32_t submit(JobSpec spec, Seconds now);
     nvlblock::Request request_for(const SimJob& j) const;
-    // The state the engine sees on the nodes of `j` while it runs on `nodes` of them.
-    nvlblock::NodeState running_state(const SimJob& j, std::size_t nodes) const;
+    // The state the engine sees on the nodes of `j` while it runs.
+    nvlblock::NodeState running_state(const SimJob& j) const;
+    // Whether any block reclaims its spares (rule 3b).
+    bool reclaims() const { return reclaims_; }
     // Whether the job may preempt work of the preemptible QOS.
     bool may_preempt(const SimJob& j) const;
     // Nodes this job could use at most (free healthy, plus preemptible work it may preempt).
@@ -161,8 +175,9 @@ public:
     // backfill reservation keeps (non-zero = excluded).
     nvlblock::Placement attempt(SimJob& j, Seconds now, const std::vector<std::uint8_t>* exclude = nullptr);
 
-    // Requeues the jobs the Planner names to make room for `j`'s in-place restart; false if none.
-    bool evict(const SimJob& j, Seconds now);
+    // For a job waiting to restart in place: requeues the jobs the Planner
+    // names to reclaim spares for it (rule 3b); false if there are none.
+    bool reclaim_for(const SimJob& j, Seconds now);
     void start(std::uint32_t index, const nvlblock::Placement& p, Seconds now);
     void finish(std::uint32_t index, Seconds now);
     void kill(std::uint32_t index, Seconds now, LossCause cause, const std::vector<nvlblock::NodeIndex>& failed);
@@ -180,6 +195,7 @@ private:
     SimHooks hooks_;
     nvlblock::Planner planner_;
     ClusterState cluster_;
+    bool reclaims_ = false;
     Metrics metrics_;
     EventQueue events_;
     Counters counters_;
