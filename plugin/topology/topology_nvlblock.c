@@ -101,6 +101,8 @@ static void _build_block_bitmaps(nvlb_planner_t *planner)
 extern int nvlbt_init(void)
 {
 	verbose("topology/nvlblock %s loaded (core %s)", SLURM_VERSION_STRING, nvlb_version());
+	/* Where topology/block's rules differ between releases, follow ours. */
+	nvlb_set_slurm_release(SLURM_VERSION_NUMBER);
 	return SLURM_SUCCESS;
 }
 
@@ -312,6 +314,8 @@ extern int nvlbt_eval_nodes(topology_eval_t *topo_eval)
 		req.required_count = count;
 	}
 	req.now = now;
+	if (details)
+		req.eligible_since = details->begin_time ? details->begin_time : details->submit_time;
 	out.nodes = xcalloc(node_record_count + 1, sizeof(uint32_t));
 	out.nodes_capacity = node_record_count;
 
@@ -324,7 +328,9 @@ extern int nvlbt_eval_nodes(topology_eval_t *topo_eval)
 	} else if (out.reason != NVLB_PLACED) {
 		log_flag(SELECT_TYPE, "nvlblock: %pJ: %s: %s", job_ptr, nvlb_reason_name(out.reason), out.message);
 		nvlbs_note_reason(job_ptr, out.message);
-		rc = SLURM_ERROR;
+		/* As topology/block: sbatch then says "Requested topology
+		 * configuration is not available". */
+		rc = out.topology_unavailable ? ESLURM_REQUESTED_TOPO_CONFIG_UNAVAILABLE : SLURM_ERROR;
 	} else {
 		/* Narrow node_map to exactly the chosen nodes and let Slurm's
 		 * common code lay out cores and GRES on them. */
