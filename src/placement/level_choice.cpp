@@ -20,7 +20,8 @@ struct Rung {
     int shift = 0;                         // kShift: groups of 2^shift blocks, aligned
     const HierarchyLevel* named = nullptr; // kNamed
     long nominal = 0;
-    std::string label; // "scalable unit", "aggregated block of 8 nodes (2 blocks)"
+    std::string label;  // "scalable unit", "aggregated block of 8 nodes (2 blocks)"
+    std::string labels; // its plural
 
     int group_of(BlockIndex b) const {
         switch (kind) {
@@ -39,6 +40,10 @@ struct Rung {
 
 std::string plural(long n, const std::string& one) {
     return std::to_string(n) + " " + one + (n == 1 ? "" : "s");
+}
+
+std::string count_of(long n, const std::string& one, const std::string& many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
 std::string group_name(const Topology& topo, const Rung& r, const std::vector<BlockIndex>& blocks) {
@@ -61,6 +66,7 @@ std::vector<Rung> ladder(const Topology& topo, const LevelQuery& q) {
     Rung blocks;
     blocks.kind = Rung::Kind::kBlocks;
     blocks.label = "block";
+    blocks.labels = "blocks";
     if (h.kind() == Hierarchy::Kind::kBlockSizes) {
         blocks.nominal = h.base_nodes();
         rungs.push_back(blocks);
@@ -73,6 +79,8 @@ std::vector<Rung> ladder(const Topology& topo, const LevelQuery& q) {
             r.nominal = static_cast<long>(h.base_nodes()) << k;
             r.label = "aggregated block of " + std::to_string(r.nominal) + " nodes (" +
                       plural(1L << k, "block") + ")";
+            r.labels = "aggregated blocks of " + std::to_string(r.nominal) + " nodes (" +
+                       plural(1L << k, "block") + ")";
             rungs.push_back(r);
         }
     } else {
@@ -93,6 +101,7 @@ std::vector<Rung> ladder(const Topology& topo, const LevelQuery& q) {
             r.kind = Rung::Kind::kNamed;
             r.named = &l;
             r.label = l.label;
+            r.labels = l.label + "s";
             for (const Group& g : l.groups) {
                 long cap = 0;
                 for (BlockIndex b : g.blocks)
@@ -106,6 +115,7 @@ std::vector<Rung> ladder(const Topology& topo, const LevelQuery& q) {
     cluster.kind = Rung::Kind::kCluster;
     cluster.nominal = kUnbounded;
     cluster.label = "cluster";
+    cluster.labels = "clusters";
     rungs.push_back(cluster);
     return rungs;
 }
@@ -309,7 +319,7 @@ private:
                 // nvlblock.yaml: the user named nodes in several groups, so
                 // the job goes to the level where one group holds them all.
                 go_up_ = !block_sizes;
-                return refuse("the required nodes are in different " + rung.label + "s");
+                return refuse("the required nodes are in different " + rung.labels);
             }
             forced.assign(chosen->children.size(), false);
             long forced_count = 0;
@@ -320,7 +330,7 @@ private:
                         ++forced_count;
                     }
             if (limit && forced_count > limit) {
-                LevelScope s = refuse("the required nodes are in " + plural(forced_count, child.label) +
+                LevelScope s = refuse("the required nodes are in " + count_of(forced_count, child.label, child.labels) +
                                       "; a job of " + plural(n, "node") + " may use at most " +
                                       std::to_string(limit) + " (" + topo_.hierarchy().describe() + ")");
                 s.topology_unavailable = true;
@@ -385,13 +395,13 @@ private:
         std::string m;
         if (rung.kind == Rung::Kind::kCluster) {
             m = "the job is larger than every " + std::string(t == 1 ? child.label : "level") + "; ";
-            m += limit ? "no " + plural(limit, child.label) + " together have " + shape + " free now (the most is " +
+            m += limit ? "no " + count_of(limit, child.label, child.labels) + " together have " + shape + " free now (the most is " +
                              std::to_string(best ? best->reach : 0) + ")"
                        : "the cluster cannot take " + shape + " now";
         } else {
             m = "no " + rung.label + " can take " + shape + " now";
             if (limit && t > 0)
-                m += " in at most " + plural(limit, child.label);
+                m += " in at most " + count_of(limit, child.label, child.labels);
             if (best && best->reach > 0)
                 m += "; the closest is " + group_name(topo_, rung, best->blocks) + " with " +
                      std::to_string(best->reach) + " usable";

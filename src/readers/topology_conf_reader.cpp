@@ -239,7 +239,9 @@ private:
         // 24.11 refuses to start with a block smaller than the base; 25.05
         // and later accept it as a base block with fewer nodes.
         const bool small_blocks_ok = spec_.policy.slurm_release >= 2505;
-        for (const auto& b : spec_.blocks) {
+        for (auto& b : spec_.blocks) {
+            if (small_blocks_ok && !b.node_names.empty() && b.node_names.size() < base)
+                b.slice = static_cast<int>(b.node_names.size()); // its slice is what it has
             if (!small_blocks_ok && !b.node_names.empty() && b.node_names.size() < base)
                 problems_.add(b.where, "block '" + b.name + "' has " + std::to_string(b.node_names.size()) +
                                            " nodes, fewer than the base block size " + std::to_string(base) +
