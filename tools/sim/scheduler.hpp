@@ -71,7 +71,7 @@ private:
     // Whether the head job is still placed at the reserved time with `taken` busy then; `out`: where.
     bool head_still_fits(std::uint32_t head, const std::vector<nvlblock::NodeIndex>& taken, bool preemptible,
                          Seconds now, nvlblock::Placement& out);
-    std::uint64_t shape_key(const SimJob& j) const;
+    std::uint64_t shape_key(const SimJob& j, Seconds now) const;
     bool cacheable(const SimJob& j);
 
     World& w_;

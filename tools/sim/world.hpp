@@ -59,6 +59,7 @@ struct DecisionRecord {
     std::vector<nvlblock::NodeState> states;
     std::uint32_t job_id = 0, min_nodes = 0, max_nodes = 0, segment = 0;
     bool preemptible = false;
+    Seconds waited = 0;
     std::vector<std::uint8_t> available; // empty: free nodes
     nvlblock::Placement result;
 };
@@ -145,7 +146,9 @@ public:
     void reset_finished_expected_end_max() { finished_max_ = -kNever; }
 
     std::uint32_t submit(JobSpec spec, Seconds now);
-    nvlblock::Request request_for(const SimJob& j) const;
+    nvlblock::Request request_for(const SimJob& j, Seconds now) const;
+    // Whether the job has waited long enough to cross a level of the hierarchy.
+    bool crosses_levels(const SimJob& j, Seconds now) const;
     // Whether the job may preempt work of the preemptible QOS.
     bool may_preempt(const SimJob& j) const;
     // Nodes this job could use at most (free healthy, plus preemptible work it may preempt).
@@ -171,6 +174,8 @@ public:
                   const std::string& detail = "");
 
 private:
+    void crossing_timer(const SimJob& j);
+
     const SimOptions& opt_;
     PolicyConfig policy_;
     SimHooks hooks_;
