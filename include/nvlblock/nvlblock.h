@@ -192,7 +192,8 @@ nvlb_status_t nvlb_write_file(const char *path, const char *text, bool durable, 
 
 /* Reports, as malloc'd strings to release with nvlb_free(); NULL on error. */
 typedef enum nvlb_report_format {
-	NVLB_REPORT_TEXT = 0, /* one "BlockName=..." line per block, a summary line, then one line
+	NVLB_REPORT_TEXT = 0, /* one "BlockName=..." line per block, a summary line, one
+			       * "GroupName=..." line per group of the hierarchy, then one line
 			       * per pending and recent recovery */
 	NVLB_REPORT_JSON = 1,
 	NVLB_REPORT_PROMETHEUS = 2,

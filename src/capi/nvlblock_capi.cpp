@@ -449,6 +449,8 @@ char* nvlb_report(nvlb_planner_t* p, const uint8_t* node_states, size_t node_cou
                 for (const auto& b : r.blocks)
                     text += block_line(b) + "\n";
                 text += summary_line(r) + "\n";
+                for (const auto& g : r.groups)
+                    text += group_line(g) + "\n";
                 for (const auto& line : recovery_lines(r))
                     text += line + "\n";
             }

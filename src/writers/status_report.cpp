@@ -73,6 +73,32 @@ ClusterReport make_report(const Planner& planner, std::span<const NodeState> sta
         r.blocks.push_back(std::move(br));
     }
     r.fragmentation = r.ordinary_free ? static_cast<double>(r.stranded) / r.ordinary_free : 0.0;
+    for (const HierarchyLevel& level : topo.hierarchy().levels())
+        for (const Group& g : level.groups) {
+            if (g.implicit)
+                continue;
+            GroupReport gr;
+            gr.name = g.name;
+            gr.level = level.name;
+            std::vector<std::string> names;
+            for (BlockIndex b : g.blocks) {
+                const BlockReport& br = r.blocks[static_cast<std::size_t>(b)];
+                names.push_back(br.name);
+                ++gr.block_count;
+                gr.size += br.size;
+                gr.healthy += br.healthy;
+                gr.failed += br.failed;
+                gr.busy += br.busy;
+                gr.lent += br.lent;
+                gr.free += br.free;
+                gr.ordinary_free += br.ordinary_free;
+                gr.spares_free += br.spares_free;
+                gr.held += br.held;
+                gr.degraded_blocks += br.health != BlockHealth::kHealthy;
+            }
+            gr.blocks = hostlist::compress(names);
+            r.groups.push_back(std::move(gr));
+        }
     const Ledger& ledger = planner.ledger();
     r.counters = ledger.counters();
     r.recent.assign(ledger.recent().begin(), ledger.recent().end());
@@ -108,6 +134,15 @@ std::string summary_line(const ClusterReport& r) {
       << " Failed=" << r.failed << " Stranded=" << r.stranded << " Recoveries=" << r.counters.failures
       << " InPlace=" << r.counters.in_place << " Fallbacks=" << r.counters.elsewhere
       << " Abandoned=" << r.counters.abandoned << " Pending=" << r.pending.size();
+    return o.str();
+}
+
+std::string group_line(const GroupReport& g) {
+    std::ostringstream o;
+    o << "GroupName=" << g.name << " Level=" << g.level << " Blocks=" << g.blocks << " BlockCount=" << g.block_count
+      << " Nodes=" << g.size << " Healthy=" << g.healthy << " Failed=" << g.failed << " Free=" << g.free
+      << " OrdinaryFree=" << g.ordinary_free << " SparesFree=" << g.spares_free << " Busy=" << g.busy
+      << " Lent=" << g.lent << " Held=" << g.held << " DegradedBlocks=" << g.degraded_blocks;
     return o.str();
 }
 
@@ -190,6 +225,16 @@ std::string report_json(const ClusterReport& r) {
         w.end_object();
     }
     w.end_array();
+    w.key("groups").begin_array();
+    for (const auto& g : r.groups) {
+        w.begin_object();
+        w.field("name", g.name).field("level", g.level).field("blocks", g.blocks).field("block_count", g.block_count);
+        w.field("size", g.size).field("healthy", g.healthy).field("failed", g.failed).field("busy", g.busy);
+        w.field("lent", g.lent).field("free", g.free).field("ordinary_free", g.ordinary_free);
+        w.field("spares_free", g.spares_free).field("held", g.held).field("degraded_blocks", g.degraded_blocks);
+        w.end_object();
+    }
+    w.end_array();
     w.end_object();
     return w.str();
 }
@@ -244,6 +289,27 @@ std::string report_prometheus(const ClusterReport& r) {
     help("nvlblock_block_health", "gauge", "Block health: 0 healthy, 1 degraded, 2 down.");
     for (const auto& b : r.blocks)
         o << "nvlblock_block_health{block=\"" << label_value(b.name) << "\"} " << static_cast<int>(b.health) << '\n';
+    struct PerGroup {
+        const char* name;
+        const char* text;
+        int GroupReport::*field;
+    };
+    const PerGroup per_group[] = {
+        {"nvlblock_group_nodes", "Nodes in the group (an SU, a pod, a BlockSizes aggregate).", &GroupReport::size},
+        {"nvlblock_group_healthy_nodes", "Healthy nodes in the group.", &GroupReport::healthy},
+        {"nvlblock_group_failed_nodes", "Failed nodes in the group.", &GroupReport::failed},
+        {"nvlblock_group_free_nodes", "Healthy idle nodes in the group.", &GroupReport::free},
+        {"nvlblock_group_ordinary_free_nodes", "Free nodes ordinary work may take now.", &GroupReport::ordinary_free},
+        {"nvlblock_group_spares_free", "Idle spares in the group.", &GroupReport::spares_free},
+        {"nvlblock_group_degraded_blocks", "Blocks of the group that are degraded or down.", &GroupReport::degraded_blocks},
+    };
+    if (!r.groups.empty())
+        for (const auto& m : per_group) {
+            help(m.name, "gauge", m.text);
+            for (const auto& g : r.groups)
+                o << m.name << "{group=\"" << label_value(g.name) << "\",level=\"" << label_value(g.level) << "\"} "
+                  << g.*m.field << '\n';
+        }
     help("nvlblock_stranded_nodes", "gauge", "Free non-spare nodes short of a whole slice, cluster-wide.");
     o << "nvlblock_stranded_nodes " << r.stranded << '\n';
     help("nvlblock_fragmentation_ratio", "gauge", "Stranded share of the free non-spare nodes.");
