@@ -101,8 +101,9 @@ public:
                 g.where = gs.where;
                 const int index = static_cast<int>(level.groups.size());
                 for (const std::string& m : gs.members) {
-                    std::vector<BlockIndex> blocks = member_blocks(m, below);
-                    if (blocks.empty()) {
+                    bool known = false;
+                    std::vector<BlockIndex> blocks = member_blocks(m, below, known);
+                    if (!known) {
                         problems_.add(gs.where, label + ": unknown " +
                                                     (below ? "block or " + below->name + " group '" : "block '") + m +
                                                     "'");
@@ -137,7 +138,9 @@ public:
 
 private:
     // A member name: a block, or (above the lowest level) a group of the level below.
-    std::vector<BlockIndex> member_blocks(const std::string& name, const HierarchyLevel* below) const {
+    // `known`: the name is a block or such a group (whose own problems were reported).
+    std::vector<BlockIndex> member_blocks(const std::string& name, const HierarchyLevel* below, bool& known) const {
+        known = true;
         auto b = block_index_.find(name);
         if (b != block_index_.end())
             return {b->second};
@@ -145,12 +148,15 @@ private:
             for (const Group& g : below->groups)
                 if (!g.implicit && g.name == name)
                     return g.blocks;
+        known = false;
         return {};
     }
 
     // Every group of the level below lies wholly inside one group here (or in none).
     void check_nesting(const HierarchyLevel& below, const HierarchyLevel& level, const LevelSpec& ls) {
         for (const Group& child : below.groups) {
+            if (child.blocks.empty())
+                continue; // reported already
             const int first = level.group_of[static_cast<std::size_t>(child.blocks.front())];
             for (BlockIndex b : child.blocks) {
                 const int here = level.group_of[static_cast<std::size_t>(b)];
@@ -184,7 +190,7 @@ private:
             return;
         }
         for (const Group& child : below->groups)
-            if (level.group_of[static_cast<std::size_t>(child.blocks.front())] < 0)
+            if (!child.blocks.empty() && level.group_of[static_cast<std::size_t>(child.blocks.front())] < 0)
                 implicit(child.name, child.blocks);
     }
 
@@ -198,7 +204,7 @@ private:
         // Implicit single-block groups are named after their block.
         for (HierarchyLevel& l : h.levels_)
             for (Group& g : l.groups)
-                if (g.implicit && g.name.empty())
+                if (g.implicit && g.name.empty() && !g.blocks.empty())
                     g.name = block_names_[static_cast<std::size_t>(g.blocks.front())];
     }
 
