@@ -35,6 +35,11 @@ std::string results_json(const RunInfo& run, const std::vector<PolicyResult>& re
     w.field("bf_interval_s", o.bf_interval).field("bf_max_job_test", o.bf_max_job_test);
     w.field("horizon_s", o.horizon).field("window_start_s", o.window_start).field("window_end_s", o.window_end);
     w.field("bucket_s", o.bucket);
+    w.key("hierarchy").begin_array();
+    for (int per : o.shape.hierarchy)
+        w.value(static_cast<std::int64_t>(per));
+    w.end_array();
+    w.field("crossing_s", o.shape.crossing);
     w.end_object();
     w.key("policies").begin_array();
     for (const PolicyResult& r : results) {
