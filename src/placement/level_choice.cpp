@@ -422,7 +422,14 @@ private:
 } // namespace
 
 LevelScope confine_to_levels(const Topology& topo, const std::vector<BlockRoom>& rooms, const LevelQuery& q) {
-    if (topo.hierarchy().empty() || q.nodes <= 0 || topo.block_count() == 0)
+    const Hierarchy& h = topo.hierarchy();
+    if (h.empty() || q.nodes <= 0 || topo.block_count() == 0)
+        return {};
+    // Most requests need no level: a job that fits a slice stays in one
+    // block, and topology/block places segments of a base block one by one.
+    if (!q.segmented && q.nodes <= topo.largest_slice())
+        return {};
+    if (q.segmented && h.per_segment() && q.unit <= static_cast<int>(h.base_nodes()))
         return {};
     return Confiner(topo, rooms, q).run();
 }
