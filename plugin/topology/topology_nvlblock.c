@@ -523,6 +523,29 @@ unpack_error:
 	return SLURM_ERROR;
 }
 
+/* The core's "GroupName=<name> ..." line (a scalable unit, a BlockSizes
+ * aggregate) among the lines after the blocks, appended to out. */
+static bool _print_group(nvlbt_topoinfo_t *info, const char *name, char **out)
+{
+	char *copy, *save = NULL, *prefix;
+	bool found = false;
+
+	if (!info->summary || !name || !name[0])
+		return false;
+	copy = xstrdup(info->summary);
+	prefix = xstrdup_printf("GroupName=%s ", name);
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!xstrncmp(line, prefix, strlen(prefix))) {
+			xstrfmtcat(*out, "%s\n", line);
+			found = true;
+			break;
+		}
+	}
+	xfree(prefix);
+	xfree(copy);
+	return found;
+}
+
 extern int nvlbt_topoinfo_print(nvlbt_topoinfo_t *info, const char *nodes_list, const char *unit, char **out)
 {
 	bool by_unit = unit && unit[0], by_nodes = nodes_list && nodes_list[0];
@@ -549,6 +572,10 @@ extern int nvlbt_topoinfo_print(nvlbt_topoinfo_t *info, const char *nodes_list, 
 				return SLURM_SUCCESS;
 			}
 		}
+		if (_print_group(info, nodes_list, out))
+			return SLURM_SUCCESS;
+	} else if (!by_nodes && _print_group(info, unit, out)) {
+		return SLURM_SUCCESS; /* block=<group name> */
 	}
 	for (uint32_t i = 0; i < info->record_count; i++) {
 		hostset_t *hs;

@@ -254,6 +254,8 @@ class YamlGroups(ClusterTest):
         self.assertEqual(len(lines), 2, lines)
         self.assertIn("GroupName=su1 Level=su Blocks=rack[01-03] BlockCount=3 Nodes=12 Healthy=12 Failed=0 Free=0",
                       lines[0])
+        one = c.run("scontrol", "show", "topology", *c.topology_args(block="su2")).stdout
+        self.assertTrue(one.startswith("GroupName=su2 Level=su Blocks=rack[04-06]"), one)
         status = c.wait_status(lambda s: s.get("groups") and s["groups"][0]["free"] == 0, 10,
                                "the status JSON to show su1 full")
         self.assertEqual([(g["name"], g["free"]) for g in status["groups"]], [("su1", 0), ("su2", 12)])
