@@ -56,6 +56,7 @@ struct GroupReport {
     int lent = 0;
     int free = 0;
     int ordinary_free = 0;
+    int stranded = 0;
     int spares_free = 0;
     int held = 0;
     int degraded_blocks = 0; // degraded or down

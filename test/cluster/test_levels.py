@@ -158,12 +158,18 @@ def default_levels(plugin):
     return out
 
 
+def side_by_side(scenarios):
+    """The scenarios under topology/nvlblock and under topology/block."""
+    nvl = scenarios("nvlblock")
+    blk = scenarios("block")
+    print(f"nvlblock: {nvl}\ntopology/block: {blk}", file=sys.stderr)
+    return nvl, blk
+
+
 class BlockSizesLevels(ClusterTest):
 
     def test_blocksizes_4_8_as_topology_block(self):
-        nvl = blocksizes_4_8("nvlblock")
-        blk = blocksizes_4_8("block")
-        print(f"nvlblock: {nvl}\ntopology/block: {blk}", file=sys.stderr)
+        nvl, blk = side_by_side(blocksizes_4_8)
         for r in (nvl, blk):
             self.assertEqual(r["unaligned"][0], "pending", r)
             self.assertEqual(r["aligned"][:2], ("running", [1, 2]), r)
@@ -183,10 +189,7 @@ class BlockSizesLevels(ClusterTest):
         self.assertIn("GroupName=rack[01-02] Level=2x Blocks=rack[01-02] BlockCount=2 Nodes=8", nvl["topology"])
 
     def test_default_levels_without_blocksizes(self):
-        nvl = default_levels("nvlblock")
-        blk = default_levels("block")
-        print(f"nvlblock: {nvl}\ntopology/block: {blk}", file=sys.stderr)
-        for r in (nvl, blk):
+        for r in side_by_side(default_levels):
             # An aligned pair without rack01 or rack04: 05-06 or 07-08, never 02-03.
             self.assertEqual(r["pair"][0], "running", r)
             self.assertIn(r["pair"][1], ([5, 6], [7, 8]), r)

@@ -16,7 +16,9 @@ namespace nvlblock {
 namespace {
 
 using test::all;
+using test::nodes;
 using test::range;
+using test::run;
 using test::set;
 
 std::string rack_lines(int racks, int per_rack = 4) {
@@ -46,18 +48,6 @@ Topology groups(int racks, const std::string& hierarchy) {
     return test::yaml_topology(y + "hierarchy:\n" + hierarchy);
 }
 
-Placement run(const Topology& t, const std::vector<NodeState>& states, const Request& r) {
-    Snapshot snap(t, states, {});
-    return place(snap, r);
-}
-
-Request nodes(std::uint32_t n, std::uint32_t segment = 0) {
-    Request r;
-    r.job_id = 7;
-    r.min_nodes = r.max_nodes = n;
-    r.segment = segment;
-    return r;
-}
 
 std::vector<NodeIndex> rack(int r) { return range(static_cast<NodeIndex>((r - 1) * 4), static_cast<NodeIndex>(r * 4 - 1)); }
 
@@ -400,7 +390,7 @@ TEST(Levels, FallbackRestartPrefersItsOwnGroup) {
     Planner pl(t);
     // A 6-node job on racks 04-05 (su2) loses a node; its racks cannot take it back at once.
     std::vector<NodeIndex> had = {12, 13, 14, 15, 16, 17};
-    pl.job_failed(7, had, std::vector<NodeIndex>{13}, 1000);
+    pl.job_failed(100, had, std::vector<NodeIndex>{13}, 1000);
     auto s = all(t);
     s[13] = NodeState::kDown;
     set(s, range(16, 19), NodeState::kBusy); // rack05 taken meanwhile

@@ -48,6 +48,24 @@ std::vector<PolicyKind> parse_policies(const std::string& list) {
     return out;
 }
 
+namespace {
+
+// "rack007" and its nodes "gb[00109-00126]": racks of nodes_per_rack nodes in order.
+std::string rack_name(int r) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "rack%03d", r);
+    return buf;
+}
+
+std::string rack_nodes(const ClusterShape& shape, int r) {
+    const long first = static_cast<long>(r - 1) * shape.nodes_per_rack + 1;
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "gb[%05ld-%05ld]", first, first + shape.nodes_per_rack - 1);
+    return buf;
+}
+
+} // namespace
+
 std::string topology_yaml(const ClusterShape& shape, int slice, int spares, bool lending) {
     std::string y;
     y.reserve(static_cast<std::size_t>(shape.racks) * 48 + 256);
@@ -58,14 +76,8 @@ std::string topology_yaml(const ClusterShape& shape, int slice, int spares, bool
     y += "recovery:\n  wait: " + std::to_string(shape.recovery_wait) + "\n";
     y += "preemptible:\n  qos: [scavenger]\n"; // PolicyConfig::preemptible_qos
     y += "blocks:\n";
-    long node = 1;
-    for (int r = 1; r <= shape.racks; ++r) {
-        char buf[96];
-        std::snprintf(buf, sizeof buf, "  - name: rack%03d\n    nodes: gb[%05ld-%05ld]\n", r, node,
-                      node + shape.nodes_per_rack - 1);
-        y += buf;
-        node += shape.nodes_per_rack;
-    }
+    for (int r = 1; r <= shape.racks; ++r)
+        y += "  - name: " + rack_name(r) + "\n    nodes: " + rack_nodes(shape, r) + "\n";
     if (shape.hierarchy.empty())
         return y;
     y += "hierarchy:\n  crossing: " + (shape.crossing < 0 ? std::string("strict") : std::to_string(shape.crossing)) +
@@ -95,14 +107,8 @@ std::string topology_yaml(const ClusterShape& shape, int slice, int spares, bool
 
 std::string topology_conf(const ClusterShape& shape, int slice) {
     std::string c = "# nvlblock-sim: topology/block's view of " + std::to_string(shape.racks) + " racks\n";
-    long node = 1;
-    for (int r = 1; r <= shape.racks; ++r) {
-        char buf[96];
-        std::snprintf(buf, sizeof buf, "BlockName=rack%03d Nodes=gb[%05ld-%05ld]\n", r, node,
-                      node + shape.nodes_per_rack - 1);
-        c += buf;
-        node += shape.nodes_per_rack;
-    }
+    for (int r = 1; r <= shape.racks; ++r)
+        c += "BlockName=" + rack_name(r) + " Nodes=" + rack_nodes(shape, r) + "\n";
     c += "BlockSizes=" + std::to_string(slice);
     for (int per : shape.hierarchy) {
         if (per < 1 || (per & (per - 1)))
