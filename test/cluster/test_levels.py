@@ -110,6 +110,8 @@ def blocksizes_4_8(plugin):
         # not aligned, so -N8 waits. Freeing gb0001 makes pair 1 whole.
         holds = [hold(c, node(1)), hold(c, node(16)), hold(c, node(17)), hold(c, node(32))]
         out["unaligned"] = outcome(c, "-N8")
+        # Segments are placed one by one, each in one block, anywhere.
+        out["segments"] = outcome(c, "-N8", "--segment=4")
         c.cancel(holds[0])
         c.wait_for(lambda: c.state(holds[0]) not in ("RUNNING", "COMPLETING"), 30, "the hold to end")
         out["aligned"] = outcome(c, "-N8")
@@ -172,6 +174,8 @@ class BlockSizesLevels(ClusterTest):
         nvl, blk = side_by_side(blocksizes_4_8)
         for r in (nvl, blk):
             self.assertEqual(r["unaligned"][0], "pending", r)
+            self.assertEqual(r["segments"][0], "running", r)
+            self.assertTrue(set(r["segments"][1]) <= {2, 3, 6, 7}, r)
             self.assertEqual(r["aligned"][:2], ("running", [1, 2]), r)
             self.assertEqual(r["limit_12"][0], "pending", r)
             self.assertEqual(r["limit_10"][0], "running", r)
