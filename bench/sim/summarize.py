@@ -49,6 +49,12 @@ def table(title, path):
         row(f"wait p50 / p95 / p99, {c.replace('_', ' ')}",
             lambda p, c=c: " / ".join(dur(p["wait_s"][c][k]) for k in ("p50", "p95", "p99"))
             if p["wait_s"][c]["count"] else "-")
+    if pols[0].get("spread"):
+        row("multi-rack jobs started", lambda p: f"{p['spread']['multi_rack_jobs']:,}")
+        row("  in one SU, of those that fit one", lambda p: (
+            f"{100 * p['spread']['confined_of_fit'] / p['spread']['fit_one_su']:.1f}% of {p['spread']['fit_one_su']:,}"
+            if p["spread"]["fit_one_su"] else "-"))
+        row("  mean SUs spanned", lambda p: f"{p['spread']['mean_sus_spanned']:.2f}")
     row("runs killed by failures", lambda p: f"{p['restarts']['failure_requeues']:,}")
     row("restarts (in place)", lambda p: f"{p['restarts']['restarts']:,} ({p['restarts']['in_place']:,})")
     row("restart delay p50 / p95", lambda p: f"{dur(p['restarts']['delay_s']['p50'])} / {dur(p['restarts']['delay_s']['p95'])}"

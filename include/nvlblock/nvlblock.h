@@ -113,6 +113,10 @@ nvlb_status_t nvlb_policy_info(const nvlb_planner_t *planner, nvlb_policy_info_t
 /* Whether a job in this QOS / partition (either may be NULL) is preemptible
  * work that may borrow spares (the topology file's `preemptible:`). */
 bool nvlb_is_preemptible(const nvlb_planner_t *planner, const char *qos, const char *partition);
+/* The Slurm release whose topology/block rules apply where releases differ
+ * (SLURM_VERSION_NUMBER, e.g. 0x180b05 for 24.11.5), for every topology read
+ * afterwards in this process. Default: 24.11. */
+void nvlb_set_slurm_release(uint32_t slurm_version_number);
 /* Seconds before Slurm reconsiders a requeued job (cred_expire + 1 + a
  * scheduling pass): the nodes of a failed job stay held at least this long. */
 void nvlb_set_requeue_delay(nvlb_planner_t *planner, int64_t seconds);
@@ -130,6 +134,7 @@ typedef enum nvlb_reason {
 	NVLB_NO_BLOCK_FITS = 8,
 	NVLB_EXCLUSIVE_NO_BLOCK = 9,
 	NVLB_RECOVERY_WAITING = 10,
+	NVLB_NO_GROUP_FITS = 11, /* no group of the job's level above the blocks can take it now */
 } nvlb_reason_t;
 
 const char *nvlb_reason_name(nvlb_reason_t reason);
@@ -145,6 +150,7 @@ typedef struct nvlb_request {
 	const uint32_t *required; /* --nodelist node indices */
 	size_t required_count;
 	int64_t now; /* seconds (Unix time in the plugin, simulated time in the simulator) */
+	int64_t eligible_since; /* when the job could first start (hierarchy.crossing counts from it); 0: now */
 } nvlb_request_t;
 
 typedef struct nvlb_placement {
@@ -156,6 +162,10 @@ typedef struct nvlb_placement {
 	bool recovery_in_place;
 	uint32_t blocks_if_spares;
 	char message[512]; /* a sentence for the user */
+	/* Refused for good as asked: Slurm's topology/block refuses such a job at
+	 * submission (ESLURM_REQUESTED_TOPO_CONFIG_UNAVAILABLE). */
+	bool topology_unavailable;
+	char group[128]; /* placed: the group above the blocks it was confined to; "" if none */
 } nvlb_placement_t;
 
 nvlb_status_t nvlb_place(nvlb_planner_t *planner, const uint8_t *node_states, size_t node_count,
@@ -214,7 +224,8 @@ nvlb_status_t nvlb_write_file(const char *path, const char *text, bool durable, 
 
 /* Reports, as malloc'd strings to release with nvlb_free(); NULL on error. */
 typedef enum nvlb_report_format {
-	NVLB_REPORT_TEXT = 0, /* one "BlockName=..." line per block, a summary line, then one line
+	NVLB_REPORT_TEXT = 0, /* one "BlockName=..." line per block, a summary line, one
+			       * "GroupName=..." line per group of the hierarchy, then one line
 			       * per pending and recent recovery */
 	NVLB_REPORT_JSON = 1,
 	NVLB_REPORT_PROMETHEUS = 2,

@@ -101,6 +101,8 @@ static void _build_block_bitmaps(nvlb_planner_t *planner)
 extern int nvlbt_init(void)
 {
 	verbose("topology/nvlblock %s loaded (core %s)", SLURM_VERSION_STRING, nvlb_version());
+	/* Where topology/block's rules differ between releases, follow ours. */
+	nvlb_set_slurm_release(SLURM_VERSION_NUMBER);
 	return SLURM_SUCCESS;
 }
 
@@ -312,6 +314,8 @@ extern int nvlbt_eval_nodes(topology_eval_t *topo_eval)
 		req.required_count = count;
 	}
 	req.now = now;
+	if (details)
+		req.eligible_since = details->begin_time ? details->begin_time : details->submit_time;
 	out.nodes = xcalloc(node_record_count + 1, sizeof(uint32_t));
 	out.nodes_capacity = node_record_count;
 
@@ -324,7 +328,9 @@ extern int nvlbt_eval_nodes(topology_eval_t *topo_eval)
 	} else if (out.reason != NVLB_PLACED) {
 		log_flag(SELECT_TYPE, "nvlblock: %pJ: %s: %s", job_ptr, nvlb_reason_name(out.reason), out.message);
 		nvlbs_note_reason(job_ptr, out.message);
-		rc = SLURM_ERROR;
+		/* As topology/block: sbatch then says "Requested topology
+		 * configuration is not available". */
+		rc = out.topology_unavailable ? ESLURM_REQUESTED_TOPO_CONFIG_UNAVAILABLE : SLURM_ERROR;
 	} else {
 		/* Narrow node_map to exactly the chosen nodes and let Slurm's
 		 * common code lay out cores and GRES on them. */
@@ -517,6 +523,29 @@ unpack_error:
 	return SLURM_ERROR;
 }
 
+/* The core's "GroupName=<name> ..." line (a scalable unit, a BlockSizes
+ * aggregate) among the lines after the blocks, appended to out. */
+static bool _print_group(nvlbt_topoinfo_t *info, const char *name, char **out)
+{
+	char *copy, *save = NULL, *prefix;
+	bool found = false;
+
+	if (!info->summary || !name || !name[0])
+		return false;
+	copy = xstrdup(info->summary);
+	prefix = xstrdup_printf("GroupName=%s ", name);
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!xstrncmp(line, prefix, strlen(prefix))) {
+			xstrfmtcat(*out, "%s\n", line);
+			found = true;
+			break;
+		}
+	}
+	xfree(prefix);
+	xfree(copy);
+	return found;
+}
+
 extern int nvlbt_topoinfo_print(nvlbt_topoinfo_t *info, const char *nodes_list, const char *unit, char **out)
 {
 	bool by_unit = unit && unit[0], by_nodes = nodes_list && nodes_list[0];
@@ -543,6 +572,10 @@ extern int nvlbt_topoinfo_print(nvlbt_topoinfo_t *info, const char *nodes_list, 
 				return SLURM_SUCCESS;
 			}
 		}
+		if (_print_group(info, nodes_list, out))
+			return SLURM_SUCCESS;
+	} else if (!by_nodes && _print_group(info, unit, out)) {
+		return SLURM_SUCCESS; /* block=<group name> */
 	}
 	for (uint32_t i = 0; i < info->record_count; i++) {
 		hostset_t *hs;

@@ -265,8 +265,13 @@ void nvlb_set_requeue_delay(nvlb_planner_t* p, int64_t seconds) {
     p->planner.set_requeue_delay(seconds);
 }
 
+void nvlb_set_slurm_release(uint32_t v) {
+    // SLURM_VERSION_NUMBER: major << 16 | minor << 8 | micro.
+    set_default_slurm_release(static_cast<int>((v >> 16) & 0xff) * 100 + static_cast<int>((v >> 8) & 0xff));
+}
+
 const char* nvlb_reason_name(nvlb_reason_t r) {
-    if (r < NVLB_PLACED || r > NVLB_RECOVERY_WAITING)
+    if (r < NVLB_PLACED || r > NVLB_NO_GROUP_FITS)
         return "unknown";
     return reason_name(static_cast<Reason>(r));
 }
@@ -285,6 +290,8 @@ Request request_of(const nvlb_request_t& request, size_t node_count) {
         req.available = std::span<const std::uint8_t>(request.available, node_count);
     if (request.required)
         req.required.assign(request.required, request.required + request.required_count);
+    if (request.eligible_since > 0 && request.eligible_since < request.now)
+        req.waited = request.now - request.eligible_since;
     return req;
 }
 
@@ -299,6 +306,8 @@ nvlb_status_t nvlb_place(nvlb_planner_t* p, const uint8_t* node_states, size_t n
     out->recovery_in_place = false;
     out->blocks_if_spares = 0;
     out->message[0] = '\0';
+    out->topology_unavailable = false;
+    out->group[0] = '\0';
     return guarded(nullptr, [&] {
         std::lock_guard lock(p->mutex);
         if (node_count != p->planner.topology().node_count()) {
@@ -312,6 +321,8 @@ nvlb_status_t nvlb_place(nvlb_planner_t* p, const uint8_t* node_states, size_t n
         out->recovery_in_place = pl.recovery_in_place;
         out->blocks_if_spares = pl.blocks_if_spares;
         copy_str(out->message, sizeof out->message, pl.message);
+        out->topology_unavailable = pl.topology_unavailable;
+        copy_str(out->group, sizeof out->group, pl.group);
         if (pl.nodes.size() > out->nodes_capacity || (!out->nodes && !pl.nodes.empty())) {
             out->reason = NVLB_INVALID_REQUEST;
             copy_str(out->message, sizeof out->message, "placement buffer too small");
@@ -499,6 +510,8 @@ char* nvlb_report(nvlb_planner_t* p, const uint8_t* node_states, size_t node_cou
                 for (const auto& b : r.blocks)
                     text += block_line(b) + "\n";
                 text += summary_line(r) + "\n";
+                for (const auto& g : r.groups)
+                    text += group_line(g) + "\n";
                 for (const auto& line : recovery_lines(r))
                     text += line + "\n";
             }

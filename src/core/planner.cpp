@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "core/planner.hpp"
 
+#include <algorithm>
+
 namespace nvlblock {
 
 Planner::Planner(Topology topology) : topology_(std::make_shared<const Topology>(std::move(topology))) {}
@@ -37,6 +39,14 @@ Placement Planner::place(std::span<const NodeState> states, Request request, std
         }
         request.recovery.reset();
     }
+    // A fallback restart prefers the groups of the blocks it had.
+    if (record && request.prefer_blocks.empty())
+        for (NodeIndex n : record->nodes) {
+            const BlockIndex b = n < topo.node_count() ? topo.block_of(n) : kNoBlock;
+            if (b != kNoBlock && std::find(request.prefer_blocks.begin(), request.prefer_blocks.end(), b) ==
+                                     request.prefer_blocks.end())
+                request.prefer_blocks.push_back(b);
+        }
     return nvlblock::place(snapshot(states, now), request);
 }
 

@@ -4,8 +4,16 @@
 #include "model/hostlist.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 namespace nvlblock {
+
+namespace {
+std::atomic<int> g_slurm_release{kDefaultSlurmRelease};
+}
+
+int default_slurm_release() { return g_slurm_release.load(); }
+void set_default_slurm_release(int release) { g_slurm_release.store(release); }
 
 std::optional<NodeIndex> Topology::find_node(const std::string& name) const {
     auto it = node_index_.find(name);
@@ -127,6 +135,12 @@ Topology build_topology(TopologySpec spec, const std::vector<std::string>* unive
     }
     if (spec.policy.block_fault_fraction <= 0.0 || spec.policy.block_fault_fraction > 1.0)
         problems.add({spec.source, 0}, "block fault fraction must be in (0, 1]");
+    std::vector<std::string> block_names;
+    block_names.reserve(t.blocks_.size());
+    for (const Block& b : t.blocks_)
+        block_names.push_back(b.name);
+    if (problems.empty())
+        t.hierarchy_ = build_hierarchy(spec.hierarchy, block_names, spec.hierarchy.base_nodes > 0, problems);
     problems.throw_if_any();
 
     t.block_of_.assign(t.node_names_.size(), kNoBlock);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "common/diagnostic.hpp"
+#include "model/hierarchy.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -18,7 +19,6 @@
 namespace nvlblock {
 
 using NodeIndex = std::uint32_t;
-using BlockIndex = std::int32_t;
 inline constexpr BlockIndex kNoBlock = -1;
 
 // What a block's spares are while nothing has failed.
@@ -56,8 +56,16 @@ struct StatusOutput {
     std::string prometheus_path; // empty: not written
 };
 
+// The Slurm release whose topology/block rules placement follows where
+// releases differ (docs/placement.md), as major * 100 + minor: 2411 = 24.11.
+// The plugin sets the release it was built for; tools default to 24.11.
+inline constexpr int kDefaultSlurmRelease = 2411;
+int default_slurm_release();
+void set_default_slurm_release(int release); // for every topology read afterwards in this process
+
 struct ClusterPolicy {
     RecoveryPolicy recovery;
+    int slurm_release = default_slurm_release();
     double block_fault_fraction = 0.5; // share of a block failed at once that makes it a block fault
     PreemptibleSelector preemptible;
     StatusOutput status;
@@ -82,6 +90,7 @@ struct TopologySpec {
     BlockSettings defaults;
     ClusterPolicy policy;
     std::vector<std::uint32_t> block_sizes; // topology.conf BlockSizes, in nodes
+    HierarchySpec hierarchy;                // levels above the blocks
     std::vector<BlockSpec> blocks;
     std::vector<Diagnostic> warnings; // accepted, but worth an operator's eye
 };
@@ -105,6 +114,7 @@ public:
     const BlockSettings& defaults() const { return defaults_; }
     const ClusterPolicy& policy() const { return policy_; }
     const std::vector<std::uint32_t>& block_sizes() const { return block_sizes_; }
+    const Hierarchy& hierarchy() const { return hierarchy_; }
     const std::vector<Diagnostic>& warnings() const { return warnings_; }
 
     std::size_t node_count() const { return node_names_.size(); }
@@ -129,6 +139,7 @@ private:
     BlockSettings defaults_;
     ClusterPolicy policy_;
     std::vector<std::uint32_t> block_sizes_;
+    Hierarchy hierarchy_;
     std::vector<Diagnostic> warnings_;
     std::vector<std::string> node_names_;
     std::unordered_map<std::string, NodeIndex> node_index_;

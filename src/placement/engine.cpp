@@ -2,6 +2,7 @@
 #include "placement/engine.hpp"
 
 #include "placement/block_choice.hpp"
+#include "placement/level_choice.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -198,6 +199,13 @@ std::optional<Placement> shift_within_own_blocks(const Snapshot& snap, const Req
     return p;
 }
 
+// Refused for good, as topology/block refuses it at submission.
+Placement refuse_unavailable(Reason r, std::string message) {
+    Placement p = refuse(r, std::move(message));
+    p.topology_unavailable = true;
+    return p;
+}
+
 Placement place_recovery(const Snapshot& snap, const Request& req, const std::vector<BlockView>& views) {
     Placement p;
     std::uint32_t spares = 0;
@@ -319,12 +327,15 @@ const char* reason_name(Reason r) {
         return "exclusive_no_block";
     case Reason::kRecoveryWaiting:
         return "recovery_waiting";
+    case Reason::kNoGroupFits:
+        return "no_group_fits";
     }
     return "unknown";
 }
 
 Placement place(const Snapshot& snap, const Request& req) {
     const Topology& topo = snap.topology();
+    const int release = topo.policy().slurm_release;
     if (req.min_nodes == 0 || req.max_nodes < req.min_nodes)
         return refuse(Reason::kInvalidRequest, "invalid node count " + std::to_string(req.min_nodes) + "-" +
                                                    std::to_string(req.max_nodes));
@@ -344,12 +355,13 @@ Placement place(const Snapshot& snap, const Request& req) {
     if (required_outside && !required_inside)
         return refuse(Reason::kNotInTopology, "the required nodes are outside every block");
     if (required_outside)
-        return refuse(Reason::kInvalidRequest, "--nodelist mixes nodes inside and outside blocks");
+        return refuse_unavailable(Reason::kInvalidRequest, "--nodelist mixes nodes inside and outside blocks");
     if (!any_block_node && !req.recovery && !required_inside)
         return refuse(Reason::kNotInTopology, "no block node is available to this job");
 
     // Node counts to try, largest first (-N min-max takes the most it can).
-    const std::uint32_t seg = req.segment;
+    // 26.05's topology/block ignores a --segment larger than the job.
+    const std::uint32_t seg = release >= 2605 && req.segment > req.min_nodes ? 0 : req.segment;
     std::vector<std::uint32_t> counts;
     for (std::uint32_t c = req.max_nodes; c >= req.min_nodes && c > 0; --c) {
         if (seg == 0 || c % seg == 0)
@@ -358,14 +370,14 @@ Placement place(const Snapshot& snap, const Request& req) {
             break;
     }
     if (counts.empty())
-        return refuse(Reason::kSegmentNotDivisor,
+        return refuse_unavailable(Reason::kSegmentNotDivisor,
                       req.min_nodes == req.max_nodes
                           ? "the job's " + plural(req.min_nodes, "node", "nodes") + " cannot be divided into segments of " +
                                 std::to_string(seg) + " (--segment must divide the node count)"
                           : "no node count from " + std::to_string(req.min_nodes) + " to " + std::to_string(req.max_nodes) +
                                 " is a multiple of --segment=" + std::to_string(seg));
     if (seg && static_cast<int>(seg) > topo.largest_slice())
-        return refuse(Reason::kSegmentTooLarge, "--segment=" + std::to_string(seg) + " is larger than the largest slice (" +
+        return refuse_unavailable(Reason::kSegmentTooLarge, "--segment=" + std::to_string(seg) + " is larger than the largest slice (" +
                                                     std::to_string(topo.largest_slice()) + " nodes); segments never cross a slice");
 
     std::vector<BlockView> views;
@@ -385,8 +397,23 @@ Placement place(const Snapshot& snap, const Request& req) {
                               (is_healthy(snap.state(n)) ? "in use or held" : "failed") + ")");
         ++required_in[static_cast<std::size_t>(topo.block_of(n))];
     }
-    if (!req.required.empty() && seg && req.min_nodes > seg)
-        return refuse(Reason::kInvalidRequest, "--nodelist with more than one segment is not supported (as in topology/block)");
+    if (!req.required.empty() && seg && req.min_nodes > seg) {
+        if (release < 2511)
+            return refuse_unavailable(Reason::kInvalidRequest,
+                                      "--nodelist with more than one segment is not supported (as in topology/block)");
+        // 25.11 and later: the --nodelist nodes must cover the whole job,
+        // whose segments are then chosen among them.
+        if (req.required.size() < req.min_nodes)
+            return refuse_unavailable(Reason::kInvalidRequest,
+                                      "with more than one segment, --nodelist must name every node of the job");
+        std::vector<std::uint8_t> only(topo.node_count(), 0);
+        for (NodeIndex n : req.required)
+            only[n] = 1;
+        Request among = req;
+        among.required.clear();
+        among.available = only;
+        return place(snap, among);
+    }
 
     // The unit a count is carved in: --segment if given; a job that fits in a
     // slice stays in one block (as topology/block keeps a job within one
@@ -410,10 +437,32 @@ Placement place(const Snapshot& snap, const Request& req) {
         return rooms;
     };
 
+    // Above the blocks: the group of the hierarchy the job is confined to.
+    LevelQuery level_query;
+    level_query.segmented = seg != 0;
+    level_query.waited = req.waited;
+    level_query.prefer = req.prefer_blocks;
+    if (!req.required.empty())
+        level_query.required_in = required_in;
+    std::optional<Placement> level_refusal;
+
     for (std::uint32_t count : counts) {
         const int c = static_cast<int>(count);
         const int unit = unit_for(count);
-        const std::vector<BlockRoom> rooms = rooms_for(false, unit);
+        std::vector<BlockRoom> rooms = rooms_for(false, unit);
+        level_query.nodes = c;
+        level_query.unit = unit;
+        LevelScope scope = confine_to_levels(topo, rooms, level_query);
+        if (scope.verdict == LevelScope::Verdict::kRefused) {
+            Placement r = scope.topology_unavailable ? refuse_unavailable(scope.reason, scope.message)
+                                                     : refuse(scope.reason, scope.message);
+            if (scope.topology_unavailable)
+                return r;
+            level_refusal = std::move(r);
+            continue;
+        }
+        if (scope.verdict == LevelScope::Verdict::kConfined)
+            rooms = std::move(scope.rooms);
         std::optional<std::vector<BlockTake>> takes = req.required.empty()
                                                           ? choose_blocks(rooms, c, unit)
                                                           : choose_with_required(rooms, required_in, c, unit);
@@ -425,6 +474,9 @@ Placement place(const Snapshot& snap, const Request& req) {
             gather_nodes(snap, req, views[static_cast<std::size_t>(t.block)], t.count, p.nodes);
         std::sort(p.nodes.begin(), p.nodes.end());
         p.message = "placed on " + plural(static_cast<long>(takes->size()), "block", "blocks");
+        if (!scope.group.empty())
+            p.message += " in " + scope.group;
+        p.group = std::move(scope.group);
         return p;
     }
 
@@ -440,6 +492,8 @@ Placement place(const Snapshot& snap, const Request& req) {
     if (ever < static_cast<long>(want))
         return refuse(Reason::kTooLarge, "the job needs " + shape(want, seg) + "; the healthy blocks can hold at most " +
                                              std::to_string(ever) + " for this kind of job");
+    if (level_refusal)
+        return *level_refusal;
 
     const std::vector<BlockRoom> rooms = rooms_for(false, unit);
     const std::vector<BlockRoom> spare_rooms = rooms_for(true, unit);

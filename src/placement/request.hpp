@@ -51,6 +51,11 @@ struct Request {
     // Set when the job is restarting after a failure (see Planner, which
     // fills it from its ledger); the engine then places it in place.
     std::optional<RecoveryClaim> recovery;
+    // Seconds the job has waited to start (a level may be crossed after
+    // hierarchy.crossing), and, for a fallback restart, the blocks it had
+    // (its own groups are preferred). Both set by the Planner.
+    std::int64_t waited = 0;
+    std::vector<BlockIndex> prefer_blocks;
 };
 
 enum class Reason {
@@ -65,6 +70,7 @@ enum class Reason {
     kNoBlockFits,         // not enough free capacity now
     kExclusiveNoBlock,    // --exclusive=topo needs blocks with no other work
     kRecoveryWaiting,     // in-place restart: waiting for the job's own block
+    kNoGroupFits,         // no group of the job's level (above the blocks) can take it now
 };
 
 const char* reason_name(Reason r);
@@ -85,6 +91,10 @@ struct Placement {
     bool recovery_in_place = false;     // placed on the job's previous block(s)
     std::uint32_t spares_used = 0;      // for recovery: nodes beyond its prior healthy ones
     std::vector<Shortfall> shortfalls;  // recovery_waiting: the blocks that cannot take it back now
+    // Refused for good as asked (Slurm's ESLURM_REQUESTED_TOPO_CONFIG_UNAVAILABLE:
+    // "Requested topology configuration is not available" at submission).
+    bool topology_unavailable = false;
+    std::string group; // placed: the group above the blocks it was confined to, if any
 
     bool placed() const { return reason == Reason::kPlaced; }
 };

@@ -13,8 +13,6 @@
 namespace nvlblock {
 namespace {
 
-// Slurm's block levels: BlockSizes may name at most 2^15 times the base size.
-constexpr int kMaxBlockLevel = 15;
 // Include files may include others; this bounds a cycle.
 constexpr int kMaxIncludeDepth = 10;
 
@@ -193,6 +191,7 @@ private:
                 continue;
             }
             std::uint32_t v = 0;
+            int level = 0;
             auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
             if (item.empty() || ec != std::errc() || end != item.data() + item.size() || v == 0) {
                 problems_.add(block_sizes_where_, "invalid BlockSizes value '" + item + "': sizes are positive node counts");
@@ -207,8 +206,7 @@ private:
                                                           std::to_string(base) + " times a power of two");
                     return;
                 }
-                int level = 0;
-                while ((1u << level) < ratio)
+                while ((1u << level) < ratio && level <= kMaxBlockLevel)
                     ++level;
                 if (level > kMaxBlockLevel) {
                     problems_.add(block_sizes_where_, "invalid BlockSizes value '" + item + "': more than 2^15 times the base size");
@@ -216,6 +214,7 @@ private:
                 }
             }
             spec_.block_sizes.push_back(v);
+            spec_.hierarchy.level_mask |= 1u << level;
             if (comma == std::string::npos)
                 break;
             pos = comma + 1;
@@ -232,8 +231,18 @@ private:
         // The base block size: BlockSizes' first value, else the first block's size.
         const std::size_t base = spec_.block_sizes.empty() ? spec_.blocks.front().node_names.size()
                                                            : spec_.block_sizes.front();
-        for (const auto& b : spec_.blocks) {
-            if (!b.node_names.empty() && b.node_names.size() < base)
+        // Slurm's levels: those BlockSizes lists, else 1x to 16x the base.
+        spec_.hierarchy.base_nodes = static_cast<std::uint32_t>(base);
+        if (spec_.block_sizes.empty())
+            spec_.hierarchy.level_mask = kDefaultBlockLevelMask;
+        spec_.hierarchy.where = block_sizes_where_.line ? block_sizes_where_ : SourceLocation{label, 0};
+        // 24.11 refuses to start with a block smaller than the base; 25.05
+        // and later accept it as a base block with fewer nodes.
+        const bool small_blocks_ok = spec_.policy.slurm_release >= 2505;
+        for (auto& b : spec_.blocks) {
+            if (small_blocks_ok && !b.node_names.empty() && b.node_names.size() < base)
+                b.slice = static_cast<int>(b.node_names.size()); // its slice is what it has
+            if (!small_blocks_ok && !b.node_names.empty() && b.node_names.size() < base)
                 problems_.add(b.where, "block '" + b.name + "' has " + std::to_string(b.node_names.size()) +
                                            " nodes, fewer than the base block size " + std::to_string(base) +
                                            (spec_.block_sizes.empty() ? " (the size of the first block; set BlockSizes= to allow smaller blocks)"

@@ -90,8 +90,10 @@ public:
 
         yaml_node_t* blocks = nullptr;
         yaml_node_t* include = nullptr;
+        yaml_node_t* hierarchy = nullptr;
         for_each_pair(root, "the top level",
-                      {"defaults", "blocks", "recovery", "block_fault", "preemptible", "status", "topology_conf"},
+                      {"defaults", "blocks", "recovery", "block_fault", "preemptible", "status", "topology_conf",
+                       "hierarchy"},
                       [&](const std::string& key, yaml_node_t* value) {
                           if (key == "defaults")
                               read_settings(value, "defaults", spec_.defaults);
@@ -107,6 +109,8 @@ public:
                               read_status(value);
                           else if (key == "topology_conf")
                               include = value;
+                          else if (key == "hierarchy")
+                              hierarchy = value;
                       });
         if (include)
             read_include(include);
@@ -114,6 +118,8 @@ public:
             read_blocks(blocks);
         else if (!include)
             problems_.add({label_, 1}, "no 'blocks:' list and no 'topology_conf:' to take blocks from");
+        if (hierarchy)
+            read_hierarchy(hierarchy);
         problems_.throw_if_any();
         return std::move(spec_);
     }
@@ -270,6 +276,8 @@ private:
         try {
             TopologySpec conf = read_topology_conf(read_text_file(full), full, dirname_of(full));
             spec_.block_sizes = conf.block_sizes;
+            spec_.hierarchy.base_nodes = conf.hierarchy.base_nodes;
+            spec_.hierarchy.level_mask = conf.hierarchy.level_mask;
             for (auto& b : conf.blocks) {
                 included_.emplace(b.name, spec_.blocks.size());
                 spec_.blocks.push_back(std::move(b));
@@ -281,6 +289,94 @@ private:
                 problems_.add(d.where, d.message);
             problems_.add(doc_.where(v), "in topology_conf '" + *path + "' included from here");
         }
+    }
+
+    // hierarchy:
+    //   crossing: strict | <duration>
+    //   levels:                       lowest first
+    //     - name: su
+    //       label: scalable unit
+    //       groups:
+    //         su01: rack[01-08]       blocks, or groups of the level below
+    void read_hierarchy(yaml_node_t* map) {
+        spec_.hierarchy.where = doc_.where(map);
+        for_each_pair(map, "hierarchy", {"crossing", "levels"}, [&](const std::string& key, yaml_node_t* v) {
+            if (key == "crossing") {
+                auto s = value<std::string>(v, "hierarchy.crossing", [](const std::string& x) { return x; });
+                if (!s || *s == "strict")
+                    return;
+                try {
+                    spec_.hierarchy.cross_after = parse_duration_seconds(*s);
+                } catch (const ValueError& e) {
+                    problems_.add(doc_.where(v), "hierarchy.crossing: '" + *s +
+                                                     "' is neither 'strict' nor a duration (" + e.what() + ")");
+                }
+                return;
+            }
+            if (v->type != YAML_SEQUENCE_NODE) {
+                problems_.add(doc_.where(v), std::string("hierarchy.levels must be a list, found ") + kind(v));
+                return;
+            }
+            for (yaml_node_item_t* it = v->data.sequence.items.start; it < v->data.sequence.items.top; ++it)
+                read_level(doc_.node(*it));
+        });
+    }
+
+    void read_level(yaml_node_t* map) {
+        LevelSpec level;
+        level.where = doc_.where(map);
+        yaml_node_t* groups = nullptr;
+        for_each_pair(map, "a hierarchy level", {"name", "label", "groups"}, [&](const std::string& key, yaml_node_t* v) {
+            if (key == "name") {
+                if (auto s = value<std::string>(v, "level name", parse_name))
+                    level.name = *s;
+            } else if (key == "label") {
+                if (auto s = value<std::string>(v, "level label", [](const std::string& x) { return x; }))
+                    level.label = *s;
+            } else {
+                groups = v;
+            }
+        });
+        if (map->type != YAML_MAPPING_NODE)
+            return;
+        if (level.name.empty()) {
+            problems_.add(level.where, "hierarchy level has no 'name'");
+            return;
+        }
+        if (!groups) {
+            problems_.add(level.where, "hierarchy level '" + level.name + "' has no 'groups'");
+            return;
+        }
+        // name: members, where members is a hostlist expression or a list of names.
+        if (groups->type != YAML_MAPPING_NODE) {
+            problems_.add(doc_.where(groups), "groups of level '" + level.name +
+                                                  "' must be a mapping of group name to members, found " + kind(groups));
+        } else {
+            for (yaml_node_pair_t* p = groups->data.mapping.pairs.start; p < groups->data.mapping.pairs.top; ++p) {
+                yaml_node_t* k = doc_.node(p->key);
+                yaml_node_t* v = doc_.node(p->value);
+                if (k->type != YAML_SCALAR_NODE)
+                    continue;
+                GroupSpec g;
+                g.where = doc_.where(k);
+                try {
+                    g.name = parse_name(scalar(k));
+                } catch (const ValueError& e) {
+                    problems_.add(g.where, "group name: " + std::string(e.what()));
+                    continue;
+                }
+                for (const std::string& item : name_list(v, "members of group '" + g.name + "'")) {
+                    try {
+                        for (auto& n : hostlist::expand(item))
+                            g.members.push_back(std::move(n));
+                    } catch (const hostlist::HostlistError& e) {
+                        problems_.add(doc_.where(v), "group '" + g.name + "': " + e.what());
+                    }
+                }
+                level.groups.push_back(std::move(g));
+            }
+        }
+        spec_.hierarchy.levels.push_back(std::move(level));
     }
 
     void read_blocks(yaml_node_t* list) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <ctime>
 #include <sstream>
+#include <tuple>
 
 namespace nvlblock {
 
@@ -21,6 +22,22 @@ const char* health_name(BlockHealth h) {
     }
     return "unknown";
 }
+
+namespace {
+
+// A block's node counts added to a total (the cluster's, a group's).
+template <typename Total>
+void add_counts(Total& t, const BlockReport& b) {
+    t.healthy += b.healthy;
+    t.failed += b.failed;
+    t.busy += b.busy;
+    t.lent += b.lent;
+    t.free += b.free;
+    t.stranded += b.stranded;
+    t.ordinary_free += b.ordinary_free;
+}
+
+} // namespace
 
 ClusterReport make_report(const Planner& planner, std::span<const NodeState> states, std::int64_t now) {
     const Topology& topo = planner.topology();
@@ -63,16 +80,31 @@ ClusterReport make_report(const Planner& planner, std::span<const NodeState> sta
                 std::max(0, std::min(t.free, t.size - std::max(t.failed, br.spares) - t.busy - br.held));
             br.stranded = br.slice > 0 ? br.ordinary_free % br.slice : 0;
         }
-        r.healthy += br.healthy;
-        r.failed += br.failed;
-        r.busy += br.busy;
-        r.lent += br.lent;
-        r.free += br.free;
-        r.stranded += br.stranded;
-        r.ordinary_free += br.ordinary_free;
+        add_counts(r, br);
         r.blocks.push_back(std::move(br));
     }
     r.fragmentation = r.ordinary_free ? static_cast<double>(r.stranded) / r.ordinary_free : 0.0;
+    for (const HierarchyLevel& level : topo.hierarchy().levels())
+        for (const Group& g : level.groups) {
+            if (g.implicit)
+                continue;
+            GroupReport gr;
+            gr.name = g.name;
+            gr.level = level.name;
+            std::vector<std::string> names;
+            for (BlockIndex b : g.blocks) {
+                const BlockReport& br = r.blocks[static_cast<std::size_t>(b)];
+                names.push_back(br.name);
+                ++gr.block_count;
+                gr.size += br.size;
+                add_counts(gr, br);
+                gr.spares_free += br.spares_free;
+                gr.held += br.held;
+                gr.degraded_blocks += br.health != BlockHealth::kHealthy;
+            }
+            gr.blocks = hostlist::compress(names);
+            r.groups.push_back(std::move(gr));
+        }
     const Ledger& ledger = planner.ledger();
     r.counters = ledger.counters();
     r.recent.assign(ledger.recent().begin(), ledger.recent().end());
@@ -108,6 +140,15 @@ std::string summary_line(const ClusterReport& r) {
       << " Failed=" << r.failed << " Stranded=" << r.stranded << " Recoveries=" << r.counters.failures
       << " InPlace=" << r.counters.in_place << " Fallbacks=" << r.counters.elsewhere
       << " Abandoned=" << r.counters.abandoned << " Pending=" << r.pending.size();
+    return o.str();
+}
+
+std::string group_line(const GroupReport& g) {
+    std::ostringstream o;
+    o << "GroupName=" << g.name << " Level=" << g.level << " Blocks=" << g.blocks << " BlockCount=" << g.block_count
+      << " Nodes=" << g.size << " Healthy=" << g.healthy << " Failed=" << g.failed << " Free=" << g.free
+      << " OrdinaryFree=" << g.ordinary_free << " SparesFree=" << g.spares_free << " Busy=" << g.busy
+      << " Lent=" << g.lent << " Held=" << g.held << " DegradedBlocks=" << g.degraded_blocks;
     return o.str();
 }
 
@@ -190,6 +231,16 @@ std::string report_json(const ClusterReport& r) {
         w.end_object();
     }
     w.end_array();
+    w.key("groups").begin_array();
+    for (const auto& g : r.groups) {
+        w.begin_object();
+        w.field("name", g.name).field("level", g.level).field("blocks", g.blocks).field("block_count", g.block_count);
+        w.field("size", g.size).field("healthy", g.healthy).field("failed", g.failed).field("busy", g.busy);
+        w.field("lent", g.lent).field("free", g.free).field("ordinary_free", g.ordinary_free);
+        w.field("spares_free", g.spares_free).field("held", g.held).field("degraded_blocks", g.degraded_blocks);
+        w.end_object();
+    }
+    w.end_array();
     w.end_object();
     return w.str();
 }
@@ -210,18 +261,27 @@ std::string label_value(const std::string& s) {
     return out;
 }
 
+void help(std::ostringstream& o, const char* name, const char* type, const char* text) {
+    o << "# HELP " << name << ' ' << text << "\n# TYPE " << name << ' ' << type << '\n';
+}
+
+// A gauge per row of `table` (name, help text, field), one sample per item,
+// labelled by `labels(item)`.
+template <typename Item, std::size_t N, typename Labels>
+void gauges(std::ostringstream& o, const std::tuple<const char*, const char*, int Item::*> (&table)[N],
+            const std::vector<Item>& items, Labels labels) {
+    for (const auto& [name, text, field] : table) {
+        help(o, name, "gauge", text);
+        for (const Item& it : items)
+            o << name << '{' << labels(it) << "} " << it.*field << '\n';
+    }
+}
+
 } // namespace
 
 std::string report_prometheus(const ClusterReport& r) {
     std::ostringstream o;
-    auto help = [&](const char* name, const char* type, const char* text) {
-        o << "# HELP " << name << ' ' << text << "\n# TYPE " << name << ' ' << type << '\n';
-    };
-    struct PerBlock {
-        const char* name;
-        const char* text;
-        int BlockReport::*field;
-    };
+    using PerBlock = std::tuple<const char*, const char*, int BlockReport::*>;
     const PerBlock per_block[] = {
         {"nvlblock_block_nodes", "Nodes in the block.", &BlockReport::size},
         {"nvlblock_block_healthy_nodes", "Healthy nodes in the block.", &BlockReport::healthy},
@@ -236,27 +296,37 @@ std::string report_prometheus(const ClusterReport& r) {
         {"nvlblock_block_held_nodes", "Nodes held for jobs restarting in place.", &BlockReport::held},
         {"nvlblock_block_stranded_nodes", "Free non-spare nodes short of a whole slice.", &BlockReport::stranded},
     };
-    for (const auto& m : per_block) {
-        help(m.name, "gauge", m.text);
-        for (const auto& b : r.blocks)
-            o << m.name << "{block=\"" << label_value(b.name) << "\"} " << b.*m.field << '\n';
-    }
-    help("nvlblock_block_health", "gauge", "Block health: 0 healthy, 1 degraded, 2 down.");
+    gauges(o, per_block, r.blocks, [](const BlockReport& b) { return "block=\"" + label_value(b.name) + "\""; });
+    help(o, "nvlblock_block_health", "gauge", "Block health: 0 healthy, 1 degraded, 2 down.");
     for (const auto& b : r.blocks)
         o << "nvlblock_block_health{block=\"" << label_value(b.name) << "\"} " << static_cast<int>(b.health) << '\n';
-    help("nvlblock_stranded_nodes", "gauge", "Free non-spare nodes short of a whole slice, cluster-wide.");
+    using PerGroup = std::tuple<const char*, const char*, int GroupReport::*>;
+    const PerGroup per_group[] = {
+        {"nvlblock_group_nodes", "Nodes in the group (an SU, a pod, a BlockSizes aggregate).", &GroupReport::size},
+        {"nvlblock_group_healthy_nodes", "Healthy nodes in the group.", &GroupReport::healthy},
+        {"nvlblock_group_failed_nodes", "Failed nodes in the group.", &GroupReport::failed},
+        {"nvlblock_group_free_nodes", "Healthy idle nodes in the group.", &GroupReport::free},
+        {"nvlblock_group_ordinary_free_nodes", "Free nodes ordinary work may take now.", &GroupReport::ordinary_free},
+        {"nvlblock_group_spares_free", "Idle spares in the group.", &GroupReport::spares_free},
+        {"nvlblock_group_degraded_blocks", "Blocks of the group that are degraded or down.", &GroupReport::degraded_blocks},
+    };
+    if (!r.groups.empty())
+        gauges(o, per_group, r.groups, [](const GroupReport& g) {
+            return "group=\"" + label_value(g.name) + "\",level=\"" + label_value(g.level) + "\"";
+        });
+    help(o, "nvlblock_stranded_nodes", "gauge", "Free non-spare nodes short of a whole slice, cluster-wide.");
     o << "nvlblock_stranded_nodes " << r.stranded << '\n';
-    help("nvlblock_fragmentation_ratio", "gauge", "Stranded share of the free non-spare nodes.");
+    help(o, "nvlblock_fragmentation_ratio", "gauge", "Stranded share of the free non-spare nodes.");
     o << "nvlblock_fragmentation_ratio " << r.fragmentation << '\n';
-    help("nvlblock_recoveries_total", "counter", "Jobs requeued after losing nodes, by outcome.");
+    help(o, "nvlblock_recoveries_total", "counter", "Jobs requeued after losing nodes, by outcome.");
     o << "nvlblock_recoveries_total{outcome=\"in_place\"} " << r.counters.in_place << '\n';
     o << "nvlblock_recoveries_total{outcome=\"fallback\"} " << r.counters.elsewhere << '\n';
     o << "nvlblock_recoveries_total{outcome=\"abandoned\"} " << r.counters.abandoned << '\n';
-    help("nvlblock_node_failures_total", "counter", "Jobs that lost nodes to a failure and were requeued.");
+    help(o, "nvlblock_node_failures_total", "counter", "Jobs that lost nodes to a failure and were requeued.");
     o << "nvlblock_node_failures_total " << r.counters.failures << '\n';
-    help("nvlblock_recoveries_pending", "gauge", "Jobs waiting to restart in place.");
+    help(o, "nvlblock_recoveries_pending", "gauge", "Jobs waiting to restart in place.");
     o << "nvlblock_recoveries_pending " << r.pending.size() << '\n';
-    help("nvlblock_status_generated_seconds", "gauge", "Unix time the status was computed.");
+    help(o, "nvlblock_status_generated_seconds", "gauge", "Unix time the status was computed.");
     o << "nvlblock_status_generated_seconds " << r.generated_at << '\n';
     return o.str();
 }

@@ -42,9 +42,30 @@ struct BlockReport {
     int ordinary_free = 0;   // free nodes ordinary work may take now
 };
 
+// A group of the hierarchy above the blocks (an SU, a pod, a BlockSizes
+// aggregate): its blocks' figures summed.
+struct GroupReport {
+    std::string name;
+    std::string level;  // the level's name ("su", or "2x" for a BlockSizes aggregate of 2 blocks)
+    std::string blocks; // hostlist of its blocks
+    int block_count = 0;
+    int size = 0;
+    int healthy = 0;
+    int failed = 0;
+    int busy = 0;
+    int lent = 0;
+    int free = 0;
+    int ordinary_free = 0;
+    int stranded = 0;
+    int spares_free = 0;
+    int held = 0;
+    int degraded_blocks = 0; // degraded or down
+};
+
 struct ClusterReport {
     std::int64_t generated_at = 0;
     std::vector<BlockReport> blocks;
+    std::vector<GroupReport> groups; // lowest level first; groups the file does not name are left out
     int nodes = 0;
     int nodes_in_blocks = 0;
     int healthy = 0;
@@ -73,6 +94,8 @@ ClusterReport make_report(const Planner& planner, std::span<const NodeState> sta
 // "BlockName=rack01 Nodes=gb[0001-0018] BlockSize=18 Slice=16 ..." for scontrol.
 std::string block_line(const BlockReport& b);
 std::string summary_line(const ClusterReport& r);
+// "GroupName=su01 Level=su Blocks=rack[001-008] ..." for scontrol, after the summary line.
+std::string group_line(const GroupReport& g);
 // One line per pending and recent recovery (newest first, at most `recent`),
 // for `scontrol show topology` after the summary line.
 std::vector<std::string> recovery_lines(const ClusterReport& r, std::size_t recent = 5);

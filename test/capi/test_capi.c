@@ -322,6 +322,51 @@ START_TEST(test_topology_conf_policy)
 }
 END_TEST
 
+/* BlockSizes levels through the C ABI: the group a job was confined to, and
+ * the refusals topology/block makes at submission. */
+START_TEST(test_levels_and_topology_refusals)
+{
+	nvlb_planner_t *p = NULL;
+	const char *conf = path_in_dir("levels.conf");
+	uint8_t st[16];
+	uint32_t nodes[16];
+	nvlb_request_t req;
+	nvlb_placement_t out;
+
+	write_file(conf, "BlockName=r1 Nodes=n[01-04]\nBlockName=r2 Nodes=n[05-08]\n"
+			 "BlockName=r3 Nodes=n[09-12]\nBlockName=r4 Nodes=n[13-16]\nBlockSizes=4,8\n");
+	ck_assert_int_eq(nvlb_planner_load(conf, NULL, 0, &p, NULL), NVLB_OK);
+	memset(st, NVLB_NODE_FREE, sizeof st);
+	st[0] = NVLB_NODE_BUSY;
+	memset(&req, 0, sizeof req);
+	req.job_id = 5;
+	req.min_nodes = req.max_nodes = 6;
+	req.now = 1000;
+	memset(&out, 0, sizeof out);
+	out.nodes = nodes;
+	out.nodes_capacity = 16;
+	ck_assert_int_eq(nvlb_place(p, st, 16, &req, &out), NVLB_OK);
+	ck_assert_int_eq(out.reason, NVLB_PLACED);
+	ck_assert_str_eq(out.group, "r[1-2]"); /* the fuller pair */
+	ck_assert(!out.topology_unavailable);
+
+	req.min_nodes = req.max_nodes = 8;
+	req.segment = 8; /* larger than the base block */
+	ck_assert_int_eq(nvlb_place(p, st, 16, &req, &out), NVLB_OK);
+	ck_assert_int_eq(out.reason, NVLB_SEGMENT_TOO_LARGE);
+	ck_assert(out.topology_unavailable);
+	ck_assert_str_eq(out.group, "");
+
+	st[15] = NVLB_NODE_BUSY; /* no aligned pair has 8 free nodes */
+	req.segment = 0;
+	ck_assert_int_eq(nvlb_place(p, st, 16, &req, &out), NVLB_OK);
+	ck_assert_int_eq(out.reason, NVLB_NO_GROUP_FITS);
+	ck_assert_str_eq(nvlb_reason_name(out.reason), "no_group_fits");
+	ck_assert(!out.topology_unavailable);
+	nvlb_planner_free(p);
+}
+END_TEST
+
 START_TEST(test_reload)
 {
 	const char *next = path_in_dir("next.yaml");
@@ -727,6 +772,7 @@ static Suite *capi_suite(void)
 	tcase_add_test(load, test_check_file_warns);
 	tcase_add_test(load, test_topology_conf_policy);
 	tcase_add_test(load, test_reload);
+	tcase_add_test(load, test_levels_and_topology_refusals);
 	tcase_add_test(place, test_place_sixteen);
 	tcase_add_test(place, test_place_seventeen_spares_withheld);
 	tcase_add_test(place, test_place_argument_errors);

@@ -171,6 +171,29 @@ TEST(Generate, TopologyConfWithBlockSizesForSmallerBlocks) {
     EXPECT_EQ(t.block_sizes().front(), 13u);
 }
 
+TEST(Generate, ScalableUnitsOfConsecutiveRacks) {
+    test::TempDir d;
+    first_cluster(d);
+    test::Result r = test::run(kBin + " --generate --su-racks 2 reports", d.path());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    const std::string groups = "# Scalable units: every 2 consecutive racks (--su-racks); edit to match\n"
+                               "# the leaf switches if they differ.\n"
+                               "hierarchy:\n  levels:\n    - name: su\n      label: scalable unit\n      groups:\n"
+                               "        su01: nvl[0001-0002]\n        su02: nvl0003\n";
+    const std::string tail = "# In no NVLink domain, so in no block: hgx[01-02],login01\n";
+    EXPECT_EQ(r.out, kFirstYaml.substr(0, kFirstYaml.size() - tail.size()) + groups + tail);
+    const Topology t = build_topology(read_topology_spec_text(r.out, "nvlblock.yaml", SourceFormat::kYaml));
+    ASSERT_EQ(t.hierarchy().levels().size(), 1u);
+    EXPECT_EQ(t.hierarchy().levels()[0].groups[0].blocks, (std::vector<BlockIndex>{0, 1}));
+    r = test::run(kBin + " --generate --format conf --su-racks 2 reports", d.path());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("# Scalable units: aligned runs of 2 racks (--su-racks).\nBlockSizes=13,26\n"),
+              std::string::npos)
+        << r.out;
+    r = test::run(kBin + " --generate --format conf --su-racks 3 reports", d.path());
+    EXPECT_EQ(r.rc, 2);
+}
+
 TEST(Generate, FormatFromTheOutputName) {
     test::TempDir d;
     first_cluster(d);

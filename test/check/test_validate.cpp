@@ -97,6 +97,18 @@ const Case kCases[] = {
      "bad-nodes.yaml:7: node gb0018 is in block 'rack02' and in block 'rack01' (bad-nodes.yaml:5)\n"
      "bad-nodes.yaml:9: block 'rack03': slice 16 is larger than the block (13 nodes)\n"
      "nvlblock-check: bad-nodes.yaml: 3 errors\n"},
+    {"groups", "--slurm-conf slurm.conf groups.yaml", 0,
+     "groups.yaml:18: note: hierarchy level 'su': 1 group of up to 2 blocks; in no su group (each one its own): "
+     "rack03\n"
+     "slurm.conf:10: note: 2 nodes in no block (scheduled without topology, like ordinary servers): login[01-02]\n"
+     "nvlblock-check: groups.yaml: OK: 3 blocks (2 x 18, 1 x 13 nodes), 49 of 51 slurm.conf nodes in blocks\n"},
+    {"bad_groups", "--slurm-conf slurm.conf bad-groups.yaml", 1,
+     "bad-groups.yaml:17: block 'rack02' is in group 'su2' and in group 'su1' (bad-groups.yaml:16); a block is in "
+     "at most one group of a level\n"
+     "bad-groups.yaml:17: group 'su2' (level su): unknown block 'rack04'\n"
+     "bad-groups.yaml:21: group 'pod1' (level pod) holds part of su group 'su1' but not all of it: groups of a "
+     "level must nest inside the level above\n"
+     "nvlblock-check: bad-groups.yaml: 3 errors\n"},
     {"missing_topology_file", "--slurm-conf slurm.conf missing.yaml", 1,
      "missing.yaml: cannot read the file: No such file or directory\n"
      "nvlblock-check: missing.yaml: 1 error\n"},

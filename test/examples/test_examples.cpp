@@ -169,6 +169,13 @@ TEST(Examples, Gb200RackNamesAndNodes) {
     EXPECT_EQ(t.nodes_in_blocks(), 2304u);
     EXPECT_EQ(t.policy().preemptible.partitions, std::vector<std::string>{"scavenger"});
     EXPECT_EQ(t.policy().recovery.wait_seconds, 300);
+    // 16 scalable units of 8 racks, crossing after 30 minutes.
+    ASSERT_EQ(t.hierarchy().levels().size(), 1u);
+    const auto& su = t.hierarchy().levels()[0];
+    ASSERT_EQ(su.groups.size(), 16u);
+    EXPECT_EQ(su.groups[15].name, "su16");
+    EXPECT_EQ(su.groups[15].blocks.front(), 120);
+    EXPECT_EQ(t.hierarchy().cross_after(), 1800);
 }
 
 TEST(Examples, MixedClusterLeavesTheServersOutsideEveryBlock) {

@@ -391,10 +391,11 @@ def scenario(c, layout):
         raise Failure(f"job {job}: batch script should run on {nodes[0]}: {output}")
     log("every task answered with its own node's host name")
 
-    # 5. A segment larger than every slice can never run: sbatch refuses it.
+    # 5. A segment larger than every slice can never run: sbatch refuses it,
+    # with topology/block's message for such a segment.
     p = c.client(["sbatch", "--parsable", "-N4", "--segment=4", "-o", "/dev/null", "--wrap", "true"],
                  check=False)
-    if p.returncode == 0 or "Requested node configuration is not available" not in p.stderr:
+    if p.returncode == 0 or "Requested topology configuration is not available" not in p.stderr:
         raise Failure(f"sbatch -N4 --segment=4 (slice 3): expected a refusal, got {p.returncode}: "
                       f"{p.stdout}{p.stderr}")
     log("sbatch -N4 --segment=4 refused: " + p.stderr.strip())

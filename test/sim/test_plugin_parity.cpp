@@ -76,8 +76,9 @@ Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t s
     o.preemption = PreemptionMode::kLend;
     const PolicyConfig policy = make_policy(kind, o.shape, o.preemption);
 
-    const std::string path = "/tmp/nvlblock-sim-parity-" + std::to_string(::getpid()) + ".yaml";
-    std::ofstream(path) << policy.topology_yaml;
+    const bool conf = policy.topology_format == nvlblock::SourceFormat::kTopologyConf;
+    const std::string path = "/tmp/nvlblock-sim-parity-" + std::to_string(::getpid()) + (conf ? ".conf" : ".yaml");
+    std::ofstream(path) << policy.topology_text;
     nvlb_planner_t* planner = nullptr;
     nvlb_error_t err{};
     if (capi.load(path.c_str(), nullptr, 0, &planner, &err) != NVLB_OK) {
@@ -102,6 +103,7 @@ Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t s
         req.preemptible = d.preemptible;
         req.available = d.available.empty() ? nullptr : d.available.data();
         req.now = d.now;
+        req.eligible_since = d.now - d.waited;
         buffer.assign(states.size(), 0);
         nvlb_placement_t out{};
         out.nodes = buffer.data();

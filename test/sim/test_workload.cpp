@@ -96,9 +96,9 @@ TEST(Policy, FourPoliciesAsTopologiesAndSwitches) {
     EXPECT_EQ(t.policy().recovery.wait_seconds, 300);
     JobSpec small;
     small.preemptible = true;
-    EXPECT_TRUE(selector_matches(t, small));
+    EXPECT_TRUE(selector_matches(lend, small));
     small.preemptible = false;
-    EXPECT_FALSE(selector_matches(t, small));
+    EXPECT_FALSE(selector_matches(lend, small));
     EXPECT_EQ(parse_policies("nvlblock,block").size(), 2u);
     EXPECT_THROW(parse_policies("nvlblock,blok"), std::invalid_argument);
 }

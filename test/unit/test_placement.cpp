@@ -12,22 +12,10 @@ namespace nvlblock {
 namespace {
 
 using test::all;
+using test::nodes;
 using test::range;
+using test::run;
 using test::set;
-
-Placement run(const Topology& t, const std::vector<NodeState>& states, Request r,
-              const std::vector<RecoveryClaim>& claims = {}) {
-    Snapshot snap(t, states, claims);
-    return place(snap, r);
-}
-
-Request nodes(std::uint32_t n, std::uint32_t segment = 0) {
-    Request r;
-    r.job_id = 100;
-    r.min_nodes = r.max_nodes = n;
-    r.segment = segment;
-    return r;
-}
 
 TEST(Placement, SixteenNodeJobTakesTheFirstSixteenNodesOfAnIdleRack) {
     Topology t = test::racks(4);

@@ -645,5 +645,27 @@ TEST_F(ReportTest, Prometheus) {
     EXPECT_EQ(text.back(), '\n');
 }
 
+TEST(Report, GroupsSumTheirBlocks) {
+    const Topology t = test::racks(4, 18, 16, 2, false,
+                                   "hierarchy:\n  levels:\n    - name: su\n      groups:\n"
+                                   "        su1: rack[01-02]\n        su2: rack03\n");
+    Planner planner{t};
+    auto s = test::all(t);
+    set(s, range(0, 7), NodeState::kBusy);             // rack01: 8 busy
+    set(s, range(18, 20), NodeState::kDown);           // rack02: 3 failed (degraded)
+    const ClusterReport r = make_report(planner, s, 1000);
+    ASSERT_EQ(r.groups.size(), 2u); // rack04, in no SU, is left out
+    const GroupReport& su1 = r.groups[0];
+    EXPECT_EQ(group_line(su1), "GroupName=su1 Level=su Blocks=rack[01-02] BlockCount=2 Nodes=36 Healthy=33 "
+                               "Failed=3 Free=25 OrdinaryFree=23 SparesFree=2 Busy=8 Lent=0 Held=0 DegradedBlocks=1");
+    EXPECT_EQ(r.groups[1].blocks, "rack03");
+    const Json j = parse_json(report_json(r));
+    EXPECT_EQ(j["groups"][0]["name"].text, "su1");
+    EXPECT_EQ(j["groups"][0]["ordinary_free"].number, 23);
+    const std::string prom = report_prometheus(r);
+    EXPECT_NE(prom.find("nvlblock_group_free_nodes{group=\"su1\",level=\"su\"} 25\n"), std::string::npos) << prom;
+    EXPECT_NE(prom.find("nvlblock_group_degraded_blocks{group=\"su2\",level=\"su\"} 0\n"), std::string::npos);
+}
+
 } // namespace
 } // namespace nvlblock

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "model/topology.hpp"
+#include "placement/engine.hpp"
 #include "placement/node_state.hpp"
 #include "readers/load_topology.hpp"
 
@@ -54,6 +55,22 @@ inline std::vector<NodeIndex> range(NodeIndex first, NodeIndex last) {
 inline void set(std::vector<NodeState>& s, const std::vector<NodeIndex>& nodes, NodeState st) {
     for (NodeIndex n : nodes)
         s[n] = st;
+}
+
+// One decision of the engine on these states.
+inline Placement run(const Topology& t, const std::vector<NodeState>& states, const Request& r,
+                     const std::vector<RecoveryClaim>& claims = {}) {
+    Snapshot snap(t, states, claims);
+    return place(snap, r);
+}
+
+// A request for `n` nodes (job 100), in segments of `segment` if given.
+inline Request nodes(std::uint32_t n, std::uint32_t segment = 0) {
+    Request r;
+    r.job_id = 100;
+    r.min_nodes = r.max_nodes = n;
+    r.segment = segment;
+    return r;
 }
 
 // A scratch directory removed at the end of the test.

@@ -249,7 +249,7 @@ TEST(YamlErrors, UnknownTopLevelKey) {
     EXPECT_EQ(
         yaml_message("blocks:\n" + rack("r1", "gb[01-18]") + "foo: 1\n"),
         "test.yaml:4: unknown key 'foo' in the top level (known: block_fault, blocks, defaults, "
-        "preemptible, recovery, status, topology_conf)");
+        "hierarchy, preemptible, recovery, status, topology_conf)");
     // A near miss gets a hint; without blocks the file has nothing to offer either.
     const ConfigError e = yaml_error("block:\n" + rack("r1", "gb[01-18]"));
     ASSERT_EQ(e.problems().size(), 2u);

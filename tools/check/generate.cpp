@@ -182,13 +182,29 @@ std::string render_yaml(const std::vector<OutBlock>& blocks, const std::vector<s
                 y << "    spares: " << s->second << "\n";
         }
     }
+    if (o.su_racks > 0 && !blocks.empty()) {
+        y << "# Scalable units: every " << o.su_racks << " consecutive racks (--su-racks); edit to match\n"
+          << "# the leaf switches if they differ.\n"
+          << "hierarchy:\n  levels:\n    - name: su\n      label: scalable unit\n      groups:\n";
+        const std::size_t per = static_cast<std::size_t>(o.su_racks);
+        const std::size_t count = (blocks.size() + per - 1) / per;
+        const int width = std::max<int>(2, static_cast<int>(std::to_string(count).size()));
+        for (std::size_t g = 0; g < count; ++g) {
+            std::vector<std::string> names;
+            for (std::size_t b = g * per; b < std::min(blocks.size(), (g + 1) * per); ++b)
+                names.push_back(blocks[b].name);
+            std::string num = std::to_string(g + 1);
+            num.insert(0, static_cast<std::size_t>(std::max(0, width - static_cast<int>(num.size()))), '0');
+            y << "        su" << num << ": " << hostlist::compress(names) << "\n";
+        }
+    }
     if (!outside.empty())
         y << "# In no NVLink domain, so in no block: " << hostlist::compress(outside) << "\n";
     return y.str();
 }
 
 std::string render_conf(const std::vector<OutBlock>& blocks, const std::vector<std::string>& outside,
-                        std::size_t reports) {
+                        const GenerateOptions& o, std::size_t reports) {
     std::ostringstream c;
     c << "# topology.conf written by nvlblock-check --generate from " << plural(reports, "node report") << ".\n"
       << "# One block per NVLink domain (NVML cluster UUID + clique id), nodes in\n"
@@ -201,7 +217,11 @@ std::string render_conf(const std::vector<OutBlock>& blocks, const std::vector<s
     for (const auto& b : blocks)
         c << "# " << domain_comment(b) << "\n"
           << "BlockName=" << b.name << " Nodes=" << hostlist::compress(b.nodes) << "\n";
-    if (!blocks.empty() && smallest < blocks.front().nodes.size()) {
+    if (!blocks.empty() && o.su_racks > 0) {
+        // Scalable units as topology/block's one level above the base.
+        c << "# Scalable units: aligned runs of " << o.su_racks << " racks (--su-racks).\n"
+          << "BlockSizes=" << smallest << "," << smallest * static_cast<std::size_t>(o.su_racks) << "\n";
+    } else if (!blocks.empty() && smallest < blocks.front().nodes.size()) {
         // Slurm takes the first block's size as the base unless BlockSizes
         // says otherwise, and rejects smaller blocks; keep its default five
         // aggregation levels on the smallest size.
@@ -404,7 +424,7 @@ GenerateResult generate_topology(const std::vector<std::string>& inputs, const G
         return res;
     }
     std::string text = opts.format == SourceFormat::kYaml ? render_yaml(blocks, outside, opts, res.reports)
-                                                          : render_conf(blocks, outside, res.reports);
+                                                          : render_conf(blocks, outside, opts, res.reports);
     // What we write must load: check it with the readers slurmctld uses.
     try {
         std::vector<std::string> universe;

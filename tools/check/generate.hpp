@@ -18,6 +18,9 @@
 //    PREFIX number in FILE, in the order of their first hostname. A previous
 //    block none of whose nodes reported is kept as it was; a node that did not
 //    report stays in its previous block.
+// With su_racks N, every N consecutive blocks (in that order) form a
+// scalable unit: nvlblock.yaml `hierarchy:` groups su01, su02, ..., or a
+// BlockSizes level of N base blocks in topology.conf (N a power of two).
 // Nodes whose GPUs have no NVLink fabric (8-GPU servers) or no GPU are left
 // out of every block and listed in a comment.
 #pragma once
@@ -38,6 +41,7 @@ struct GenerateOptions {
     int slice = 16;  // nvlblock.yaml defaults
     int spares = 2;
     std::string previous; // topology file whose block names and order to keep
+    int su_racks = 0;     // group every N consecutive blocks into a scalable unit (0: no groups)
 };
 
 struct GenerateResult {

@@ -71,6 +71,9 @@ adding racks never renames or moves a block. Nodes with no NVLink domain
   --width N             digits in block numbers (default 4)
   --slice N, --spares N nvlblock.yaml defaults (16 and 2); smaller blocks get
                         their own slice
+  --su-racks N          group every N consecutive racks into a scalable unit:
+                        nvlblock.yaml hierarchy groups su01, su02, ...; in
+                        topology.conf a BlockSizes level (N a power of two)
 
 Exit status: 0 valid / report written; 1 problems found; 2 usage error.
 )";
@@ -144,6 +147,11 @@ int run_generate(const cli::Args& args) {
     o.slice = static_cast<int>(args.integer("slice", 16, 1, 10'000));
     o.spares = static_cast<int>(args.integer("spares", 2, 0, 10'000));
     o.previous = args.str("previous");
+    o.su_racks = static_cast<int>(args.integer("su-racks", 0, 0, 100'000));
+    if (o.su_racks == 1)
+        throw cli::UsageError("--su-racks must be at least 2");
+    if (o.format == SourceFormat::kTopologyConf && o.su_racks && (o.su_racks & (o.su_racks - 1)))
+        throw cli::UsageError("--su-racks: topology.conf's BlockSizes can only express a power of two racks");
     if (o.format == SourceFormat::kTopologyConf && (args.has("slice") || args.has("spares")))
         throw cli::UsageError("--slice and --spares apply to nvlblock.yaml; topology.conf has no such settings");
     const GenerateResult r = generate_topology(args.positional(), o);
@@ -169,7 +177,7 @@ int run_generate(const cli::Args& args) {
 int run(int argc, char** argv) {
     cli::Args args(argc, argv,
                    {"slurm-conf", "max-block-size", "hwloc-xml", "nvml-library", "hostname", "output", "format",
-                    "previous", "prefix", "width", "slice", "spares"},
+                    "previous", "prefix", "width", "slice", "spares", "su-racks"},
                    {"help", "local", "generate", "json", "no-nvml", "strict", "quiet"});
     if (args.has("help")) {
         std::cout << kUsage;
@@ -184,7 +192,7 @@ int run(int argc, char** argv) {
     for (const char* o : {"json", "hwloc-xml", "nvml-library", "no-nvml", "hostname"})
         if (args.has(o))
             throw cli::UsageError(std::string("--") + o + " needs --local");
-    for (const char* o : {"output", "format", "previous", "prefix", "width", "slice", "spares"})
+    for (const char* o : {"output", "format", "previous", "prefix", "width", "slice", "spares", "su-racks"})
         if (args.has(o))
             throw cli::UsageError(std::string("--") + o + " needs --generate");
     return run_validate(args);

@@ -89,6 +89,29 @@ void advice(const Topology& t, const SlurmConf& conf, const CheckOptions& opts, 
                                   (s.spares ? " + " + plural(s.spares, "spare") : std::string()) + " + " +
                                   std::to_string(rest) + " that only jobs smaller than a slice can use");
     }
+    // The hierarchy above the blocks: what each level holds, and the blocks no group of it names.
+    for (const HierarchyLevel& level : t.hierarchy().levels()) {
+        if (t.hierarchy().kind() != Hierarchy::Kind::kGroups)
+            break;
+        std::size_t groups = 0, largest = 0;
+        std::vector<std::string> alone;
+        SourceLocation where{t.source(), 0};
+        for (const Group& g : level.groups) {
+            if (g.implicit) {
+                for (BlockIndex b : g.blocks)
+                    alone.push_back(t.block(b).name);
+                continue;
+            }
+            if (!groups++)
+                where = g.where;
+            largest = std::max(largest, g.blocks.size());
+        }
+        std::string m = "hierarchy level '" + level.name + "': " + plural(groups, "group") + " of up to " +
+                        plural(largest, "block");
+        if (!alone.empty())
+            m += "; in no " + level.name + " group (each one its own): " + hostlist::compress(alone);
+        out.note(where, m);
+    }
     // slurm.conf nodes outside every block, by the NodeName= line defining them.
     std::vector<std::pair<SourceLocation, std::vector<std::string>>> outside;
     for (const auto& n : conf.nodes) {

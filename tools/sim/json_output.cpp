@@ -35,6 +35,11 @@ std::string results_json(const RunInfo& run, const std::vector<PolicyResult>& re
     w.field("bf_interval_s", o.bf_interval).field("bf_max_job_test", o.bf_max_job_test);
     w.field("horizon_s", o.horizon).field("window_start_s", o.window_start).field("window_end_s", o.window_end);
     w.field("bucket_s", o.bucket);
+    w.key("hierarchy").begin_array();
+    for (int per : o.shape.hierarchy)
+        w.value(static_cast<std::int64_t>(per));
+    w.end_array();
+    w.field("crossing_s", o.shape.crossing);
     w.end_object();
     w.key("policies").begin_array();
     for (const PolicyResult& r : results) {
@@ -68,6 +73,16 @@ std::string results_json(const RunInfo& run, const std::vector<PolicyResult>& re
             wait_object(w, s);
         }
         w.end_object();
+        w.key("spread");
+        if (r.hierarchy) {
+            w.begin_object();
+            w.field("multi_rack_jobs", r.spread.multi_rack).field("fit_one_su", r.spread.fit_one_su);
+            w.field("confined_of_fit", r.spread.confined).field("confined_of_all", r.spread.confined_any);
+            w.field("mean_sus_spanned", r.spread.mean_sus(), 3);
+            w.end_object();
+        } else {
+            w.null();
+        }
         w.key("restarts").begin_object();
         w.field("failure_requeues", r.failure_requeues).field("restarts", r.restarts);
         w.field("in_place", r.restarts_in_place).field("elsewhere", r.restarts - r.restarts_in_place);

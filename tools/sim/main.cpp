@@ -20,6 +20,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <thread>
@@ -54,6 +55,13 @@ Cluster and policies:
                          (default: all five)
   --recovery-wait S      nvlblock's recovery.wait: hold a failed job's block this
                          long, then place it anywhere (default 300)
+  --hierarchy LIST       racks per group at each level above the racks, lowest
+                         first, e.g. 8 (scalable units of 8 racks) or 8,64 (and
+                         pods of 64): nvlblock.yaml groups for the nvlblock
+                         policies, BlockSizes levels for block (powers of two);
+                         the results then count how many SUs multi-rack jobs span
+  --crossing strict|S    nvlblock policies' hierarchy.crossing: a job that has
+                         waited S may cross to a larger level (default strict)
   --preemption MODE      where jobs of the preemptible QOS can be preempted by
                          other jobs: lend (only in policies that lend spares;
                          default), all (every policy), none
@@ -127,7 +135,7 @@ int run(int argc, char** argv) {
                     "seed", "json", "csv", "plot", "log", "queue", "checkpoint-interval", "requeue-delay",
                     "requeue-order", "recovery-wait", "preemption", "horizon", "warmup", "window-end", "time-scale", "max-jobs",
                     "bucket", "bf-interval", "bf-max-job-test", "threads", "preemptible-share",
-                    "preemptible-max-nodes", "mix"},
+                    "preemptible-max-nodes", "mix", "hierarchy", "crossing"},
                    {"quiet", "timing", "help"});
     if (args.has("help")) {
         std::cout << kUsage;
@@ -152,6 +160,28 @@ int run(int argc, char** argv) {
     shape.recovery_wait = seconds_arg(args, "recovery-wait", 300);
     if (shape.slice + shape.spares > shape.nodes_per_rack)
         throw cli::UsageError("--slice + --spares exceed --nodes-per-rack");
+    if (args.has("hierarchy")) {
+        const std::string list = args.str("hierarchy");
+        std::size_t pos = 0;
+        while (pos <= list.size()) {
+            const auto comma = list.find(',', pos);
+            const std::string item = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+            pos = comma == std::string::npos ? list.size() + 1 : comma + 1;
+            char* end = nullptr;
+            const long v = std::strtol(item.c_str(), &end, 10);
+            if (item.empty() || *end || v < 2 || v > shape.racks)
+                throw cli::UsageError("--hierarchy: '" + item + "' is not a number of racks from 2 to --racks");
+            if (!shape.hierarchy.empty() && v % shape.hierarchy.back())
+                throw cli::UsageError("--hierarchy: each level must be a multiple of the level below");
+            shape.hierarchy.push_back(static_cast<int>(v));
+        }
+    }
+    if (args.has("crossing")) {
+        if (shape.hierarchy.empty())
+            throw cli::UsageError("--crossing needs --hierarchy");
+        if (args.str("crossing") != "strict")
+            shape.crossing = seconds_arg(args, "crossing", -1);
+    }
     std::vector<PolicyKind> kinds;
     try {
         kinds = parse_policies(args.str("policies", "full-rack,block,nvlblock,nvlblock+lend,recommended"));

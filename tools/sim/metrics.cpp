@@ -80,6 +80,18 @@ void Metrics::job_waited(std::uint32_t gpus, Seconds wait) {
     waits_[size_class_of(gpus)].push_back(static_cast<double>(wait));
 }
 
+void Metrics::job_spread(int racks, int sus, bool fits_one_su) {
+    if (racks < 2)
+        return;
+    ++spread_.multi_rack;
+    spread_.sus_spanned += sus;
+    spread_.confined_any += sus == 1;
+    if (fits_one_su) {
+        ++spread_.fit_one_su;
+        spread_.confined += sus == 1;
+    }
+}
+
 void Metrics::restarted(bool in_place, Seconds delay, bool multi_node) {
     restart_delays_.push_back(static_cast<double>(delay));
     if (in_place)

@@ -14,6 +14,10 @@
 //  - useful = busy - lost; goodput = useful / healthy; utilization = busy / healthy.
 //  - waits: first start - submit, by the job's requested GPUs (nearest-rank
 //    percentiles).
+//  - spread (with --hierarchy): at its first start in the window, how many
+//    racks and scalable units (the lowest --hierarchy level) a job spans.
+//    Multi-rack: 2 racks or more; it fits in one SU when it needs no more
+//    racks than an SU has (ceil(nodes / slice) <= racks per SU).
 #pragma once
 
 #include "sim_types.hpp"
@@ -43,6 +47,15 @@ struct WaitStats {
     double mean = 0, p50 = 0, p95 = 0, p99 = 0, max = 0; // seconds
 };
 
+struct SpreadStats {
+    std::uint64_t multi_rack = 0;        // jobs that started on 2 racks or more
+    std::uint64_t fit_one_su = 0;        // of those, jobs that need no more racks than an SU has
+    std::uint64_t confined = 0;          // of those that fit, jobs that started inside one SU
+    std::uint64_t confined_any = 0;      // of all multi-rack jobs, those inside one SU
+    double sus_spanned = 0;              // sum over multi-rack jobs of the SUs they span
+    double mean_sus() const { return multi_rack ? sus_spanned / static_cast<double>(multi_rack) : 0.0; }
+};
+
 struct SeriesPoint {
     Seconds start = 0, end = 0;
     // Means over the bucket.
@@ -66,6 +79,8 @@ public:
     void advance(Seconds from, Seconds to, const Levels& l);
     void lost(LossCause cause, std::uint32_t nodes, Seconds from, Seconds to);
     void job_waited(std::uint32_t gpus, Seconds wait);
+    void job_spread(int racks, int sus, bool fits_one_su);
+    const SpreadStats& spread() const { return spread_; }
     // `multi_node`: the job had more than one node (the jobs in-place restarts are for).
     void restarted(bool in_place, Seconds delay, bool multi_node);
     bool in_window(Seconds t) const { return t >= start_ && t < end_; }
@@ -97,6 +112,7 @@ private:
     double lost_failure_ = 0, lost_preempt_ = 0;
     std::vector<std::vector<double>> waits_ = std::vector<std::vector<double>>(kSizeClasses.size());
     std::vector<double> restart_delays_, multi_delays_;
+    SpreadStats spread_;
     std::size_t in_place_ = 0, multi_in_place_ = 0;
     struct Bucket {
         double healthy = 0, busy = 0, busy_pre = 0, stranded = 0, lost = 0, pending = 0, running = 0;

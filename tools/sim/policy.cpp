@@ -51,6 +51,24 @@ std::vector<PolicyKind> parse_policies(const std::string& list) {
     return out;
 }
 
+namespace {
+
+// "rack007" and its nodes "gb[00109-00126]": racks of nodes_per_rack nodes in order.
+std::string rack_name(int r) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "rack%03d", r);
+    return buf;
+}
+
+std::string rack_nodes(const ClusterShape& shape, int r) {
+    const long first = static_cast<long>(r - 1) * shape.nodes_per_rack + 1;
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "gb[%05ld-%05ld]", first, first + shape.nodes_per_rack - 1);
+    return buf;
+}
+
+} // namespace
+
 std::string topology_yaml(const ClusterShape& shape, int slice, int spares, bool lending, bool reclaim) {
     std::string y;
     y.reserve(static_cast<std::size_t>(shape.racks) * 48 + 256);
@@ -61,17 +79,49 @@ std::string topology_yaml(const ClusterShape& shape, int slice, int spares, bool
     if (reclaim)
         y += "  reserve: reclaim\n";
     y += "recovery:\n  wait: " + std::to_string(shape.recovery_wait) + "\n";
-    y += "preemptible:\n  qos: [scavenger]\n";
+    y += "preemptible:\n  qos: [scavenger]\n"; // PolicyConfig::preemptible_qos
     y += "blocks:\n";
-    long node = 1;
-    for (int r = 1; r <= shape.racks; ++r) {
-        char buf[96];
-        std::snprintf(buf, sizeof buf, "  - name: rack%03d\n    nodes: gb[%05ld-%05ld]\n", r, node,
-                      node + shape.nodes_per_rack - 1);
-        y += buf;
-        node += shape.nodes_per_rack;
+    for (int r = 1; r <= shape.racks; ++r)
+        y += "  - name: " + rack_name(r) + "\n    nodes: " + rack_nodes(shape, r) + "\n";
+    if (shape.hierarchy.empty())
+        return y;
+    y += "hierarchy:\n  crossing: " + (shape.crossing < 0 ? std::string("strict") : std::to_string(shape.crossing)) +
+         "\n  levels:\n";
+    for (std::size_t l = 0; l < shape.hierarchy.size(); ++l) {
+        const std::string name = l == 0 ? "su" : l == 1 ? "pod" : "level" + std::to_string(l + 1);
+        y += "    - name: " + name + "\n";
+        if (l == 0)
+            y += "      label: scalable unit\n";
+        y += "      groups:\n";
+        const int per = shape.hierarchy[l];
+        const int below = l == 0 ? 1 : shape.hierarchy[l - 1];
+        for (int first = 0, g = 1; first < shape.racks; first += per, ++g) {
+            char buf[128];
+            const int last = std::min(shape.racks, first + per) - 1;
+            if (l == 0)
+                std::snprintf(buf, sizeof buf, "        %s%03d: rack[%03d-%03d]\n", name.c_str(), g, first + 1, last + 1);
+            else
+                std::snprintf(buf, sizeof buf, "        %s%03d: %s[%03d-%03d]\n", name.c_str(), g,
+                              l == 1 ? "su" : ("level" + std::to_string(l)).c_str(), first / below + 1,
+                              last / below + 1);
+            y += buf;
+        }
     }
     return y;
+}
+
+std::string topology_conf(const ClusterShape& shape, int slice) {
+    std::string c = "# nvlblock-sim: topology/block's view of " + std::to_string(shape.racks) + " racks\n";
+    for (int r = 1; r <= shape.racks; ++r)
+        c += "BlockName=" + rack_name(r) + " Nodes=" + rack_nodes(shape, r) + "\n";
+    c += "BlockSizes=" + std::to_string(slice);
+    for (int per : shape.hierarchy) {
+        if (per < 1 || (per & (per - 1)))
+            throw std::invalid_argument("--hierarchy: topology/block's BlockSizes can only express groups of a "
+                                        "power of two racks, not " + std::to_string(per));
+        c += "," + std::to_string(static_cast<long>(slice) * per);
+    }
+    return c + "\n";
 }
 
 PolicyConfig make_policy(PolicyKind kind, const ClusterShape& shape, PreemptionMode preemption) {
@@ -106,13 +156,19 @@ PolicyConfig make_policy(PolicyKind kind, const ClusterShape& shape, PreemptionM
         break;
     }
     p.preemption = preemption == PreemptionMode::kAll || (preemption == PreemptionMode::kLend && p.lending);
-    p.topology_yaml = topology_yaml(shape, p.slice, p.spares, p.lending, p.reclaim);
+    if (kind == PolicyKind::kBlock) {
+        p.topology_text = topology_conf(shape, p.slice);
+        p.topology_format = nvlblock::SourceFormat::kTopologyConf;
+    } else {
+        p.topology_text = topology_yaml(shape, p.slice, p.spares, p.lending, p.reclaim);
+    }
     return p;
 }
 
 nvlblock::Topology build_policy_topology(const PolicyConfig& policy) {
-    return nvlblock::build_topology(
-        nvlblock::read_topology_spec_text(policy.topology_yaml, policy.name + ".yaml", nvlblock::SourceFormat::kYaml));
+    const bool conf = policy.topology_format == nvlblock::SourceFormat::kTopologyConf;
+    return nvlblock::build_topology(nvlblock::read_topology_spec_text(
+        policy.topology_text, policy.name + (conf ? ".conf" : ".yaml"), policy.topology_format));
 }
 
 JobShape shape_for(const JobSpec& job, const PolicyConfig& policy) {
@@ -135,8 +191,8 @@ Seconds time_limit_for(Seconds duration) {
     return (twice + 59) / 60 * 60;
 }
 
-bool selector_matches(const nvlblock::Topology& topo, const JobSpec& job) {
-    const auto& qos = topo.policy().preemptible.qos;
+bool selector_matches(const PolicyConfig& policy, const JobSpec& job) {
+    const auto& qos = policy.preemptible_qos;
     return std::find(qos.begin(), qos.end(), job.qos()) != qos.end();
 }
 

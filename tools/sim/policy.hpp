@@ -21,9 +21,16 @@
 // spares to a QOS it can preempt); --preemption all turns it on for every
 // policy (a site that preempts that QOS anyway), none for none.
 //
-// `block` stands for stock topology/block with BlockSizes=<slice>: best fit,
-// nothing withheld, and a requeued job goes wherever it fits. Every placement
-// decision, for every policy, is made by nvlblock::Planner::place.
+// `block` stands for stock topology/block: its topology.conf, read by the same
+// reader as the plugin's, with BlockSizes=<slice> (plus a level per
+// --hierarchy level): best fit, nothing withheld, topology/block's level
+// rules, and a requeued job goes wherever it fits. Every placement decision,
+// for every policy, is made by nvlblock::Planner::place.
+//
+// --hierarchy: racks grouped into scalable units (and pods...) of so many
+// racks each, in rack order. nvlblock policies get them as nvlblock.yaml
+// groups (levels su, pod, level3...); block gets the same sizes as BlockSizes
+// levels (so they must be powers of two).
 //
 // How jobs map onto nodes (the same demand in GPU-hours under every policy):
 //   trace jobs  the literal request: `nodes` nodes for `duration` seconds, no --segment;
@@ -55,6 +62,8 @@ struct ClusterShape {
     int spares = 2;  // for nvlblock, nvlblock+lend
     int gpus_per_node = 4;
     Seconds recovery_wait = 300; // the topology's recovery.wait (fallback to anywhere after it)
+    std::vector<int> hierarchy;  // racks per group, lowest level first (e.g. {8}: SUs of 8 racks); empty: none
+    Seconds crossing = -1;       // nvlblock policies: hierarchy.crossing after this wait; -1: strict
 
     std::size_t nodes() const { return static_cast<std::size_t>(racks) * static_cast<std::size_t>(nodes_per_rack); }
 };
@@ -68,7 +77,9 @@ struct PolicyConfig {
     bool reclaim = false;    // spares are reclaimed, not held idle (reserve: reclaim)
     bool recovery = false;   // call Planner::job_failed / job_started (in-place restarts)
     bool preemption = false; // non-preemptible jobs may preempt jobs of the preemptible QOS
-    std::string topology_yaml;
+    std::vector<std::string> preemptible_qos = {"scavenger"};
+    std::string topology_text; // the policy's topology file
+    nvlblock::SourceFormat topology_format = nvlblock::SourceFormat::kYaml;
 };
 
 const char* policy_name(PolicyKind k);
@@ -79,6 +90,9 @@ std::vector<PolicyKind> parse_policies(const std::string& list);
 PolicyConfig make_policy(PolicyKind kind, const ClusterShape& shape, PreemptionMode preemption);
 // The policy's topology file, as text: racks rack001..., nodes gb00001...
 std::string topology_yaml(const ClusterShape& shape, int slice, int spares, bool lending, bool reclaim = false);
+// topology/block's topology.conf: BlockSizes=<slice> and one level per --hierarchy level.
+// Throws std::invalid_argument when a level is not a power of two racks.
+std::string topology_conf(const ClusterShape& shape, int slice);
 nvlblock::Topology build_policy_topology(const PolicyConfig& policy);
 
 // A job as one policy requests it.
@@ -93,7 +107,8 @@ JobShape shape_for(const JobSpec& job, const PolicyConfig& policy);
 // whole minutes (traces carry none; data/traces/README.md).
 Seconds time_limit_for(Seconds duration);
 
-// Whether the topology's `preemptible:` selector matches the job's QOS.
-bool selector_matches(const nvlblock::Topology& topo, const JobSpec& job);
+// Whether the job's QOS is the preemptible one (nvlblock's `preemptible:`
+// selector; Slurm's preempt/qos for topology/block).
+bool selector_matches(const PolicyConfig& policy, const JobSpec& job);
 
 } // namespace nvlblock::sim

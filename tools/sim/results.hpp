@@ -37,6 +37,8 @@ struct PolicyResult {
     std::uint64_t jobs_submitted = 0, jobs_started = 0, jobs_completed = 0, jobs_unstarted = 0, jobs_rejected = 0;
     double completed_gpu_hours = 0; // work of the jobs that completed (whenever)
     std::vector<WaitStats> waits;
+    bool hierarchy = false; // --hierarchy given: spread is measured
+    SpreadStats spread;
 
     std::uint64_t failure_requeues = 0; // runs killed by a node failure
     std::uint64_t restarts = 0;         // of those jobs, restarts

@@ -10,9 +10,10 @@ using nvlblock::NodeIndex;
 using nvlblock::NodeState;
 using nvlblock::Placement;
 
-std::uint64_t Scheduler::shape_key(const SimJob& j) const {
+std::uint64_t Scheduler::shape_key(const SimJob& j, Seconds now) const {
     return static_cast<std::uint64_t>(j.shape.nodes) | (static_cast<std::uint64_t>(j.shape.segment) << 24) |
-           (static_cast<std::uint64_t>(j.preemptible) << 48);
+           (static_cast<std::uint64_t>(j.preemptible) << 48) |
+           (static_cast<std::uint64_t>(w_.crosses_levels(j, now)) << 49);
 }
 
 // Jobs restarting in place are decided by their own ledger record, not by their shape.
@@ -62,7 +63,7 @@ bool Scheduler::try_start(std::uint32_t index, Seconds now) {
     if (caching && j.blocked_epoch == w_.epoch())
         return false;
     const bool cache = caching && cacheable(j);
-    const std::uint64_t key = shape_key(j);
+    const std::uint64_t key = shape_key(j, now);
     if (cache) {
         auto it = verdicts_.find(key);
         if (it != verdicts_.end() && it->second.short_epoch == w_.epoch()) {
@@ -128,7 +129,7 @@ void Scheduler::backfill(std::uint32_t head, Seconds now) {
         if (opt.cache_refusals && j.blocked_epoch == w_.epoch())
             continue;
         const bool cache = opt.cache_refusals && cacheable(j);
-        const std::uint64_t key = shape_key(j);
+        const std::uint64_t key = shape_key(j, now);
         ShapeVerdict* v = nullptr;
         if (cache) {
             v = &verdicts_[key];
@@ -212,7 +213,7 @@ bool Scheduler::probe(std::uint32_t head, std::size_t k, Seconds now, Placement&
         scratch_pre_[i] = pre;
         scratch_avail_[i] = s == NodeState::kFree || (preempt && pre && nvlblock::is_healthy(s));
     }
-    out = w_.decide(scratch_states_, w_.request_for(w_.job(head)), &scratch_avail_, now, true);
+    out = w_.decide(scratch_states_, w_.request_for(w_.job(head), now), &scratch_avail_, now, true);
     return out.placed();
 }
 
@@ -301,7 +302,7 @@ bool Scheduler::head_still_fits(std::uint32_t head, std::uint32_t job, const std
     for (std::size_t i = 0; i < n; ++i)
         scratch_avail_[i] = scratch_states_[i] == NodeState::kFree ||
                             (preempt && scratch_pre_[i] && nvlblock::is_healthy(scratch_states_[i]));
-    out = w_.decide(scratch_states_, w_.request_for(w_.job(head)), &scratch_avail_, now, true);
+    out = w_.decide(scratch_states_, w_.request_for(w_.job(head), now), &scratch_avail_, now, true);
     return out.placed();
 }
 

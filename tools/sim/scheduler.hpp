@@ -72,7 +72,7 @@ private:
     // `job` would start on `taken`.
     bool head_still_fits(std::uint32_t head, std::uint32_t job, const std::vector<nvlblock::NodeIndex>& taken,
                          Seconds now, nvlblock::Placement& out);
-    std::uint64_t shape_key(const SimJob& j) const;
+    std::uint64_t shape_key(const SimJob& j, Seconds now) const;
     bool cacheable(const SimJob& j);
 
     World& w_;

@@ -172,6 +172,8 @@ PolicyResult Simulator::result(double wall_seconds) const {
     r.jobs_rejected = c.rejected;
     r.completed_gpu_hours = c.completed_node_s * gph;
     r.waits = m.wait_stats();
+    r.hierarchy = !w.options().shape.hierarchy.empty();
+    r.spread = m.spread();
     r.failure_requeues = c.failure_kills;
     r.restarts = m.restarts();
     r.restarts_in_place = m.restarts_in_place();

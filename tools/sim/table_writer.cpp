@@ -51,7 +51,7 @@ void write_table(std::ostream& out, const RunInfo& run, const std::vector<Policy
     out << "workload: " << run.workload << "\n";
     out << "failures: " << run.failures << "\n";
     std::snprintf(head, sizeof head,
-                  "window %s - %s s (%s); %s queue; checkpoint every %s; requeue delay %llu s; recovery wait %llu s\n\n",
+                  "window %s - %s s (%s); %s queue; checkpoint every %s; requeue delay %llu s; recovery wait %llu s\n",
                   num(static_cast<double>(first.window_start)).c_str(),
                   num(static_cast<double>(first.window_end)).c_str(),
                   dur(static_cast<double>(first.window_end - first.window_start)).c_str(),
@@ -60,6 +60,14 @@ void write_table(std::ostream& out, const RunInfo& run, const std::vector<Policy
                   static_cast<unsigned long long>(o.requeue_delay),
                   static_cast<unsigned long long>(o.shape.recovery_wait));
     out << head;
+    if (!o.shape.hierarchy.empty()) {
+        std::string levels;
+        for (int per : o.shape.hierarchy)
+            levels += (levels.empty() ? "" : ", ") + std::to_string(per) + " racks";
+        out << "hierarchy: groups of " << levels << " (SU: the first); nvlblock crossing: "
+            << (o.shape.crossing < 0 ? std::string("strict") : dur(static_cast<double>(o.shape.crossing))) << "\n";
+    }
+    out << "\n";
 
     std::vector<std::pair<std::string, std::vector<std::string>>> rows;
     auto row = [&](const std::string& label, auto&& cell) {
@@ -104,6 +112,19 @@ void write_table(std::ostream& out, const RunInfo& run, const std::vector<Policy
                 if (x.size_class == cls)
                     return x.count ? dur(x.p50) + "/" + dur(x.p95) + "/" + dur(x.p99) : std::string("-");
             return std::string("-");
+        });
+    }
+    if (first.hierarchy) {
+        sep();
+        row("multi-rack jobs started", [](const PolicyResult& r) { return num(static_cast<double>(r.spread.multi_rack)); });
+        row("  in one SU, of those that fit one", [](const PolicyResult& r) {
+            return r.spread.fit_one_su ? pct(static_cast<double>(r.spread.confined) /
+                                             static_cast<double>(r.spread.fit_one_su)) +
+                                             " of " + num(static_cast<double>(r.spread.fit_one_su))
+                                       : std::string("-");
+        });
+        row("  mean SUs spanned", [](const PolicyResult& r) {
+            return r.spread.multi_rack ? num(r.spread.mean_sus(), 2) : std::string("-");
         });
     }
     sep();

@@ -30,7 +30,7 @@ std::uint32_t World::submit(JobSpec spec, Seconds now) {
     j.spec = std::move(spec);
     j.shape = shape_for(j.spec, policy_);
     j.limit = time_limit_for(j.shape.duration);
-    j.preemptible = selector_matches(topology(), j.spec);
+    j.preemptible = selector_matches(policy_, j.spec);
     j.remaining = j.shape.duration;
     j.eligible_at = now;
     j.queued_at = j.spec.submit;
@@ -50,11 +50,13 @@ std::uint32_t World::submit(JobSpec spec, Seconds now) {
         ++pending_closed_;
     pending_.insert({j.queued_at, index});
     jobs_.push_back(std::move(j));
+    crossing_timer(jobs_.back());
     return index;
 }
 
-Request World::request_for(const SimJob& j) const {
+Request World::request_for(const SimJob& j, Seconds now) const {
     Request r;
+    r.waited = std::max<Seconds>(0, now - j.eligible_at);
     r.job_id = job_id(static_cast<std::uint32_t>(&j - jobs_.data()));
     r.min_nodes = r.max_nodes = j.shape.nodes;
     r.segment = j.shape.segment;
@@ -101,6 +103,7 @@ Placement World::decide(std::span<const NodeState> states, Request request, cons
         d.max_nodes = request.max_nodes;
         d.segment = request.segment;
         d.preemptible = request.preemptible;
+        d.waited = request.waited;
         if (available)
             d.available = *available;
         d.result = planner_.place(states, std::move(request), now);
@@ -115,7 +118,7 @@ Placement World::decide(std::span<const NodeState> states, Request request, cons
 }
 
 Placement World::attempt(SimJob& j, Seconds now, const std::vector<std::uint8_t>* exclude) {
-    const Request r = request_for(j);
+    const Request r = request_for(j, now);
     const auto& st = cluster_.states();
     const std::size_t n = st.size();
     Placement p;
@@ -157,7 +160,7 @@ bool World::reclaim_for(const SimJob& j, Seconds now) {
             const SimJob& v = jobs_[static_cast<std::size_t>(k)];
             running.push_back({job_id(static_cast<std::uint32_t>(k)), v.nodes, v.run_start, true, false, v.preemptible});
         }
-    const nvlblock::Request request = request_for(j);
+    const nvlblock::Request request = request_for(j, now);
     auto plan = planner_.plan_reclaim(cluster_.states(), request, running, now);
     if (hooks_.on_reclaim)
         hooks_.on_reclaim({now, cluster_.states(), request, running, plan});
@@ -217,6 +220,19 @@ void World::start(std::uint32_t index, const Placement& p, Seconds now) {
     if (j.first_start < 0) {
         j.first_start = now;
         metrics_.job_waited(j.spec.nominal_gpus(), now - j.spec.submit);
+        if (!opt_.shape.hierarchy.empty() && metrics_.in_window(now)) {
+            const int per_su = opt_.shape.hierarchy.front();
+            std::set<nvlblock::BlockIndex> racks;
+            std::set<int> sus;
+            for (NodeIndex n : p.nodes) {
+                const nvlblock::BlockIndex b = topology().block_of(n);
+                racks.insert(b);
+                sus.insert(b / per_su);
+            }
+            const auto slice = static_cast<std::uint32_t>(std::max(1, policy_.slice));
+            const bool fits = (j.shape.nodes + slice - 1) / slice <= static_cast<std::uint32_t>(per_su);
+            metrics_.job_spread(static_cast<int>(racks.size()), static_cast<int>(sus.size()), fits);
+        }
     }
     std::string detail;
     if (j.awaiting_restart) {
@@ -293,7 +309,20 @@ void World::kill(std::uint32_t index, Seconds now, LossCause cause, const std::v
         ++pending_closed_;
     if (j.eligible_at > now)
         timer(j.eligible_at, false);
+    crossing_timer(j);
     bump_epoch();
+}
+
+bool World::crosses_levels(const SimJob& j, Seconds now) const {
+    const auto& after = topology().hierarchy().cross_after();
+    return after && now - j.eligible_at >= *after;
+}
+
+void World::crossing_timer(const SimJob& j) {
+    // A job that may cross a level once it has waited long enough: its
+    // placement can change with time alone.
+    if (const auto& after = topology().hierarchy().cross_after())
+        timer(j.eligible_at + *after, true);
 }
 
 void World::timer(Seconds at, bool changes_decisions) {

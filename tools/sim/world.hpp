@@ -60,6 +60,7 @@ struct DecisionRecord {
     std::vector<nvlblock::NodeState> states;
     std::uint32_t job_id = 0, min_nodes = 0, max_nodes = 0, segment = 0;
     bool preemptible = false;
+    Seconds waited = 0;
     std::vector<std::uint8_t> available; // empty: free nodes
     nvlblock::Placement result;
 };
@@ -157,7 +158,9 @@ public:
     void reset_finished_expected_end_max() { finished_max_ = -kNever; }
 
     std::uint32_t submit(JobSpec spec, Seconds now);
-    nvlblock::Request request_for(const SimJob& j) const;
+    nvlblock::Request request_for(const SimJob& j, Seconds now) const;
+    // Whether the job has waited long enough to cross a level of the hierarchy.
+    bool crosses_levels(const SimJob& j, Seconds now) const;
     // The state the engine sees on the nodes of `j` while it runs.
     nvlblock::NodeState running_state(const SimJob& j) const;
     // Whether any block reclaims its spares (rule 3b).
@@ -190,6 +193,8 @@ public:
                   const std::string& detail = "");
 
 private:
+    void crossing_timer(const SimJob& j);
+
     const SimOptions& opt_;
     PolicyConfig policy_;
     SimHooks hooks_;

@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "placement/level_choice.hpp"
+
+#include "model/hostlist.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace nvlblock {
+namespace {
+
+constexpr long kUnbounded = std::numeric_limits<long>::max();
+
+// One rung of the ladder from the blocks to the whole cluster, as one
+// request sees it: how blocks fall into groups here and how many nodes a
+// group of this rung nominally holds for this request.
+struct Rung {
+    enum class Kind { kBlocks, kShift, kNamed, kCluster };
+    Kind kind = Kind::kBlocks;
+    int shift = 0;                         // kShift: groups of 2^shift blocks, aligned
+    const HierarchyLevel* named = nullptr; // kNamed
+    long nominal = 0;
+    std::string label;  // "scalable unit", "aggregated block of 8 nodes (2 blocks)"
+    std::string labels; // its plural
+
+    int group_of(BlockIndex b) const {
+        switch (kind) {
+        case Kind::kBlocks:
+            return b;
+        case Kind::kShift:
+            return b >> shift;
+        case Kind::kNamed:
+            return named->group_of[static_cast<std::size_t>(b)];
+        case Kind::kCluster:
+            break;
+        }
+        return 0;
+    }
+};
+
+std::string plural(long n, const std::string& one) {
+    return std::to_string(n) + " " + one + (n == 1 ? "" : "s");
+}
+
+std::string count_of(long n, const std::string& one, const std::string& many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+std::string group_name(const Topology& topo, const Rung& r, const std::vector<BlockIndex>& blocks) {
+    if (r.kind == Rung::Kind::kNamed)
+        return r.named->groups[static_cast<std::size_t>(r.group_of(blocks.front()))].name;
+    if (r.kind == Rung::Kind::kCluster)
+        return "the cluster";
+    std::vector<std::string> names;
+    for (BlockIndex b : blocks)
+        names.push_back(topo.block(b).name);
+    return hostlist::compress(names);
+}
+
+int segment_cap_of(int room, int unit) { return unit > 1 ? room / unit * unit : room; }
+
+// The ladder for this request, lowest first: the blocks, each level, the cluster.
+std::vector<Rung> ladder(const Topology& topo, const LevelQuery& q) {
+    const Hierarchy& h = topo.hierarchy();
+    std::vector<Rung> rungs;
+    Rung blocks;
+    blocks.kind = Rung::Kind::kBlocks;
+    blocks.label = "block";
+    blocks.labels = "blocks";
+    if (h.kind() == Hierarchy::Kind::kBlockSizes) {
+        blocks.nominal = h.base_nodes();
+        rungs.push_back(blocks);
+        for (int k = 1; k <= kMaxBlockLevel; ++k) {
+            if (!h.has_block_level(k))
+                continue;
+            Rung r;
+            r.kind = Rung::Kind::kShift;
+            r.shift = k;
+            r.nominal = static_cast<long>(h.base_nodes()) << k;
+            r.label = "aggregated block of " + std::to_string(r.nominal) + " nodes (" +
+                      plural(1L << k, "block") + ")";
+            r.labels = "aggregated blocks of " + std::to_string(r.nominal) + " nodes (" +
+                       plural(1L << k, "block") + ")";
+            rungs.push_back(r);
+        }
+    } else {
+        // What a block and a group hold for this kind of job when idle:
+        // ordinary capacity (size less spares) in whole segments.
+        auto block_cap = [&](const Block& b) {
+            if (q.unit > b.settings.slice)
+                return 0;
+            return segment_cap_of(std::max(0, b.ordinary_capacity()), q.unit);
+        };
+        long largest = 0;
+        for (const Block& b : topo.blocks())
+            largest = std::max<long>(largest, block_cap(b));
+        blocks.nominal = q.segmented ? largest : topo.largest_slice();
+        rungs.push_back(blocks);
+        for (const HierarchyLevel& l : h.levels()) {
+            Rung r;
+            r.kind = Rung::Kind::kNamed;
+            r.named = &l;
+            r.label = l.label;
+            r.labels = l.label + "s";
+            for (const Group& g : l.groups) {
+                long cap = 0;
+                for (BlockIndex b : g.blocks)
+                    cap += block_cap(topo.block(b));
+                r.nominal = std::max(r.nominal, cap);
+            }
+            rungs.push_back(r);
+        }
+    }
+    Rung cluster;
+    cluster.kind = Rung::Kind::kCluster;
+    cluster.nominal = kUnbounded;
+    cluster.label = "cluster";
+    cluster.labels = "clusters";
+    rungs.push_back(cluster);
+    return rungs;
+}
+
+struct Child {
+    int id = 0;
+    long cap = 0;
+    std::vector<BlockIndex> blocks;
+};
+
+struct Candidate {
+    std::vector<BlockIndex> blocks;
+    std::vector<Child> children; // in block order
+    long free = 0;               // nodes the request may take in it now
+    long reach = 0;              // of those, what its allowed children hold
+    int distance = 0;            // levels up to the job's previous groups (0: its own)
+};
+
+// Children to use inside a group: the ones holding required nodes, then one
+// that holds the rest (best fit: fewest nodes, the first on ties), else the
+// largest first. `limit`: at most this many children (0: any).
+std::optional<std::vector<int>> pick_children(const std::vector<Child>& children, const std::vector<bool>& forced,
+                                              long need, long limit) {
+    std::vector<int> chosen;
+    std::vector<bool> used(children.size(), false);
+    for (std::size_t i = 0; i < children.size(); ++i)
+        if (forced[i]) {
+            chosen.push_back(static_cast<int>(i));
+            used[i] = true;
+            need -= children[i].cap;
+        }
+    long left = limit ? limit - static_cast<long>(chosen.size()) : kUnbounded;
+    while (need > 0) {
+        if (left <= 0)
+            return std::nullopt;
+        int fit = -1, largest = -1;
+        for (std::size_t i = 0; i < children.size(); ++i) {
+            const long cap = children[i].cap;
+            if (used[i] || cap <= 0)
+                continue;
+            if (cap >= need && (fit < 0 || cap < children[static_cast<std::size_t>(fit)].cap))
+                fit = static_cast<int>(i);
+            if (largest < 0 || cap > children[static_cast<std::size_t>(largest)].cap)
+                largest = static_cast<int>(i);
+        }
+        const int take = fit >= 0 ? fit : largest;
+        if (take < 0)
+            return std::nullopt;
+        used[static_cast<std::size_t>(take)] = true;
+        chosen.push_back(take);
+        need -= children[static_cast<std::size_t>(take)].cap;
+        --left;
+    }
+    return chosen;
+}
+
+// The sum of the `limit` largest child capacities (all of them for 0).
+long reach_of(const std::vector<Child>& children, long limit) {
+    std::vector<long> caps;
+    for (const Child& c : children)
+        caps.push_back(c.cap);
+    std::sort(caps.begin(), caps.end(), std::greater<>());
+    long sum = 0;
+    for (std::size_t i = 0; i < caps.size() && (limit == 0 || static_cast<long>(i) < limit); ++i)
+        sum += caps[i];
+    return sum;
+}
+
+class Confiner {
+public:
+    Confiner(const Topology& topo, const std::vector<BlockRoom>& rooms, const LevelQuery& q)
+        : topo_(topo), rooms_(rooms), q_(q), rungs_(ladder(topo, q)) {
+        const std::size_t n = topo.block_count();
+        cap_.assign(n, 0);
+        limit_.assign(n, 0);
+        room_of_.assign(n, -1);
+        for (std::size_t i = 0; i < rooms.size(); ++i) {
+            const auto b = static_cast<std::size_t>(rooms[i].block);
+            cap_[b] = rooms[i].segment_cap;
+            limit_[b] = rooms[i].limit;
+            room_of_[b] = static_cast<int>(i);
+        }
+    }
+
+    LevelScope run() {
+        const Hierarchy& h = topo_.hierarchy();
+        const long n = q_.nodes;
+        const bool block_sizes = h.kind() == Hierarchy::Kind::kBlockSizes;
+        if (block_sizes && q_.segmented && q_.unit <= static_cast<int>(h.base_nodes()))
+            return {}; // topology/block places each segment on its own, in one base block
+        // The rung that nominally holds the job, and whether it may be
+        // confined to one block at all.
+        std::size_t target = 0;
+        while (target + 1 < rungs_.size() && rungs_[target].nominal < n)
+            ++target;
+        if (target == 0) {
+            if (!block_sizes && (!q_.segmented || fits_one_block()))
+                return {}; // the block choice keeps it in one block
+            if (block_sizes && n <= topo_.largest_slice())
+                return {};
+            if (!block_sizes)
+                target = 1; // segments that no block takes now: confined to the lowest level
+        }
+        const bool may_cross = h.cross_after() && q_.waited >= *h.cross_after();
+        LevelScope first;
+        bool refused_first = false;
+        for (std::size_t t = target; t < rungs_.size(); ++t) {
+            go_up_ = false;
+            LevelScope s = at(t, block_sizes);
+            if (s.verdict != LevelScope::Verdict::kRefused || s.topology_unavailable)
+                return s;
+            if (go_up_)
+                continue;
+            if (!refused_first) {
+                first = std::move(s);
+                refused_first = true;
+            }
+            if (!may_cross)
+                break;
+        }
+        if (may_cross)
+            return {}; // crossed every level: anywhere
+        if (h.cross_after())
+            first.message += "; it may cross to a larger level after waiting " +
+                             std::to_string(*h.cross_after()) + " s (waited " + std::to_string(q_.waited) + " s)";
+        return first;
+    }
+
+private:
+    bool fits_one_block() const {
+        return std::any_of(cap_.begin(), cap_.end(), [&](int c) { return c >= q_.nodes; });
+    }
+
+    // Distance from a group (any of its blocks) to the job's previous blocks:
+    // 0 when it holds one of them, else how many levels up they meet.
+    int distance(std::size_t t, BlockIndex rep) const {
+        if (q_.prefer.empty())
+            return 0;
+        int best = static_cast<int>(rungs_.size());
+        for (BlockIndex p : q_.prefer) {
+            if (p < 0 || static_cast<std::size_t>(p) >= topo_.block_count())
+                continue;
+            for (std::size_t j = t; j < rungs_.size(); ++j)
+                if (rungs_[j].group_of(rep) == rungs_[j].group_of(p)) {
+                    best = std::min(best, static_cast<int>(j - t));
+                    break;
+                }
+        }
+        return best;
+    }
+
+    LevelScope at(std::size_t t, bool block_sizes) {
+        const Rung& rung = rungs_[t];
+        const Rung& child = rungs_[t == 0 ? 0 : t - 1];
+        const long n = q_.nodes;
+        // topology/block: at most ceil(n / child size) children; groups: any.
+        const long limit = t == 0 ? 1 : block_sizes ? (n + child.nominal - 1) / child.nominal : 0;
+        const bool required = !q_.required_in.empty();
+
+        // Groups of this rung, in block order.
+        std::vector<Candidate> groups;
+        std::vector<int> index_of;
+        for (BlockIndex b = 0; b < static_cast<BlockIndex>(topo_.block_count()); ++b) {
+            const int g = rung.group_of(b);
+            if (static_cast<std::size_t>(g) >= index_of.size())
+                index_of.resize(static_cast<std::size_t>(g) + 1, -1);
+            int& gi = index_of[static_cast<std::size_t>(g)];
+            if (gi < 0) {
+                gi = static_cast<int>(groups.size());
+                groups.emplace_back();
+            }
+            Candidate& c = groups[static_cast<std::size_t>(gi)];
+            c.blocks.push_back(b);
+            c.free += limit_[static_cast<std::size_t>(b)];
+            const int cid = t == 0 ? b : child.group_of(b);
+            auto ch = std::find_if(c.children.begin(), c.children.end(), [&](const Child& x) { return x.id == cid; });
+            if (ch == c.children.end())
+                ch = c.children.insert(c.children.end(), Child{cid, 0, {}});
+            ch->cap += cap_[static_cast<std::size_t>(b)];
+            ch->blocks.push_back(b);
+        }
+
+        const Candidate* chosen = nullptr;
+        std::vector<bool> forced;
+        if (required) {
+            // The group holding the required nodes (topology/block: the first
+            // one that holds any; they must all be in it).
+            for (const Candidate& c : groups)
+                if (std::any_of(c.blocks.begin(), c.blocks.end(), [&](BlockIndex b) { return req(b) > 0; })) {
+                    chosen = &c;
+                    break;
+                }
+            if (!chosen)
+                return {};
+            int inside = 0, total = 0;
+            for (BlockIndex b = 0; b < static_cast<BlockIndex>(topo_.block_count()); ++b)
+                total += req(b);
+            for (BlockIndex b : chosen->blocks)
+                inside += req(b);
+            if (inside != total) {
+                // nvlblock.yaml: the user named nodes in several groups, so
+                // the job goes to the level where one group holds them all.
+                go_up_ = !block_sizes;
+                return refuse("the required nodes are in different " + rung.labels);
+            }
+            forced.assign(chosen->children.size(), false);
+            long forced_count = 0;
+            for (std::size_t i = 0; i < chosen->children.size(); ++i)
+                for (BlockIndex b : chosen->children[i].blocks)
+                    if (req(b) > 0 && !forced[i]) {
+                        forced[i] = true;
+                        ++forced_count;
+                    }
+            if (limit && forced_count > limit) {
+                LevelScope s = refuse("the required nodes are in " + count_of(forced_count, child.label, child.labels) +
+                                      "; a job of " + plural(n, "node") + " may use at most " +
+                                      std::to_string(limit) + " (" + topo_.hierarchy().describe() + ")");
+                s.topology_unavailable = true;
+                return s;
+            }
+        } else {
+            for (Candidate& c : groups) {
+                c.reach = reach_of(c.children, limit);
+                if (c.reach < n)
+                    continue;
+                c.distance = distance(t, c.blocks.front());
+                if (!chosen || c.distance < chosen->distance ||
+                    (c.distance == chosen->distance && c.free < chosen->free))
+                    chosen = &c;
+            }
+            if (!chosen)
+                return no_fit(t, rung, child, groups, limit);
+            forced.assign(chosen->children.size(), false);
+        }
+        auto picked = pick_children(chosen->children, forced, n, limit);
+        if (!picked)
+            return required ? refuse("with the required nodes, no " + rung.label + " can take " + plural(n, "node") +
+                                     " now")
+                            : no_fit(t, rung, child, groups, limit);
+        LevelScope s;
+        s.verdict = LevelScope::Verdict::kConfined;
+        if (rung.kind != Rung::Kind::kCluster)
+            s.group = group_name(topo_, rung, chosen->blocks);
+        std::vector<BlockIndex> allowed;
+        for (int i : *picked)
+            for (BlockIndex b : chosen->children[static_cast<std::size_t>(i)].blocks)
+                allowed.push_back(b);
+        std::sort(allowed.begin(), allowed.end());
+        for (BlockIndex b : allowed)
+            if (room_of_[static_cast<std::size_t>(b)] >= 0)
+                s.rooms.push_back(rooms_[static_cast<std::size_t>(room_of_[static_cast<std::size_t>(b)])]);
+        return s;
+    }
+
+    int req(BlockIndex b) const {
+        return q_.required_in.empty() ? 0 : q_.required_in[static_cast<std::size_t>(b)];
+    }
+
+    LevelScope refuse(std::string message) const {
+        LevelScope s;
+        s.verdict = LevelScope::Verdict::kRefused;
+        s.reason = Reason::kNoGroupFits;
+        s.message = std::move(message);
+        return s;
+    }
+
+    LevelScope no_fit(std::size_t t, const Rung& rung, const Rung& child, const std::vector<Candidate>& groups,
+                      long limit) const {
+        const long n = q_.nodes;
+        std::string shape = plural(n, "node");
+        if (q_.unit > 1)
+            shape += " (" + plural(n / q_.unit, "segment") + " of " + std::to_string(q_.unit) + ")";
+        const Candidate* best = nullptr;
+        for (const Candidate& c : groups)
+            if (!best || c.reach > best->reach)
+                best = &c;
+        std::string m;
+        if (rung.kind == Rung::Kind::kCluster) {
+            m = "the job is larger than every " + std::string(t == 1 ? child.label : "level") + "; ";
+            m += limit ? "no " + count_of(limit, child.label, child.labels) + " together have " + shape + " free now (the most is " +
+                             std::to_string(best ? best->reach : 0) + ")"
+                       : "the cluster cannot take " + shape + " now";
+        } else {
+            m = "no " + rung.label + " can take " + shape + " now";
+            if (limit && t > 0)
+                m += " in at most " + count_of(limit, child.label, child.labels);
+            if (best && best->reach > 0)
+                m += "; the closest is " + group_name(topo_, rung, best->blocks) + " with " +
+                     std::to_string(best->reach) + " usable";
+        }
+        if (topo_.hierarchy().kind() == Hierarchy::Kind::kBlockSizes)
+            m += " (" + topo_.hierarchy().describe() + ")";
+        return refuse(m);
+    }
+
+    const Topology& topo_;
+    const std::vector<BlockRoom>& rooms_;
+    const LevelQuery& q_;
+    std::vector<Rung> rungs_;
+    std::vector<int> cap_, limit_, room_of_;
+    bool go_up_ = false; // the last refusal asks for the next level, crossing or not
+};
+
+} // namespace
+
+LevelScope confine_to_levels(const Topology& topo, const std::vector<BlockRoom>& rooms, const LevelQuery& q) {
+    const Hierarchy& h = topo.hierarchy();
+    if (h.empty() || q.nodes <= 0 || topo.block_count() == 0)
+        return {};
+    // Most requests need no level: a job that fits a slice stays in one
+    // block, and topology/block places segments of a base block one by one.
+    if (!q.segmented && q.nodes <= topo.largest_slice())
+        return {};
+    if (q.segmented && h.per_segment() && q.unit <= static_cast<int>(h.base_nodes()))
+        return {};
+    return Confiner(topo, rooms, q).run();
+}
+
+} // namespace nvlblock
