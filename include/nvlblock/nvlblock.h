@@ -94,6 +94,7 @@ typedef struct nvlb_block_info {
 	uint32_t slice;
 	uint32_t spares;
 	bool lending;
+	bool reclaim; /* reserve: reclaim (rule 3b) */
 } nvlb_block_info_t;
 
 nvlb_status_t nvlb_block_info(const nvlb_planner_t *planner, uint32_t block, nvlb_block_info_t *out);

@@ -6,6 +6,8 @@
  *     even when no placement runs),
  *   - refreshes which nodes run preemptible work,
  *   - shows nvlblock's reason on pending jobs whose reason Slurm reset;
+ *   - requeues what the core names to reclaim spares for jobs waiting to
+ *     restart in place (reclaim.c; with the node write lock as well);
  * and at the configured interval renders the JSON status and Prometheus
  * text, then writes them atomically after the locks are released, so the
  * scheduler never waits on file I/O.
@@ -50,6 +52,7 @@ static void *_status_loop(void *arg)
 {
 	time_t last_files = 0;
 	slurmctld_lock_t locks = { .job = WRITE_LOCK, .node = READ_LOCK };
+	slurmctld_lock_t reclaim_locks = { .conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK, .fed = READ_LOCK };
 
 	(void) arg;
 	for (;;) {
@@ -89,6 +92,13 @@ static void *_status_loop(void *arg)
 			last_files = now;
 		}
 		unlock_slurmctld(locks);
+
+		/* Requeueing needs the node write lock too (as scontrol requeue). */
+		if (nvlbt_reclaims_spares() && nvlb_pending_jobs(planner, NULL, 0)) {
+			lock_slurmctld(reclaim_locks);
+			nvlbt_reclaim_spares(planner, now);
+			unlock_slurmctld(reclaim_locks);
+		}
 
 		if (json) {
 			json_path = policy.status_json[0] ? xstrdup(policy.status_json) :

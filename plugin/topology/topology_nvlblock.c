@@ -52,6 +52,7 @@ static char **block_names = NULL;
 static int32_t *node_block = NULL;
 static int node_block_cnt = 0;
 static bool lending_anywhere = false;
+static bool reclaim_anywhere = false;
 
 static void _free_block_bitmaps(void)
 {
@@ -73,6 +74,7 @@ static void _build_block_bitmaps(nvlb_planner_t *planner)
 
 	_free_block_bitmaps();
 	lending_anywhere = false;
+	reclaim_anywhere = false;
 	block_bitmaps = xcalloc(blocks + 1, sizeof(bitstr_t *));
 	block_names = xcalloc(blocks + 1, sizeof(char *));
 	node_block = xcalloc(node_record_count + 1, sizeof(int32_t));
@@ -92,10 +94,17 @@ static void _build_block_bitmaps(nvlb_planner_t *planner)
 			block_names[b] = xstrdup(info.name);
 			if (info.lending)
 				lending_anywhere = true;
+			if (info.reclaim)
+				reclaim_anywhere = true;
 		}
 	}
 	block_bitmap_cnt = blocks;
 	xfree(nodes);
+}
+
+extern bool nvlbt_reclaims_spares(void)
+{
+	return reclaim_anywhere;
 }
 
 extern int nvlbt_init(void)

@@ -15,6 +15,9 @@
 #include "src/common/pack.h"
 #include "src/interfaces/topology.h"
 
+#include "nvlblock/nvlblock.h"
+#include <time.h>
+
 /* topology/nvlblock's plugin_id (defined in topology_nvlblock.c). */
 #define NVLBT_PLUGIN_ID 20054
 extern const uint32_t plugin_id;
@@ -68,6 +71,12 @@ extern int nvlbt_segments_unpack(nvlbt_segments_t **out, buf_t *buffer);
  * segments as the job's topology info when it asked for an IMEX channel per
  * segment. */
 extern void nvlbt_attach_segments(topology_eval_t *topo_eval);
+
+/* Whether any block reclaims its spares (`reserve: reclaim`). */
+extern bool nvlbt_reclaims_spares(void);
+/* reclaim.c: requeue the jobs the core names so that jobs waiting to restart
+ * in place get their blocks back. Needs slurmctld's job and node write locks. */
+extern void nvlbt_reclaim_spares(nvlb_planner_t *planner, time_t now);
 
 /* The status thread (status_thread.c), slurmctld only. */
 extern void nvlbt_status_start(void);

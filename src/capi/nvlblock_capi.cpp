@@ -216,6 +216,7 @@ nvlb_status_t nvlb_block_info(const nvlb_planner_t* p, uint32_t block, nvlb_bloc
     out->slice = static_cast<uint32_t>(b.settings.slice);
     out->spares = static_cast<uint32_t>(b.settings.spares);
     out->lending = b.settings.lending;
+    out->reclaim = b.settings.reserve == SpareReserve::kReclaim;
     return NVLB_OK;
 }
 

@@ -74,8 +74,17 @@ void Planner::reclaim_started(std::uint32_t job_id, const Reclaim& plan, std::in
 
 void Planner::job_failed(std::uint32_t job_id, std::span<const NodeIndex> nodes, std::span<const NodeIndex> failed,
                          std::int64_t now) {
-    ledger_.job_failed(*topology_, job_id, nodes, failed, now, topology_->policy().recovery.wait_seconds,
-                       requeue_delay_);
+    // A job whose blocks reclaim their spares waits for nothing but Slurm's
+    // requeue delay: holding its nodes idle longer is the cost reclaiming
+    // exists to avoid; if its blocks cannot take it back by then, it goes
+    // anywhere at once (rule 3b).
+    bool reclaim = !nodes.empty();
+    for (NodeIndex n : nodes) {
+        const BlockIndex b = n < topology_->node_count() ? topology_->block_of(n) : kNoBlock;
+        reclaim = reclaim && b != kNoBlock && topology_->block(b).settings.reserve == SpareReserve::kReclaim;
+    }
+    ledger_.job_failed(*topology_, job_id, nodes, failed, now,
+                       reclaim ? requeue_delay_ : topology_->policy().recovery.wait_seconds, requeue_delay_);
 }
 
 void Planner::job_started(std::uint32_t job_id, std::span<const NodeIndex> nodes, std::int64_t now) {

@@ -35,7 +35,14 @@ std::optional<Reclaim> plan_reclaim(const Snapshot& snap, const RecoveryClaim& c
         const Block& block = topo.block(s.block);
         if (s.block_down || block.settings.reserve != SpareReserve::kReclaim)
             return std::nullopt;
-        int missing = static_cast<int>(s.need) - static_cast<int>(s.room);
+        // Its own healthy nodes may still be finishing its last run (busy
+        // for a moment): they are its to take back, not missing.
+        int releasing = 0;
+        for (const RecoveryNeed& need : claim.blocks)
+            if (need.block == s.block)
+                for (NodeIndex n : need.prior_healthy)
+                    releasing += snap.state(n) == NodeState::kBusy || snap.state(n) == NodeState::kLent;
+        int missing = static_cast<int>(s.need) - static_cast<int>(s.room) - releasing;
         if (missing > block.settings.spares)
             return std::nullopt; // more than its spares: wait, or fall back, as in an idle-spare block
         std::vector<Candidate> cands;

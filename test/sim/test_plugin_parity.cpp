@@ -15,6 +15,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <dlfcn.h>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -76,16 +77,17 @@ Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t s
     o.preemption = PreemptionMode::kLend;
     const PolicyConfig policy = make_policy(kind, o.shape, o.preemption);
 
-    const bool conf = policy.topology_format == nvlblock::SourceFormat::kTopologyConf;
-    const std::string path = "/tmp/nvlblock-sim-parity-" + std::to_string(::getpid()) + (conf ? ".conf" : ".yaml");
-    std::ofstream(path) << policy.topology_text;
+    const std::string dir = "/tmp/nvlblock-sim-parity-" + std::to_string(::getpid());
+    std::filesystem::create_directories(dir);
+    const std::string path = write_policy_files(policy, dir);
     nvlb_planner_t* planner = nullptr;
     nvlb_error_t err{};
-    if (capi.load(path.c_str(), nullptr, 0, &planner, &err) != NVLB_OK) {
+    const nvlb_status_t loaded = capi.load(path.c_str(), nullptr, 0, &planner, &err);
+    std::filesystem::remove_all(dir);
+    if (loaded != NVLB_OK) {
         ADD_FAILURE() << "nvlb_planner_load: " << err.message;
         return {};
     }
-    std::remove(path.c_str());
     capi.set_requeue_delay(planner, o.requeue_delay + o.hold_slack);
 
     Tally t;

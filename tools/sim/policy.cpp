@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 namespace nvlblock::sim {
@@ -69,7 +72,8 @@ std::string rack_nodes(const ClusterShape& shape, int r) {
 
 } // namespace
 
-std::string topology_yaml(const ClusterShape& shape, int slice, int spares, bool lending, bool reclaim) {
+std::string topology_yaml(const ClusterShape& shape, int slice, int spares, bool lending, bool reclaim,
+                          bool include_conf) {
     std::string y;
     y.reserve(static_cast<std::size_t>(shape.racks) * 48 + 256);
     y += "# nvlblock-sim: " + std::to_string(shape.racks) + " racks of " + std::to_string(shape.nodes_per_rack) +
@@ -80,9 +84,13 @@ std::string topology_yaml(const ClusterShape& shape, int slice, int spares, bool
         y += "  reserve: reclaim\n";
     y += "recovery:\n  wait: " + std::to_string(shape.recovery_wait) + "\n";
     y += "preemptible:\n  qos: [scavenger]\n"; // PolicyConfig::preemptible_qos
-    y += "blocks:\n";
-    for (int r = 1; r <= shape.racks; ++r)
-        y += "  - name: " + rack_name(r) + "\n    nodes: " + rack_nodes(shape, r) + "\n";
+    if (include_conf) {
+        y += "topology_conf: topology.conf\n";
+    } else {
+        y += "blocks:\n";
+        for (int r = 1; r <= shape.racks; ++r)
+            y += "  - name: " + rack_name(r) + "\n    nodes: " + rack_nodes(shape, r) + "\n";
+    }
     if (shape.hierarchy.empty())
         return y;
     y += "hierarchy:\n  crossing: " + (shape.crossing < 0 ? std::string("strict") : std::to_string(shape.crossing)) +
@@ -159,16 +167,45 @@ PolicyConfig make_policy(PolicyKind kind, const ClusterShape& shape, PreemptionM
     if (kind == PolicyKind::kBlock) {
         p.topology_text = topology_conf(shape, p.slice);
         p.topology_format = nvlblock::SourceFormat::kTopologyConf;
+    } else if (p.recovery && shape.hierarchy.empty()) {
+        // nvlblock over the site's topology.conf: the same BlockSizes levels
+        // as block, so that the policies differ only in what nvlblock adds.
+        p.included_conf = topology_conf(shape, p.slice);
+        p.topology_text = topology_yaml(shape, p.slice, p.spares, p.lending, p.reclaim, true);
     } else {
         p.topology_text = topology_yaml(shape, p.slice, p.spares, p.lending, p.reclaim);
     }
     return p;
 }
 
-nvlblock::Topology build_policy_topology(const PolicyConfig& policy) {
+std::string write_policy_files(const PolicyConfig& policy, const std::string& dir) {
     const bool conf = policy.topology_format == nvlblock::SourceFormat::kTopologyConf;
-    return nvlblock::build_topology(nvlblock::read_topology_spec_text(
-        policy.topology_text, policy.name + (conf ? ".conf" : ".yaml"), policy.topology_format));
+    const std::string main = dir + (conf ? "/topology.conf" : "/nvlblock.yaml");
+    auto write = [](const std::string& path, const std::string& text) {
+        std::ofstream out(path);
+        out << text;
+        if (!out)
+            throw std::runtime_error("cannot write " + path);
+    };
+    write(main, policy.topology_text);
+    if (!policy.included_conf.empty())
+        write(dir + "/topology.conf", policy.included_conf);
+    return main;
+}
+
+nvlblock::Topology build_policy_topology(const PolicyConfig& policy) {
+    char tmpl[] = "/tmp/nvlblock-sim-XXXXXX";
+    if (!::mkdtemp(tmpl))
+        throw std::runtime_error("cannot make a temporary directory for the policy's topology files");
+    const std::string dir = tmpl;
+    try {
+        nvlblock::Topology t = nvlblock::load_topology(write_policy_files(policy, dir));
+        std::filesystem::remove_all(dir);
+        return t;
+    } catch (...) {
+        std::filesystem::remove_all(dir);
+        throw;
+    }
 }
 
 JobShape shape_for(const JobSpec& job, const PolicyConfig& policy) {

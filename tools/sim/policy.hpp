@@ -80,6 +80,10 @@ struct PolicyConfig {
     std::vector<std::string> preemptible_qos = {"scavenger"};
     std::string topology_text; // the policy's topology file
     nvlblock::SourceFormat topology_format = nvlblock::SourceFormat::kYaml;
+    // For nvlblock.yaml files that take their blocks (and BlockSizes levels)
+    // from a topology.conf beside them, as a site keeps its topology/block
+    // file: its text. Empty when the file lists its own blocks.
+    std::string included_conf;
 };
 
 const char* policy_name(PolicyKind k);
@@ -89,10 +93,16 @@ std::vector<PolicyKind> parse_policies(const std::string& list);
 
 PolicyConfig make_policy(PolicyKind kind, const ClusterShape& shape, PreemptionMode preemption);
 // The policy's topology file, as text: racks rack001..., nodes gb00001...
-std::string topology_yaml(const ClusterShape& shape, int slice, int spares, bool lending, bool reclaim = false);
+// With `include_conf` the blocks come from topology_conf() in a file
+// "topology.conf" beside it (the --hierarchy groups, if any, are still listed).
+std::string topology_yaml(const ClusterShape& shape, int slice, int spares, bool lending, bool reclaim = false,
+                          bool include_conf = false);
 // topology/block's topology.conf: BlockSizes=<slice> and one level per --hierarchy level.
 // Throws std::invalid_argument when a level is not a power of two racks.
 std::string topology_conf(const ClusterShape& shape, int slice);
+// Writes the policy's topology file(s) into `dir`; returns the path to load.
+std::string write_policy_files(const PolicyConfig& policy, const std::string& dir);
+// Loads them with the readers the plugin uses (from a private temporary directory).
 nvlblock::Topology build_policy_topology(const PolicyConfig& policy);
 
 // A job as one policy requests it.

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// Rule 3b (docs/placement.md): spares reclaimed from running work. Nothing is
+// withheld on a `reserve: reclaim` block; a job that lost nodes there gets them
+// back by requeueing the cheapest work on its block (preemptible first, then
+// the least run time lost), within the block's spares and the budget, and
+// falls back at once when that cannot make room. Also rule 5's shift between
+// a multi-block job's own blocks, and best fit's tie-breaks (rule 1).
+#include "core/planner.hpp"
+#include "recovery/reclaim.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+namespace nvlblock {
+namespace {
+
+using test::all;
+using test::range;
+using test::set;
+
+constexpr std::uint32_t kJob = 42;
+const std::vector<NodeIndex> kRack02First16 = range(18, 33); // gb0019-gb0034; gb0035-gb0036 are its spares
+
+Request job(std::uint32_t id, std::uint32_t n, std::uint32_t segment = 0) {
+    Request r;
+    r.job_id = id;
+    r.min_nodes = r.max_nodes = n;
+    r.segment = segment;
+    return r;
+}
+
+Topology reclaim_racks(int racks, const std::string& extra = "") {
+    return test::racks(racks, 18, 16, 2, false, "  reserve: reclaim\nrecovery:\n  wait: 300\n" + extra);
+}
+
+// rack02 runs kJob on its first 16 nodes and two 1-node jobs on its spares:
+// job 7 since t=0, job 8 since t=900 (the younger one).
+struct ReclaimTest : ::testing::Test {
+    Topology topo = reclaim_racks(3);
+    Planner planner{topo};
+    std::vector<NodeState> s = all(topo);
+    std::vector<RunningJob> running = {{7, {34}, 0, true, false, false}, {8, {35}, 900, true, false, false}};
+
+    void SetUp() override {
+        planner.set_requeue_delay(41);
+        set(s, range(0, 17), NodeState::kBusy); // rack01 full of other work
+        set(s, {34, 35}, NodeState::kBusy);
+    }
+    void fail(std::vector<NodeIndex> failed, std::int64_t now = 1000) {
+        planner.job_failed(kJob, kRack02First16, failed, now);
+        set(s, kRack02First16, NodeState::kFree);
+        set(s, failed, NodeState::kDown);
+    }
+};
+
+TEST_F(ReclaimTest, NothingIsWithheldFromOrdinaryWork) {
+    Planner fresh(topo);
+    std::vector<NodeState> idle = all(topo);
+    set(idle, kRack02First16, NodeState::kBusy);
+    // rack02's last two nodes go to an ordinary 2-node job: best fit, spares and all.
+    Placement p = fresh.place(idle, job(9, 2), 0);
+    ASSERT_TRUE(p.placed()) << p.message;
+    EXPECT_EQ(p.nodes, (std::vector<NodeIndex>{34, 35}));
+    // And an 18-node job takes a whole idle rack; with idle spares it could not.
+    p = fresh.place(idle, job(10, 18), 0);
+    ASSERT_TRUE(p.placed()) << p.message;
+    EXPECT_EQ(p.nodes, range(0, 17));
+}
+
+TEST_F(ReclaimTest, TheYoungestJobOnTheBlockIsRequeuedForOneLostNode) {
+    fail({20});
+    const Placement waiting = planner.place(s, job(kJob, 16), 1011);
+    ASSERT_EQ(waiting.reason, Reason::kRecoveryWaiting) << waiting.message;
+    ASSERT_EQ(waiting.shortfalls.size(), 1u);
+    EXPECT_EQ(waiting.shortfalls[0].block, 1);
+    EXPECT_EQ(waiting.shortfalls[0].need, 16u);
+    EXPECT_EQ(waiting.shortfalls[0].room, 15u);
+
+    auto plan = planner.plan_reclaim(s, job(kJob, 16), running, 1001);
+    ASSERT_TRUE(plan);
+    EXPECT_EQ(plan->jobs, std::vector<std::uint32_t>{8});
+    EXPECT_EQ(plan->nodes, 1u);
+    EXPECT_EQ(plan->lost_node_seconds, 101);            // 1 node x (1001 - 900) s
+    EXPECT_EQ(plan->budget_node_seconds, 15 * 300);     // held nodes x recovery.wait
+    planner.reclaim_started(kJob, *plan, 1001);
+    EXPECT_EQ(planner.ledger().take_log().back(),
+              "nvlblock: recovery JobId=42 reclaiming 1 spare node on rack02: requeueing JobId=8 "
+              "(101 node-seconds of run time lost, budget 4500)");
+    // No second round while the first one's node is released.
+    EXPECT_FALSE(planner.plan_reclaim(s, job(kJob, 16), running, 1010));
+
+    // The caller requeued job 8: its node is free, and the job restarts in place.
+    set(s, {35}, NodeState::kFree);
+    Placement p = planner.place(s, job(kJob, 16), 1011);
+    ASSERT_TRUE(p.placed()) << p.message;
+    EXPECT_TRUE(p.recovery_in_place);
+    EXPECT_EQ(p.spares_used, 1u);
+    EXPECT_EQ(p.message, "restart in place: 15 prior nodes + 1 spare");
+}
+
+TEST_F(ReclaimTest, PreemptibleWorkGoesFirstAndCostsNothing) {
+    running[0].preemptible = true; // the older job, in the preemptible QOS
+    fail({20});
+    auto plan = planner.plan_reclaim(s, job(kJob, 16), running, 1001);
+    ASSERT_TRUE(plan);
+    EXPECT_EQ(plan->jobs, std::vector<std::uint32_t>{7});
+    EXPECT_EQ(plan->lost_node_seconds, 0);
+}
+
+TEST_F(ReclaimTest, JobsThatCannotBeRequeuedOrAreExemptAreNeverChosen) {
+    running[1].requeueable = false;
+    running[0].exempt = true;
+    fail({20});
+    EXPECT_FALSE(planner.plan_reclaim(s, job(kJob, 16), running, 1001));
+    running[0].exempt = false;
+    auto plan = planner.plan_reclaim(s, job(kJob, 16), running, 1001);
+    ASSERT_TRUE(plan);
+    EXPECT_EQ(plan->jobs, std::vector<std::uint32_t>{7});
+}
+
+TEST_F(ReclaimTest, NoMoreThanTheBudget) {
+    // Both small jobs have run for hours: 1 node x 5,000 s > 15 x 300.
+    running = {{7, {34}, -5000, true, false, false}, {8, {35}, -4500, true, false, false}};
+    fail({20});
+    EXPECT_FALSE(planner.plan_reclaim(s, job(kJob, 16), running, 1001));
+}
+
+TEST_F(ReclaimTest, NoMoreThanTheBlocksSpares) {
+    // Three failed nodes: three would have to be reclaimed, the block has 2 spares.
+    set(s, {34, 35}, NodeState::kBusy);
+    fail({20, 21, 22});
+    EXPECT_FALSE(planner.plan_reclaim(s, job(kJob, 16), running, 1001));
+}
+
+TEST_F(ReclaimTest, ItsOwnNodesStillFinishingAreNotMissing) {
+    planner.job_failed(kJob, kRack02First16, std::vector<NodeIndex>{20}, 1000);
+    set(s, {20}, NodeState::kDown); // the other 15 are still completing (busy)
+    auto plan = planner.plan_reclaim(s, job(kJob, 16), running, 1001);
+    ASSERT_TRUE(plan);
+    EXPECT_EQ(plan->jobs, std::vector<std::uint32_t>{8});
+}
+
+TEST_F(ReclaimTest, WithoutRoomTheJobFallsBackAfterTheRequeueDelayNotTheRecoveryWait) {
+    running.clear(); // nothing there may be requeued
+    fail({20});
+    EXPECT_FALSE(planner.plan_reclaim(s, job(kJob, 16), running, 1001));
+    // Held until the requeue delay (41 s) is over, not recovery.wait (300 s)...
+    Placement p = planner.place(s, job(kJob, 16), 1030);
+    EXPECT_EQ(p.reason, Reason::kRecoveryWaiting);
+    // ...then placed like any other job: rack03 is idle.
+    p = planner.place(s, job(kJob, 16), 1041);
+    ASSERT_TRUE(p.placed()) << p.message;
+    EXPECT_FALSE(p.recovery_in_place);
+    EXPECT_EQ(p.nodes, range(36, 51));
+}
+
+TEST(ReclaimIdle, BlocksWithIdleSparesAreNeverReclaimed) {
+    Topology topo = test::racks(3);
+    Planner planner(topo);
+    std::vector<NodeState> s = all(topo);
+    set(s, range(0, 17), NodeState::kBusy);
+    set(s, {34, 35}, NodeState::kDown); // its spares used up by earlier failures
+    planner.job_failed(kJob, kRack02First16, std::vector<NodeIndex>{20}, 1000);
+    set(s, {20}, NodeState::kDown);
+    std::vector<RunningJob> running;
+    EXPECT_FALSE(planner.plan_reclaim(s, job(kJob, 16), running, 1001));
+}
+
+TEST(ShiftWithinOwnBlocks, AJobOnTwoRacksShiftsANodeToTheRackWithRoom) {
+    // A 30-node job on all of rack01 and 12 nodes of rack02 loses a node of
+    // rack01: rack01 cannot give back 18, rack02 has 6 more free nodes.
+    Topology topo = test::racks(3, 18, 16, 2, false, "recovery:\n  wait: 300\n");
+    Planner planner(topo);
+    std::vector<NodeState> s = all(topo);
+    std::vector<NodeIndex> had = range(0, 29);
+    planner.job_failed(kJob, had, std::vector<NodeIndex>{3}, 1000);
+    set(s, {3}, NodeState::kDown);
+    Placement p = planner.place(s, job(kJob, 30), 1011);
+    ASSERT_TRUE(p.placed()) << p.message;
+    EXPECT_TRUE(p.recovery_in_place);
+    EXPECT_EQ(p.spares_used, 1u);
+    std::vector<NodeIndex> want;
+    for (NodeIndex n : range(0, 30))
+        if (n != 3)
+            want.push_back(n);
+    EXPECT_EQ(p.nodes, want); // 17 on rack01, 13 on rack02
+}
+
+TEST(ShiftWithinOwnBlocks, SegmentsMoveWhole) {
+    // Two segments of 8 on rack01 and rack02; rack01 loses 3 nodes and has
+    // only 7 usable (the rest busy): a whole segment cannot move to rack02
+    // (8 + 8 > 10 usable there), so the job waits.
+    Topology topo = test::racks(3, 18, 16, 2, false, "recovery:\n  wait: 300\n");
+    Planner planner(topo);
+    std::vector<NodeState> s = all(topo);
+    std::vector<NodeIndex> had = range(0, 7);
+    for (NodeIndex n : range(18, 25))
+        had.push_back(n);
+    planner.job_failed(kJob, had, std::vector<NodeIndex>{0, 1, 2}, 1000);
+    set(s, {0, 1, 2}, NodeState::kDown);
+    set(s, range(8, 15), NodeState::kBusy);
+    set(s, range(26, 33), NodeState::kBusy);
+    Placement p = planner.place(s, job(kJob, 16, 8), 1011);
+    EXPECT_EQ(p.reason, Reason::kRecoveryWaiting) << p.message;
+    // With rack02 idle but for the job's own segment, the segment moves there.
+    set(s, range(26, 33), NodeState::kFree);
+    p = planner.place(s, job(kJob, 16, 8), 1012);
+    ASSERT_TRUE(p.placed()) << p.message;
+    EXPECT_TRUE(p.recovery_in_place);
+    for (NodeIndex n : p.nodes)
+        EXPECT_EQ(topo.block_of(n), 1) << n;
+}
+
+TEST(BestFitTies, TheFullerBlockWinsAmongEqualRoom) {
+    // Idle spares: rack01 is idle, rack02 has 16 usable of 18 (2 lent); both
+    // offer 16 to ordinary work. The partly used rack is the better fit (not
+    // the lower index): it keeps rack01 whole.
+    Topology topo = test::racks(2, 18, 16, 2, true);
+    std::vector<NodeState> s = all(topo);
+    set(s, {34, 35}, NodeState::kLent);
+    Snapshot snap(topo, s, {});
+    Placement p = place(snap, job(9, 16));
+    ASSERT_TRUE(p.placed()) << p.message;
+    EXPECT_EQ(p.nodes, range(18, 33));
+}
+
+TEST(BestFitTies, PreemptionFreesOneBlockRatherThanScatteredNodes) {
+    // A 4-node job that may preempt: rack01 offers 4 free nodes + 1 by
+    // preemption, rack02 2 free + 2 by preemption. Fewest preempted first.
+    Topology topo = test::racks(2, 8, 4, 0, false);
+    std::vector<NodeState> s = all(topo, NodeState::kBusy);
+    std::vector<std::uint8_t> avail(topo.node_count(), 0);
+    for (NodeIndex n : {0u, 1u, 2u, 3u})
+        s[n] = NodeState::kFree, avail[n] = 1;
+    avail[4] = 1;
+    for (NodeIndex n : {8u, 9u})
+        s[n] = NodeState::kFree, avail[n] = 1;
+    avail[10] = avail[11] = 1;
+    Snapshot snap(topo, s, {});
+    Request r = job(9, 4);
+    r.available = avail;
+    Placement p = place(snap, r);
+    ASSERT_TRUE(p.placed()) << p.message;
+    EXPECT_EQ(p.nodes, range(0, 3));
+}
+
+TEST(ReserveSetting, ReadFromDefaultsAndPerBlock) {
+    Topology t = test::yaml_topology("defaults:\n  reserve: reclaim\nblocks:\n"
+                                     "  - name: a\n    nodes: n[1-18]\n"
+                                     "  - name: b\n    nodes: n[19-36]\n    reserve: idle\n");
+    EXPECT_EQ(t.block(0).settings.reserve, SpareReserve::kReclaim);
+    EXPECT_EQ(t.block(1).settings.reserve, SpareReserve::kIdle);
+    try {
+        test::yaml_topology("defaults:\n  reserve: lend\nblocks:\n  - name: a\n    nodes: n[1-18]\n");
+        FAIL() << "accepted reserve: lend";
+    } catch (const ConfigError& e) {
+        EXPECT_EQ(e.first().str(), "test.yaml:2: defaults.reserve: expected idle or reclaim, got 'lend'");
+    }
+}
+
+} // namespace
+} // namespace nvlblock
