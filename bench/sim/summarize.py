@@ -35,8 +35,8 @@ def table(title, path):
     def row(label, fn):
         out.append(f"| {label} | " + " | ".join(fn(p) for p in pols) + " |")
 
-    row("slice / spares / lending", lambda p: f"{p['topology']['slice']} / {p['topology']['spares']} / "
-        f"{'on' if p['topology']['lending'] else 'off'}")
+    row("slice / spares / lending", lambda p: f"{p['topology']['slice']} / {p['topology']['spares']}"
+        f"{' reclaim' if p['topology'].get('reclaim') else ''} / {'on' if p['topology']['lending'] else 'off'}")
     row("useful GPU-hours", lambda p: f"{p['useful_gpu_hours']:,.0f}")
     row("goodput (useful / healthy)", lambda p: f"{100 * p['goodput']:.1f}%")
     row("utilization of healthy nodes", lambda p: f"{100 * p['utilization']:.1f}%")
@@ -59,7 +59,13 @@ def table(title, path):
     row("restarts (in place)", lambda p: f"{p['restarts']['restarts']:,} ({p['restarts']['in_place']:,})")
     row("restart delay p50 / p95", lambda p: f"{dur(p['restarts']['delay_s']['p50'])} / {dur(p['restarts']['delay_s']['p95'])}"
         if p["restarts"]["delay_s"]["count"] else "-")
-    row("preemptions", lambda p: f"{p['restarts']['preemptions']:,}")
+    row("multi-node restarts (in place)", lambda p: f"{p['restarts']['multi_node']['restarts']:,} "
+        f"({p['restarts']['multi_node']['in_place']:,})")
+    row("multi-node restart delay p50 / p95",
+        lambda p: f"{dur(p['restarts']['multi_node']['delay_s']['p50'])} / {dur(p['restarts']['multi_node']['delay_s']['p95'])}"
+        if p["restarts"]["multi_node"]["delay_s"]["count"] else "-")
+    row("preemptions (of which reclaims)", lambda p: f"{p['restarts']['preemptions']:,} "
+        f"({p['restarts'].get('reclaims', 0):,})")
     row("node failures / rack faults", lambda p: f"{p['failures']['node_failures']:,} / {p['failures']['rack_faults']:,}")
     row("events", lambda p: f"{p['simulation']['events']:,}")
     if "performance" in pols[0]:

@@ -71,13 +71,21 @@ ClusterReport make_report(const Planner& planner, std::span<const NodeState> sta
         br.failed_nodes = failed.empty() ? "" : hostlist::compress(failed);
         for (const auto& h : t.holds)
             br.held += static_cast<int>(h.need);
+        br.reclaim = block.settings.reserve == SpareReserve::kReclaim;
         br.spares_used = std::min(t.failed, br.spares);
         const int reserve = t.spare_reserve();
-        br.spares_lent = std::min(t.lent, reserve);
-        br.spares_free = std::max(0, std::min(reserve - br.spares_lent, t.free));
+        if (br.reclaim) {
+            // Nothing withheld: free nodes first stand ready as spares; the
+            // rest of the reserve runs work that a recovery would reclaim.
+            br.spares_free = std::min(reserve, t.free);
+            br.spares_lent = std::min(reserve - br.spares_free, t.busy + t.lent);
+        } else {
+            br.spares_lent = std::min(t.lent, reserve);
+            br.spares_free = std::max(0, std::min(reserve - br.spares_lent, t.free));
+        }
         if (!t.fault) {
-            br.ordinary_free =
-                std::max(0, std::min(t.free, t.size - std::max(t.failed, br.spares) - t.busy - br.held));
+            const int withheld = br.reclaim ? t.failed : std::max(t.failed, br.spares);
+            br.ordinary_free = std::max(0, std::min(t.free, t.size - withheld - t.busy - br.held));
             br.stranded = br.slice > 0 ? br.ordinary_free % br.slice : 0;
         }
         add_counts(r, br);
@@ -128,7 +136,8 @@ std::string block_line(const BlockReport& b) {
     std::ostringstream o;
     o << "BlockName=" << b.name << " Nodes=" << b.nodes << " BlockSize=" << b.size << " Slice=" << b.slice
       << " Spares=" << b.spares << " SparesFree=" << b.spares_free << " SparesUsed=" << b.spares_used
-      << " SparesLent=" << b.spares_lent << " Lending=" << (b.lending ? "yes" : "no") << " Health=" << health_name(b.health)
+      << " SparesLent=" << b.spares_lent << " Lending=" << (b.lending ? "yes" : "no")
+      << " Reserve=" << (b.reclaim ? "reclaim" : "idle") << " Health=" << health_name(b.health)
       << " Free=" << b.free << " Busy=" << b.busy << " Lent=" << b.lent << " Held=" << b.held
       << " Failed=" << b.failed << " FailedNodes=" << (b.failed_nodes.empty() ? "(null)" : b.failed_nodes);
     return o.str();
@@ -223,7 +232,8 @@ std::string report_json(const ClusterReport& r) {
     for (const auto& b : r.blocks) {
         w.begin_object();
         w.field("name", b.name).field("nodes", b.nodes).field("size", b.size).field("slice", b.slice);
-        w.field("spares", b.spares).field("lending", b.lending).field("health", health_name(b.health));
+        w.field("spares", b.spares).field("lending", b.lending).field("reserve", b.reclaim ? "reclaim" : "idle");
+        w.field("health", health_name(b.health));
         w.field("healthy", b.healthy).field("failed", b.failed).field("down", b.down).field("drained", b.drained);
         w.field("failed_nodes", b.failed_nodes).field("busy", b.busy).field("lent", b.lent).field("free", b.free);
         w.field("spares_free", b.spares_free).field("spares_used", b.spares_used).field("spares_lent", b.spares_lent);

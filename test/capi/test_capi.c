@@ -528,6 +528,62 @@ START_TEST(test_recovery_flow)
 }
 END_TEST
 
+START_TEST(test_reclaim_flow)
+{
+	static const char *const yaml = "defaults:\n  slice: 16\n  spares: 2\n  reserve: reclaim\n"
+					"blocks:\n  - name: rack01\n    nodes: gb[0001-0018]\n"
+					"  - name: rack02\n    nodes: gb[0019-0036]\n";
+	char *path = path_in_dir("reclaim.yaml");
+	nvlb_planner_t *p = NULL;
+	nvlb_error_t err;
+	nvlb_block_info_t info;
+	uint32_t job[16], failed = 3, young_node = 17, old_node = 16, victims[2], one[1];
+	nvlb_running_job_t running[2] = {
+		{ .job_id = 7, .nodes = &old_node, .node_count = 1, .started = 0, .requeueable = true },
+		{ .job_id = 8, .nodes = &young_node, .node_count = 1, .started = 900, .requeueable = true },
+	};
+	nvlb_request_t req = request(100, 16, 1001);
+	nvlb_reclaim_t plan = { .jobs = victims, .jobs_capacity = 2 };
+	struct lines log = {0};
+
+	write_file(path, yaml);
+	ck_assert_int_eq(nvlb_planner_load(path, NULL, 0, &p, &err), NVLB_OK);
+	ck_assert_int_eq(nvlb_block_info(p, 0, &info), NVLB_OK);
+	ck_assert(info.reclaim);
+	nvlb_set_requeue_delay(p, 41);
+	for (uint32_t i = 0; i < 16; i++)
+		job[i] = i;
+	ck_assert_int_eq(nvlb_job_failed(p, 100, job, 16, &failed, 1, 1000), NVLB_OK);
+	states[3] = NVLB_NODE_DOWN;
+	states[16] = states[17] = NVLB_NODE_BUSY;
+
+	ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, running, 2, &plan), NVLB_OK);
+	ck_assert_uint_eq(plan.job_count, 1);
+	ck_assert_uint_eq(victims[0], 8); /* the younger one */
+	ck_assert_uint_eq(plan.nodes, 1);
+	ck_assert_int_eq(plan.lost_node_seconds, 101);
+	ck_assert_int_eq(plan.budget_node_seconds, 15 * 300);
+
+	/* A buffer too small for the plan is an error, not a silent cut. */
+	{
+		nvlb_reclaim_t small = { .jobs = one, .jobs_capacity = 0 };
+		ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, running, 2, &small), NVLB_E_INVALID);
+	}
+	ck_assert_int_eq(nvlb_plan_reclaim(NULL, states, NODES, &req, running, 2, &plan), NVLB_E_INVALID);
+	ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, NULL, 2, &plan), NVLB_E_INVALID);
+
+	ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, running, 2, &plan), NVLB_OK);
+	ck_assert_int_eq(nvlb_reclaim_started(p, 100, &plan, 1001), NVLB_OK);
+	/* No second round while the first one's node is released. */
+	ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, running, 2, &plan), NVLB_OK);
+	ck_assert_uint_eq(plan.job_count, 0);
+	ck_assert_uint_eq(nvlb_drain_log(p, collect, &log), 2);
+	ck_assert_str_eq(log.text[1], "nvlblock: recovery JobId=100 reclaiming 1 spare node on rack01: requeueing "
+				      "JobId=8 (101 node-seconds of run time lost, budget 4500)");
+	nvlb_planner_free(p);
+}
+END_TEST
+
 START_TEST(test_recovery_gone)
 {
 	uint32_t job[2] = {20, 21}, failed = 21;
@@ -778,6 +834,7 @@ static Suite *capi_suite(void)
 	tcase_add_test(place, test_place_argument_errors);
 	tcase_add_test(recovery, test_recovery_flow);
 	tcase_add_test(recovery, test_recovery_gone);
+	tcase_add_test(recovery, test_reclaim_flow);
 	tcase_add_test(state, test_state_round_trip);
 	tcase_add_test(state, test_state_corrupt);
 	tcase_add_test(report, test_reports);

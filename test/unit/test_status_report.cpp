@@ -493,16 +493,16 @@ TEST_F(ReportTest, BlockLines) {
     const ClusterReport r = report();
     EXPECT_EQ(block_line(r.blocks[0]), "BlockName=rack01 Nodes=gb[0001-0018] BlockSize=18 Slice=16 "
                                        "Spares=2 SparesFree=0 SparesUsed=0 "
-                                       "SparesLent=2 Lending=yes Health=healthy Free=16 Busy=0 "
+                                       "SparesLent=2 Lending=yes Reserve=idle Health=healthy Free=16 Busy=0 "
                                        "Lent=2 Held=0 Failed=0 FailedNodes=(null)");
     EXPECT_EQ(block_line(r.blocks[1]),
               "BlockName=rack02 Nodes=gb[0019-0036] BlockSize=18 Slice=16 Spares=2 SparesFree=0 "
               "SparesUsed=2 "
-              "SparesLent=0 Lending=no Health=degraded Free=7 Busy=8 Lent=0 Held=0 Failed=3 "
+              "SparesLent=0 Lending=no Reserve=idle Health=degraded Free=7 Busy=8 Lent=0 Held=0 Failed=3 "
               "FailedNodes=gb[0019-0021]");
     EXPECT_EQ(block_line(r.blocks[3]), "BlockName=rack04 Nodes=gb[0055-0072] BlockSize=18 Slice=16 "
                                        "Spares=2 SparesFree=1 SparesUsed=1 "
-                                       "SparesLent=0 Lending=no Health=healthy Free=17 Busy=0 "
+                                       "SparesLent=0 Lending=no Reserve=idle Health=healthy Free=17 Busy=0 "
                                        "Lent=0 Held=16 Failed=1 FailedNodes=gb0055");
     EXPECT_EQ(summary_line(r),
               "nvlblock: Blocks=4 Nodes=72 Healthy=58 Failed=14 Stranded=7 Recoveries=2 InPlace=1 "
@@ -555,12 +555,31 @@ TEST_F(ReportTest, JsonIsValidAndComplete) {
     EXPECT_EQ(blocks[3]["held"].number, 16);
     EXPECT_EQ(blocks[3]["spares_free"].number, 1);
     for (const char* key :
-         {"name",   "nodes",         "size",    "slice",       "spares",      "lending",
+         {"name",   "nodes",         "size",    "slice",       "spares",      "lending",     "reserve",
           "health", "healthy",       "failed",  "down",        "drained",     "failed_nodes",
           "busy",   "lent",          "free",    "spares_free", "spares_used", "spares_lent",
           "held",   "ordinary_free", "stranded"})
         EXPECT_NO_THROW(blocks[3][key]) << key;
-    EXPECT_EQ(blocks[3].size(), 21u);
+    EXPECT_EQ(blocks[3].size(), 22u);
+    EXPECT_EQ(blocks[3]["reserve"].text, "idle");
+}
+
+TEST(Report, ReclaimedSparesAreFreeNodesFirstThenTheWorkOnThem) {
+    // reserve: reclaim, 18-node rack: a 16-node job and a 1-node job; one
+    // node free. The free node is a spare ready at once; the other spare runs
+    // the 1-node job and would be reclaimed. Ordinary work may take the free node.
+    const Planner planner(test::racks(1, 18, 16, 2, false, "  reserve: reclaim\n"));
+    std::vector<NodeState> states = test::all(planner.topology());
+    test::set(states, test::range(0, 16), NodeState::kBusy);
+    const ClusterReport r = make_report(planner, states, 0);
+    ASSERT_EQ(r.blocks.size(), 1u);
+    EXPECT_TRUE(r.blocks[0].reclaim);
+    EXPECT_EQ(r.blocks[0].spares_free, 1);
+    EXPECT_EQ(r.blocks[0].spares_lent, 1);
+    EXPECT_EQ(r.blocks[0].ordinary_free, 1);
+    EXPECT_NE(block_line(r.blocks[0]).find(" Reserve=reclaim "), std::string::npos) << block_line(r.blocks[0]);
+    const Json j = parse_json(report_json(r));
+    EXPECT_EQ(j["blocks"][0]["reserve"].text, "reclaim");
 }
 
 TEST(Report, JsonEscapesNames) {
