@@ -28,34 +28,6 @@ const BlockRoom* best_fit(const std::vector<BlockRoom>& rooms, const std::vector
     return best;
 }
 
-// EXPERIMENT (reverted in the next commit): on the blocks chosen for a job that
-// spans several, nodes move from blocks it would leave with fewer than `keep`
-// free to blocks that keep more than theirs, one node per block and round.
-void leave_room(const std::vector<BlockRoom>& rooms, std::vector<BlockTake>& out) {
-    if (out.size() < 2)
-        return;
-    auto room_of = [&](BlockIndex b) -> const BlockRoom& {
-        return *std::find_if(rooms.begin(), rooms.end(), [b](const BlockRoom& r) { return r.block == b; });
-    };
-    int most = 0;
-    for (const BlockTake& t : out)
-        most = std::max(most, room_of(t.block).keep);
-    for (int level = 1; level <= most; ++level)
-        for (BlockTake& t : out) {
-            const BlockRoom& r = room_of(t.block);
-            if (r.keep < level || r.segment_cap - t.count >= level || t.count <= 1)
-                continue;
-            for (BlockTake& u : out) {
-                const BlockRoom& ru = room_of(u.block);
-                if (&u != &t && ru.segment_cap - u.count > std::max(ru.keep, level)) {
-                    --t.count;
-                    ++u.count;
-                    break;
-                }
-            }
-        }
-}
-
 } // namespace
 
 std::optional<std::vector<BlockTake>> choose_blocks(const std::vector<BlockRoom>& rooms, int nodes, int segment) {
@@ -98,8 +70,6 @@ std::optional<std::vector<BlockTake>> choose_blocks(const std::vector<BlockRoom>
     if (rem != 0)
         return std::nullopt;
     std::sort(out.begin(), out.end(), [](const BlockTake& a, const BlockTake& b) { return a.block < b.block; });
-    if (segment == 1)
-        leave_room(rooms, out);
     return out;
 }
 

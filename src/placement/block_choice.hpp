@@ -17,7 +17,6 @@ struct BlockRoom {
     int segment_cap = 0; // of those, nodes usable in whole segments
     int usable = 0;      // every node the request could use there, spares included
     int preempted = 0;   // of `limit`, nodes Slurm would free by preempting work
-    int keep = 0;        // nodes a job spanning several blocks leaves free here when it can (reclaimed spares)
 };
 
 struct BlockTake {

@@ -431,10 +431,8 @@ Placement place(const Snapshot& snap, const Request& req) {
                 continue;
             const int lim = use_spares ? v.spare_limit : v.limit;
             // An explicit segment must fit the block's slice; an implicit one only its room.
-            const Block& block = topo.block(v.block);
-            const int keep = block.settings.reserve == SpareReserve::kReclaim ? block.settings.spares : 0;
             rooms.push_back({v.block, lim, segment_cap(lim, unit, seg == 0 || v.fits_segment), v.spare_limit,
-                             std::min(v.preempted, lim), keep});
+                             std::min(v.preempted, lim)});
         }
         return rooms;
     };
