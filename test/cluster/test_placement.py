@@ -158,7 +158,8 @@ class PlacementCases:
 
 class NvlblockPlacement(PlacementCases, ClusterTest):
     PLUGIN = "nvlblock"
-    SEGMENT_REJECT = "Requested node configuration is not available"
+    # The same refusal as topology/block's (the plugin returns its code).
+    SEGMENT_REJECT = "Requested topology configuration is not available"
     # nvlblock takes the most nodes it can (docs: a range is tried largest first).
     MIN_MAX_COUNT = 16
 

@@ -394,7 +394,7 @@ def scenario(c, layout):
     # 5. A segment larger than every slice can never run: sbatch refuses it.
     p = c.client(["sbatch", "--parsable", "-N4", "--segment=4", "-o", "/dev/null", "--wrap", "true"],
                  check=False)
-    if p.returncode == 0 or "Requested node configuration is not available" not in p.stderr:
+    if p.returncode == 0 or "Requested topology configuration is not available" not in p.stderr:
         raise Failure(f"sbatch -N4 --segment=4 (slice 3): expected a refusal, got {p.returncode}: "
                       f"{p.stdout}{p.stderr}")
     log("sbatch -N4 --segment=4 refused: " + p.stderr.strip())
