@@ -3,6 +3,7 @@
 
 #include "model/hostlist.hpp"
 #include "readers/load_topology.hpp"
+#include "readers/slurm_syntax.hpp"
 #include "readers/value_parsers.hpp"
 #include "readers/yaml_document.hpp"
 
@@ -202,12 +203,6 @@ private:
     SlurmTopologyYaml out_;
     Diagnostics problems_;
 };
-
-std::string lower(std::string s) {
-    for (auto& c : s)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
 
 std::string describe(const SlurmTopologyYaml::Topology& t) { return "'" + t.name + "' (" + t.type + ")"; }
 
@@ -419,7 +414,7 @@ Conversion convert_topology_yaml(const SlurmTopologyYaml& y, const ConversionOpt
                                                                         ": remove it; without topology.yaml Slurm "
                                                                         "has one topology, the TopologyPlugin's"}});
         const SlurmSetting* plugin = conf->setting("TopologyPlugin");
-        if (!plugin || lower(plugin->value) != "topology/nvlblock")
+        if (!plugin || slurm_syntax::lower(plugin->value) != "topology/nvlblock")
             c.findings.push_back({Severity::kNote, {plugin ? plugin->where : SourceLocation{conf->path, 0},
                                                     "set TopologyPlugin=topology/nvlblock (and "
                                                     "PrEpPlugins=prep/nvlblock for in-place recovery)"}});
