@@ -28,6 +28,7 @@ rest of the cluster tests run there unchanged):
 import os
 import sys
 import tempfile
+import time
 import textwrap
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -123,9 +124,12 @@ class NewerSlurmApi(ClusterTest):
             bait = c.sbatch("-N2", "-w", ",".join(rack_nodes(bait_rack)[:2]))
             c.wait_running(bait)
             failed = nodes[5]
+            t_fail = time.monotonic()
             c.set_down(failed)
             c.wait_log(rf"nvlblock: recovery JobId={job} lost 1 of 16 nodes \({failed}\) on {rack}", 20)
             again = c.wait_restarted(job, 90)
+            print(f"expedited requeue: running again on {rack} {time.monotonic() - t_fail:.1f} s after the "
+                  "failure", file=sys.stderr)
             self.assertOnRack(again, rack)
             self.assertNotIn(failed, again)
             self.assertEqual(len(set(again) - set(nodes)), 1, "exactly one spare")
