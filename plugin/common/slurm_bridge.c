@@ -260,8 +260,17 @@ extern void nvlbs_apply_reasons(void)
 			reasons[i].job_id = 0;
 			continue;
 		}
-		if ((job_ptr->state_reason == WAIT_RESOURCES) && !job_ptr->state_desc)
+		if (job_ptr->state_reason != WAIT_RESOURCES)
+			continue;
+		if (!job_ptr->state_desc)
 			job_ptr->state_desc = xstrdup(reasons[i].text);
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
+		/* Slurm's own topology reason ("No suitable topology unit
+		 * found", for the code the plugin returned) stays first, for
+		 * scripts that match it; nvlblock's sentence follows. */
+		else if (!xstrstr(job_ptr->state_desc, "nvlblock: "))
+			xstrfmtcat(job_ptr->state_desc, "; %s", reasons[i].text);
+#endif
 	}
 	slurm_mutex_unlock(&reason_lock);
 }

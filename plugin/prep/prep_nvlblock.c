@@ -11,6 +11,7 @@
  * eval_nodes cannot do this: it is also called for will-run and test-only
  * evaluations, with nothing to tell them apart from a real start.
  */
+#include <sys/stat.h>
 #include <time.h>
 
 #include "src/common/slurm_xlator.h"
@@ -19,6 +20,8 @@
 #include "slurm/slurm_errno.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
+#include "src/common/read_config.h"
+#include "src/common/run_in_daemon.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/interfaces/prep.h"
@@ -36,8 +39,42 @@ const char plugin_name[] = "PrEp plugin nvlblock";
 const char plugin_type[] = "prep/nvlblock";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
+/*
+ * From Slurm 25.05 on, a topology.yaml beside slurm.conf replaces
+ * TopologyPlugin= and topology.conf, and it can name only Slurm's own
+ * plugins: with one there, topology/nvlblock is never loaded and jobs would
+ * be placed, and failures handled, without it, silently. slurmctld loads this
+ * plugin, so it refuses to start here and says why (slurmctld then stops with
+ * "failed to initialize prep plugin").
+ */
+static int _topology_yaml_shadows_nvlblock(void)
+{
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0)
+	struct stat st;
+	char *path;
+	int rc = SLURM_SUCCESS;
+
+	if (!running_in_slurmctld() || xstrcasecmp(slurm_conf.topology_plugin, "topology/nvlblock"))
+		return SLURM_SUCCESS;
+	path = get_extra_conf_path("topology.yaml");
+	if (path && !stat(path, &st)) {
+		error("prep/nvlblock: %s exists: Slurm reads it instead of TopologyPlugin=topology/nvlblock and "
+		      "topology.conf, so nvlblock would not run. Convert its block topology with "
+		      "`nvlblock-check --from-topology-yaml %s`, move the file away and start slurmctld again",
+		      path, path);
+		rc = SLURM_ERROR;
+	}
+	xfree(path);
+	return rc;
+#else
+	return SLURM_SUCCESS; /* 24.11 does not read topology.yaml */
+#endif
+}
+
 extern int init(void)
 {
+	if (_topology_yaml_shadows_nvlblock() != SLURM_SUCCESS)
+		return SLURM_ERROR;
 	debug("%s loaded", plugin_name);
 	return SLURM_SUCCESS;
 }

@@ -280,6 +280,62 @@ static void _offered_failed_nodes_as_healthy(const uint8_t *avail, uint8_t *stat
 			states[i] = NVLB_NODE_FREE;
 }
 
+/*
+ * --segment with --nodelist. Up to 25.05 Slurm's topology/block refuses a
+ * nodelist with more than one segment (the core refuses it too). From 25.11
+ * the nodelist of such a job names its candidates instead: when it holds at
+ * least the job's nodes, topology/block narrows its node map to them and
+ * places the segments there as usual (eval_nodes_block.c), so each segment
+ * still lies in one block. The same question, in the core's terms: the
+ * listed nodes are the only available ones, and none is forced. (A list
+ * longer than the job never gets here: slurmctld turns it into an exclusion
+ * of every other node at submission.)
+ */
+static bool _nodelist_names_candidates(const job_details_t *details, uint32_t segment, uint32_t min_nodes)
+{
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 11, 0)
+	return details && details->req_node_bitmap && segment && (min_nodes > segment) &&
+	       ((uint32_t) bit_set_count(details->req_node_bitmap) >= min_nodes);
+#else
+	return false;
+#endif
+}
+
+/*
+ * The return code slurmctld gets for a refusal: the one topology/block
+ * returns in the same case, so sbatch, squeue and scripts see the same.
+ * - A request the core refuses for good as asked (--segment not dividing
+ *   the node count or larger than any slice, an unsupported --nodelist, a
+ *   BlockSizes level that cannot exist): ESLURM_REQUESTED_TOPO_CONFIG_UNAVAILABLE,
+ *   which sbatch reports as "Requested topology configuration is not available".
+ * - From 26.05, a job that does not fit now: Slurm's topology codes, for
+ *   which slurmctld shows its own reason text ("No suitable topology unit
+ *   found"); nvlbs_apply_reasons() adds nvlblock's sentence after it.
+ */
+static int _refusal_rc(const nvlb_placement_t *out, uint32_t segment)
+{
+	if (out->topology_unavailable)
+		return ESLURM_REQUESTED_TOPO_CONFIG_UNAVAILABLE;
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
+	switch (out->reason) {
+	case NVLB_REQUIRED_UNAVAILABLE:
+		return ESLURM_TOPO_REQ_NODES_NOT_AVAIL;
+	case NVLB_TOO_LARGE:
+	case NVLB_SPARES_WITHHELD:
+	case NVLB_NO_BLOCK_FITS:
+	case NVLB_EXCLUSIVE_NO_BLOCK:
+	case NVLB_RECOVERY_WAITING:
+	case NVLB_NO_GROUP_FITS:
+		return segment ? ESLURM_TOPO_SEGMENT_NO_FIT : ESLURM_TOPO_NO_FIT;
+	default:
+		break;
+	}
+#else
+	(void) segment;
+#endif
+	return SLURM_ERROR;
+}
+
 extern int nvlbt_eval_nodes(topology_eval_t *topo_eval)
 {
 	nvlb_planner_t *planner = nvlb_process_planner();
@@ -311,11 +367,20 @@ extern int nvlbt_eval_nodes(topology_eval_t *topo_eval)
 	if (req.max_nodes < req.min_nodes)
 		req.max_nodes = req.min_nodes;
 	req.segment = details ? details->segment_size : 0;
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
+	/* Slurm 26.05 ignores a --segment larger than the job (one segment). */
+	if (req.segment > MIN(req.min_nodes, topo_eval->req_nodes))
+		req.segment = 0;
+#endif
 	/* --exclusive=topo, or a partition with ExclusiveTopo=YES. */
 	req.exclusive_topo = details && IS_JOB_WHOLE_TOPO(job_ptr);
 	req.preemptible = nvlbs_job_preemptible(planner, job_ptr);
 	req.available = avail;
-	if (details && details->req_node_bitmap) {
+	if (_nodelist_names_candidates(details, req.segment, req.min_nodes)) {
+		for (int i = 0; i < node_record_count; i++)
+			if (!bit_test(details->req_node_bitmap, i))
+				avail[i] = 0;
+	} else if (details && details->req_node_bitmap) {
 		size_t count;
 
 		required = nvlbs_bitmap_indices(details->req_node_bitmap, &count);
@@ -337,9 +402,7 @@ extern int nvlbt_eval_nodes(topology_eval_t *topo_eval)
 	} else if (out.reason != NVLB_PLACED) {
 		log_flag(SELECT_TYPE, "nvlblock: %pJ: %s: %s", job_ptr, nvlb_reason_name(out.reason), out.message);
 		nvlbs_note_reason(job_ptr, out.message);
-		/* As topology/block: sbatch then says "Requested topology
-		 * configuration is not available". */
-		rc = out.topology_unavailable ? ESLURM_REQUESTED_TOPO_CONFIG_UNAVAILABLE : SLURM_ERROR;
+		rc = _refusal_rc(&out, req.segment);
 	} else {
 		/* Narrow node_map to exactly the chosen nodes and let Slurm's
 		 * common code lay out cores and GRES on them. */

@@ -5,6 +5,7 @@
 #include "readers/load_topology.hpp"
 #include "readers/topology_conf_reader.hpp"
 #include "readers/value_parsers.hpp"
+#include "readers/yaml_document.hpp"
 
 #include <yaml.h>
 
@@ -16,63 +17,9 @@
 namespace nvlblock {
 namespace {
 
-// RAII over libyaml's document API. libyaml keeps the line of every node, so
-// each error can point at the exact line of the offending value.
-class YamlDocument {
-public:
-    YamlDocument(const std::string& text, const std::string& label) : label_(label) {
-        yaml_parser_t parser;
-        if (!yaml_parser_initialize(&parser))
-            throw ConfigError({label, 0}, "cannot initialise the YAML parser");
-        yaml_parser_set_input_string(&parser, reinterpret_cast<const unsigned char*>(text.data()),
-                                     text.size());
-        const int ok = yaml_parser_load(&parser, &doc_);
-        if (!ok) {
-            std::string msg = parser.problem ? parser.problem : "invalid YAML";
-            if (parser.context)
-                msg = std::string(parser.context) + ": " + msg;
-            const unsigned line = static_cast<unsigned>(parser.problem_mark.line) + 1;
-            yaml_parser_delete(&parser);
-            throw ConfigError({label, line}, "YAML syntax error: " + msg);
-        }
-        yaml_parser_delete(&parser);
-        loaded_ = true;
-    }
-    ~YamlDocument() {
-        if (loaded_)
-            yaml_document_delete(&doc_);
-    }
-    YamlDocument(const YamlDocument&) = delete;
-    YamlDocument& operator=(const YamlDocument&) = delete;
-
-    yaml_node_t* root() { return yaml_document_get_root_node(&doc_); }
-    yaml_node_t* node(int id) { return yaml_document_get_node(&doc_, id); }
-    SourceLocation where(const yaml_node_t* n) const {
-        return {label_, static_cast<unsigned>(n->start_mark.line) + 1};
-    }
-
-private:
-    std::string label_;
-    yaml_document_t doc_{};
-    bool loaded_ = false;
-};
-
-const char* kind(const yaml_node_t* n) {
-    switch (n->type) {
-    case YAML_SCALAR_NODE:
-        return "a value";
-    case YAML_SEQUENCE_NODE:
-        return "a list";
-    case YAML_MAPPING_NODE:
-        return "a mapping";
-    default:
-        return "nothing";
-    }
-}
-
-std::string scalar(const yaml_node_t* n) {
-    return std::string(reinterpret_cast<const char*>(n->data.scalar.value), n->data.scalar.length);
-}
+using YamlDocument = yaml::Document;
+using yaml::kind;
+using yaml::scalar;
 
 class Reader {
 public:

@@ -155,7 +155,7 @@ TEST(Check, UsageErrorsExitWith2) {
         {"a.yaml b.yaml", "nvlblock-check: more than one topology file given\n(try --help)\n"},
         {"--json x.yaml", "nvlblock-check: --json needs --local\n(try --help)\n"},
         {"--previous x.yaml", "nvlblock-check: --previous needs --generate\n(try --help)\n"},
-        {"--local --generate", "nvlblock-check: --local and --generate exclude each other\n(try --help)\n"},
+        {"--local --generate", "nvlblock-check: --local, --generate and --from-topology-yaml exclude each other\n(try --help)\n"},
         {"--generate", "nvlblock-check: --generate needs the node reports (files or directories)\n(try --help)\n"},
         {"--max-block-size x a.yaml", "nvlblock-check: --max-block-size: 'x' is not a whole number\n(try --help)\n"},
         {"--generate --format xml r.json", "nvlblock-check: --format must be yaml or conf\n(try --help)\n"},

@@ -18,15 +18,21 @@ rest of the cluster tests run there unchanged):
 - add_rm_node (25.05+): `scontrol update node topology=` is refused with a message,
   as nvlblock's blocks come from its own file;
 - scontrol show topology block=NAME / nodes=LIST select (a bare name is a
-  topology name from 25.05 on).
+  topology name from 25.05 on);
+- expedited requeue (25.11+: --requeue=expedite with SlurmctldParameters=
+  enable_expedited_requeue): the requeued job gets top priority and no
+  start delay, and nvlblock still restarts it in place on its own rack,
+  with a spare, although another rack has exactly room for it (stock
+  topology/block does not keep it home, design.md 6).
 """
 import os
 import sys
 import tempfile
+import time
 import textwrap
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nvltest import Cluster, ClusterTest, main  # noqa: E402
+from nvltest import Cluster, ClusterTest, main, rack_nodes, rack_of  # noqa: E402
 
 # One 18-node rack split into two interleaved 9-node blocks: odd-numbered
 # nodes in "odd", even-numbered in "even". Node order and block order differ.
@@ -103,6 +109,31 @@ class NewerSlurmApi(ClusterTest):
             p = c.run("scontrol", "show", "topology", "odd", check=False)
             self.assertNotIn("BlockName=", p.stdout)
             self.assertRegex(p.stderr, r"Requested topology configuration is not available")
+
+    def test_expedited_requeue_restarts_in_place(self):
+        with Cluster("expedite", racks=2, flags=["--extra-conf", "SlurmctldParameters=enable_expedited_requeue"]) as c:
+            if c.slurm_version < (25, 11, 0):
+                self.skipTest("--requeue=expedite came with Slurm 25.11")
+            job = c.sbatch("-N16", "--requeue=expedite")
+            nodes = c.wait_running(job)
+            rack = rack_of(nodes[0])
+            self.assertOnRack(nodes, rack)
+            # The other rack is left with exactly 16 free nodes: the best
+            # fit anywhere else.
+            bait_rack = "rack02" if rack == "rack01" else "rack01"
+            bait = c.sbatch("-N2", "-w", ",".join(rack_nodes(bait_rack)[:2]))
+            c.wait_running(bait)
+            failed = nodes[5]
+            t_fail = time.monotonic()
+            c.set_down(failed)
+            c.wait_log(rf"nvlblock: recovery JobId={job} lost 1 of 16 nodes \({failed}\) on {rack}", 20)
+            again = c.wait_restarted(job, 90)
+            print(f"expedited requeue: running again on {rack} {time.monotonic() - t_fail:.1f} s after the "
+                  "failure", file=sys.stderr)
+            self.assertOnRack(again, rack)
+            self.assertNotIn(failed, again)
+            self.assertEqual(len(set(again) - set(nodes)), 1, "exactly one spare")
+            c.wait_log(rf"nvlblock: recovery JobId={job} restarted in place on {rack}: 15 prior nodes \+ 1 spares", 10)
 
     def check_segments_recorded(self, c, job):
         # Segments recorded for IMEX channels: two, one per block.

@@ -9,14 +9,22 @@
      all on one network whose subnet holds those addresses; every container
      mounts docker/etc as /etc/slurm; the slurmd wait for slurmctld.
   3. The Dockerfile builds with the scripts CI and developers use
-     (scripts/install-deps, scripts/build-slurm, then cmake configure, build,
-     test and install against build-slurm's trees), in that order, and does
-     not install packages or fetch Slurm any other way. Every build script
-     CI runs (.ci/, .github/workflows, .gitlab-ci.yml, followed through the
+     (scripts/install-deps, scripts/build-slurm, then cmake configure, build
+     and install against build-slurm's trees), in that order, and does not
+     install packages or fetch Slurm any other way. Every build script CI
+     runs (.ci/, .github/workflows, .gitlab-ci.yml, followed through the
      scripts they call: .ci/run -> scripts/test -> scripts/install-deps,
-     scripts/build-slurm) is run by the Dockerfile too, and cmake takes the
-     Slurm trees from build-slurm as scripts/test does.
-  4. The entry point is valid sh, and every file the Dockerfile copies exists.
+     scripts/build-slurm -> scripts/debian-archive-uri) is run or copied
+     by the Dockerfile too, and cmake takes the Slurm trees from build-slurm
+     as scripts/test does. (The unit tests run in CI, not in the image.)
+  4. Two stages: `build` compiles (install-deps --build); the last stage
+     starts from the same Debian image, installs only the runtime libraries
+     (install-deps --runtime) and copies Slurm's installation from `build`;
+     no other image is named, so nothing is pulled beyond the base image
+     (docker/make-base-image makes it where no registry is reachable); the
+     compose file builds with host networking.
+  5. The entry point is valid sh, and every file the Dockerfile copies exists;
+     .dockerignore keeps build trees out of the context.
 
 Exit status 77 when docker-compose is not installed. Needs PyYAML (which
 docker-compose itself depends on) for 2.
@@ -104,6 +112,8 @@ def check_compose(src, compose):
         if os.path.realpath(b.get("context", "")) != os.path.realpath(src) or \
                 b.get("dockerfile") not in ("docker/Dockerfile", os.path.join(src, "docker", "Dockerfile")):
             fail(f"the image must build from the repository root with docker/Dockerfile: {b}")
+        if b.get("network") != "host":
+            fail(f"the image build downloads (apt, Slurm's source): it needs `network: host`: {b}")
     print(f"compose layout = slurm.conf layout: {ctld} + {n_nodes} nodes, host names and addresses match")
 
 
@@ -141,13 +151,13 @@ def check_dockerfile(src):
         fail("the image must start FROM debian (scripts/install-deps uses apt)")
     order = []
     for needle in ("scripts/install-deps", "scripts/build-slurm", "cmake -S", "cmake --build",
-                   "ctest", "cmake --install"):
+                   "cmake --install"):
         i = runs.find(needle)
         if i < 0:
             fail(f"the Dockerfile never runs {needle}")
         order.append(i)
     if order == sorted(order) and -1 not in order:
-        print("Dockerfile runs scripts/install-deps, scripts/build-slurm, cmake -S/--build, ctest, cmake --install, in order")
+        print("Dockerfile runs scripts/install-deps, scripts/build-slurm, cmake -S/--build, cmake --install, in order")
     elif -1 not in order:
         fail("the Dockerfile's build steps are out of order")
     for flag in ("--print-src-dir", "--print-build-dir"):
@@ -159,11 +169,12 @@ def check_dockerfile(src):
     # Nothing may sidestep the scripts: no apt-get install, no own Slurm download.
     if re.search(r"apt-get\s+(-\S+\s+)*install", runs) or re.search(r"\b(wget|curl)\b", runs):
         fail("the Dockerfile installs packages or downloads on its own; use scripts/install-deps / build-slurm")
+    copies = " ".join(s for s in steps if s.upper().startswith("COPY "))
     files, ci = ci_scripts(src)
     if files:
         steps_ci = sorted(ci - DRIVERS)
         for script in steps_ci:
-            if script not in runs:
+            if script not in runs and script not in copies:
                 fail(f"CI ({', '.join(os.path.relpath(f, src) for f in files)}) runs {script}; the Dockerfile does not")
         print(f"CI ({', '.join(os.path.relpath(f, src) for f in files)}) builds with {', '.join(steps_ci)}: "
               "so does the Dockerfile")
@@ -186,9 +197,51 @@ def check_dockerfile(src):
     p = subprocess.run(["sh", "-n", entry], capture_output=True, text=True)
     if p.returncode != 0:
         fail(f"docker/entrypoint.sh: {p.stderr.strip()}")
-    ignore = os.path.join(src, "docker", "Dockerfile.dockerignore")
+    ignore = os.path.join(src, ".dockerignore")
     if not os.path.exists(ignore) or not re.search(r"^build-\*$", open(ignore).read(), re.M):
-        fail("docker/Dockerfile.dockerignore must keep build trees out of the build context")
+        fail(".dockerignore must keep build trees out of the build context")
+    check_stages(steps)
+
+
+def check_stages(steps):
+    """A build stage and a runtime stage; nothing but the base image pulled."""
+    stages, current = {}, None
+    for s in steps:
+        m = re.match(r"FROM\s+(\S+)(?:\s+AS\s+(\S+))?$", s, re.I)
+        if m:
+            base, name = m.group(1), m.group(2) or f"stage{len(stages)}"
+            if base not in stages and not re.fullmatch(r"debian:\S+", base):
+                fail(f"FROM {base}: only the Debian base image (or an earlier stage) may be named")
+            current = name
+            stages[current] = {"from": base, "steps": []}
+        elif current:
+            stages[current]["steps"].append(s)
+    if len(stages) < 2:
+        fail("the Dockerfile must have a build stage and a runtime stage")
+        return
+    names = list(stages)
+    build, runtime = stages[names[0]], stages[names[-1]]
+    build_runs = " ".join(build["steps"])
+    runtime_steps = " ".join(runtime["steps"])
+    if "install-deps --build" not in build_runs:
+        fail(f"the first stage ({names[0]}) must install with scripts/install-deps --build")
+    runtime_runs = " ".join(s for s in runtime["steps"] if s.upper().startswith("RUN "))
+    # Each command (split at && and ;) that runs install-deps, past VAR=value prefixes.
+    installs = []
+    for cmd in re.split(r"&&|;", re.sub(r"^RUN\s+", "", runtime_runs)):
+        words = [w for w in cmd.split() if not re.match(r"^[A-Z_]+=", w)]
+        if words and words[0].endswith("install-deps"):
+            installs.append(" ".join(words[1:]))
+    if not installs or any(args != "--runtime" for args in installs):
+        fail(f"the last stage ({names[-1]}) must install only the runtime libraries (install-deps --runtime)")
+    if re.search(r"\b(cmake|make|gcc|build-slurm)\b", runtime_runs):
+        fail(f"the last stage ({names[-1]}) compiles: it must only copy what {names[0]} built")
+    if not re.search(rf"COPY\s+--from={re.escape(names[0])}\s", runtime_steps, re.I):
+        fail(f"the last stage ({names[-1]}) must copy Slurm's installation from {names[0]}")
+    if runtime["from"] != build["from"]:
+        fail(f"both stages must start from the same base image ({build['from']} vs {runtime['from']})")
+    print(f"stages: {names[0]} (compiles) -> {names[-1]} (runtime libraries + Slurm's installation), "
+          f"base {build['from']} only")
 
 
 def main():

@@ -8,11 +8,15 @@
 #include "local.hpp"
 #include "readers/load_topology.hpp"
 #include "slurm_conf.hpp"
+#include "topology_yaml.hpp"
 #include "validate.hpp"
+
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <unistd.h>
 
 using namespace nvlblock;
@@ -23,6 +27,7 @@ namespace {
 const char* kUsage = R"(usage: nvlblock-check [options] [TOPOLOGY]
        nvlblock-check --local [--json] [options]
        nvlblock-check --generate [options] REPORT|DIR...
+       nvlblock-check --from-topology-yaml FILE [options]
 
 Check a topology file (nvlblock.yaml, or topology.conf syntax) against the
 nodes of slurm.conf, as slurmctld with TopologyPlugin=topology/nvlblock will
@@ -74,6 +79,28 @@ adding racks never renames or moves a block. Nodes with no NVLink domain
   --su-racks N          group every N consecutive racks into a scalable unit:
                         nvlblock.yaml hierarchy groups su01, su02, ...; in
                         topology.conf a BlockSizes level (N a power of two)
+
+--from-topology-yaml: convert the block topology of Slurm's topology.yaml
+(Slurm 25.05 and later) for nvlblock. While topology.yaml exists beside
+slurm.conf, Slurm reads it and ignores TopologyPlugin= and topology.conf, and
+it cannot name topology/nvlblock: such a cluster never runs nvlblock (checking
+a slurm.conf that has one beside it is an error). Writes topology.conf (the
+blocks and block_sizes in Slurm's block syntax, which nvlblock reads with
+topology/block's rules) and an nvlblock.yaml that takes its blocks from it;
+tree, flat, ring and torus3d topologies, other block topologies and
+partitions' Topology= are reported as not carried over. Then move
+topology.yaml away (docs/admin.md 5.1).
+
+  --topology NAME       the topology to convert (default: the cluster default
+                        if it is a block topology, else the only block one)
+  --partition NAME      the topology this partition of slurm.conf uses
+  --output-dir DIR      write DIR/topology.conf and DIR/nvlblock.yaml (existing
+                        files are kept unless --force); default: print both
+  --slice N, --spares N nvlblock.yaml defaults (default: none, so jobs are
+                        placed as topology/block placed them)
+  --slurm-conf FILE     also check the blocks' nodes and the partitions against
+                        this slurm.conf (default: $SLURM_CONF or
+                        /etc/slurm/slurm.conf, when it exists)
 
 Exit status: 0 valid / report written; 1 problems found; 2 usage error.
 )";
@@ -127,6 +154,9 @@ void write_output(const std::string& path, const std::string& text) {
 }
 
 int run_generate(const cli::Args& args) {
+    for (const char* o : {"topology", "partition", "output-dir", "force"})
+        if (args.has(o))
+            throw cli::UsageError(std::string("--") + o + " needs --from-topology-yaml");
     if (args.positional().empty())
         throw cli::UsageError("--generate needs the node reports (files or directories)");
     GenerateOptions o;
@@ -174,21 +204,93 @@ int run_generate(const cli::Args& args) {
     return 0;
 }
 
+bool file_exists(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0;
+}
+
+int run_from_topology_yaml(const cli::Args& args) {
+    if (!args.positional().empty())
+        throw cli::UsageError("--from-topology-yaml takes the file as its value, and no other file");
+    const std::string path = args.str("from-topology-yaml");
+    ConversionOptions o;
+    o.topology = args.str("topology");
+    o.partition = args.str("partition");
+    if (!o.topology.empty() && !o.partition.empty())
+        throw cli::UsageError("--topology and --partition exclude each other");
+    if (args.has("slice"))
+        o.slice = static_cast<int>(args.integer("slice", 16, 1, 10'000));
+    if (args.has("spares"))
+        o.spares = static_cast<int>(args.integer("spares", 2, 0, 10'000));
+    const std::string out_dir = args.str("output-dir");
+    // Findings go to stdout when the files are written, to stderr when they are printed.
+    std::ostream& report = out_dir.empty() ? std::cerr : std::cout;
+
+    std::optional<SlurmConf> conf;
+    const std::string conf_path = args.str("slurm-conf", default_slurm_conf_path());
+    if (args.has("slurm-conf") || file_exists(conf_path)) {
+        conf = read_slurm_conf(conf_path);
+        for (const auto& p : conf->problems)
+            report << p.str() << '\n';
+        if (!conf->problems.empty())
+            return 1;
+    }
+    Conversion c;
+    try {
+        c = convert_topology_yaml(read_slurm_topology_yaml(read_text_file(path), path), o,
+                                  conf ? &*conf : nullptr);
+    } catch (const ConfigError& e) {
+        for (const auto& d : e.problems())
+            report << d.str() << '\n';
+        report << "nvlblock-check: nothing written\n";
+        return 1;
+    }
+    for (const auto& f : c.findings)
+        report << f.str() << '\n';
+    if (!c.ok()) {
+        report << "nvlblock-check: nothing written\n";
+        return 1;
+    }
+    if (out_dir.empty()) {
+        std::cout << "==> topology.conf <==\n" << c.topology_conf << "\n==> nvlblock.yaml <==\n" << c.nvlblock_yaml;
+    } else {
+        const std::string tc = out_dir + "/topology.conf", ny = out_dir + "/nvlblock.yaml";
+        for (const auto& f : {tc, ny})
+            if (!args.has("force") && file_exists(f)) {
+                report << f << ": exists; nothing written (--force replaces it)\n";
+                return 1;
+            }
+        write_output(tc, c.topology_conf);
+        write_output(ny, c.nvlblock_yaml);
+    }
+    report << "nvlblock-check: topology '" << c.topology << "' of " << path << ": " << c.blocks << " block"
+           << (c.blocks == 1 ? "" : "s") << ", " << c.nodes << " nodes"
+           << (out_dir.empty() ? "" : "; wrote " + out_dir + "/topology.conf and " + out_dir + "/nvlblock.yaml")
+           << '\n';
+    return 0;
+}
+
 int run(int argc, char** argv) {
     cli::Args args(argc, argv,
                    {"slurm-conf", "max-block-size", "hwloc-xml", "nvml-library", "hostname", "output", "format",
-                    "previous", "prefix", "width", "slice", "spares", "su-racks"},
-                   {"help", "local", "generate", "json", "no-nvml", "strict", "quiet"});
+                    "previous", "prefix", "width", "slice", "spares", "from-topology-yaml", "topology", "partition",
+                    "output-dir", "su-racks"},
+                   {"help", "local", "generate", "json", "no-nvml", "strict", "quiet", "force"});
     if (args.has("help")) {
         std::cout << kUsage;
         return 0;
     }
-    if (args.has("local") && args.has("generate"))
-        throw cli::UsageError("--local and --generate exclude each other");
+    if (args.has("local") + args.has("generate") + args.has("from-topology-yaml") > 1)
+        throw cli::UsageError("--local, --generate and --from-topology-yaml exclude each other");
     if (args.has("local"))
         return run_local(args);
     if (args.has("generate"))
         return run_generate(args);
+    if (args.has("from-topology-yaml"))
+        return run_from_topology_yaml(args);
+    for (const char* o : {"topology", "partition", "output-dir", "force"})
+        if (args.has(o))
+            throw cli::UsageError(std::string("--") + o + " needs --from-topology-yaml");
     for (const char* o : {"json", "hwloc-xml", "nvml-library", "no-nvml", "hostname"})
         if (args.has(o))
             throw cli::UsageError(std::string("--") + o + " needs --local");

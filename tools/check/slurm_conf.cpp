@@ -98,6 +98,8 @@ public:
             if (kLineKeys.count(first)) {
                 if (first == "nodename")
                     node_line(pairs.front().value, where);
+                else if (first == "partitionname")
+                    partition_line(pairs, where);
                 continue;
             }
             for (const auto& p : pairs)
@@ -173,6 +175,16 @@ private:
             }
             conf_.nodes.push_back({std::move(n), where});
         }
+    }
+
+    void partition_line(const std::vector<Pair>& pairs, const SourceLocation& where) {
+        if (lower(pairs.front().value) == "default")
+            return;
+        SlurmPartition part{pairs.front().value, "", where};
+        for (const auto& p : pairs)
+            if (lower(p.key) == "topology")
+                part.topology = p.value;
+        conf_.partitions.push_back(std::move(part));
     }
 
     std::string conf_dir_;

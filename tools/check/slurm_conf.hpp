@@ -5,7 +5,8 @@
 // The file is read the way Slurm's parse_config.c reads it: '#' comments
 // (unless escaped with a backslash), lines continued by a trailing backslash,
 // case-insensitive keys, "Include FILE" (relative to slurm.conf's directory,
-// %c expanding to ClusterName), NodeName=DEFAULT lines skipped.
+// %c expanding to ClusterName), NodeName=DEFAULT and PartitionName=DEFAULT
+// lines skipped.
 #pragma once
 
 #include "common/diagnostic.hpp"
@@ -22,6 +23,13 @@ struct SlurmNode {
     SourceLocation where; // the NodeName= line that defines it
 };
 
+// A PartitionName= line, for what nvlblock-check says about partitions.
+struct SlurmPartition {
+    std::string name;
+    std::string topology; // Topology= (Slurm 25.05+: a topology.yaml topology), empty if none
+    SourceLocation where;
+};
+
 struct SlurmSetting {
     std::string value;
     SourceLocation where;
@@ -30,6 +38,7 @@ struct SlurmSetting {
 struct SlurmConf {
     std::string path;
     std::vector<SlurmNode> nodes;                  // definition order, no duplicates
+    std::vector<SlurmPartition> partitions;        // definition order, DEFAULT lines left out
     std::map<std::string, SlurmSetting> settings;  // lower-cased key -> last value
     std::vector<Diagnostic> problems;              // errors Slurm would reject, file:line
 

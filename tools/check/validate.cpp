@@ -236,11 +236,29 @@ std::string CheckResult::summary(const std::string& path) const {
     return out;
 }
 
+namespace {
+
+// Slurm 25.05 and later read topology.yaml beside slurm.conf instead of
+// TopologyPlugin= and topology.conf, and it can name only Slurm's own
+// plugins: with one there, nvlblock is never loaded (prep/nvlblock stops
+// slurmctld saying so; here it is said before anything starts).
+void check_topology_yaml(const SlurmConf& conf, Collector& out) {
+    const std::string yaml = dirname_of(conf.path) + "/topology.yaml";
+    if (access(yaml.c_str(), F_OK) != 0)
+        return;
+    out.error({yaml, 0}, "Slurm 25.05 and later read this file and ignore TopologyPlugin= and topology.conf, so "
+                         "topology/nvlblock would not run; convert its block topology with `nvlblock-check "
+                         "--from-topology-yaml " + yaml + "` and move it away (docs/admin.md 5.1)");
+}
+
+} // namespace
+
 CheckResult check_topology(const std::string& path, const SlurmConf& conf, const CheckOptions& opts) {
     CheckResult r;
     Collector out(r);
     r.slurm_nodes = conf.nodes.size();
     out.errors(conf.problems);
+    check_topology_yaml(conf, out);
     if (conf.nodes.empty() && conf.problems.empty())
         out.error({conf.path, 0}, "no NodeName= lines: no nodes to check the topology against");
 
