@@ -16,19 +16,13 @@ namespace nvlblock {
 namespace {
 
 using test::all;
+using test::job;
 using test::range;
 using test::set;
 
 constexpr std::uint32_t kJob = 42;
 const std::vector<NodeIndex> kRack02First16 = range(18, 33); // gb0019-gb0034; gb0035-gb0036 are its spares
 
-Request job(std::uint32_t id, std::uint32_t n, std::uint32_t segment = 0) {
-    Request r;
-    r.job_id = id;
-    r.min_nodes = r.max_nodes = n;
-    r.segment = segment;
-    return r;
-}
 
 Topology reclaim_racks(int racks, const std::string& extra = "") {
     return test::racks(racks, 18, 16, 2, false, "  reserve: reclaim\nrecovery:\n  wait: 300\n" + extra);

@@ -15,19 +15,13 @@ namespace nvlblock {
 namespace {
 
 using test::all;
+using test::job;
 using test::range;
 using test::set;
 
 constexpr std::uint32_t kJob = 42;
 const std::vector<NodeIndex> kRack02First16 = range(18, 33); // gb0019-gb0034
 
-Request job(std::uint32_t id, std::uint32_t n, std::uint32_t segment = 0) {
-    Request r;
-    r.job_id = id;
-    r.min_nodes = r.max_nodes = n;
-    r.segment = segment;
-    return r;
-}
 
 bool contains_all(const std::vector<NodeIndex>& hay, const std::vector<NodeIndex>& needles) {
     return std::all_of(needles.begin(), needles.end(),

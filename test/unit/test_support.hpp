@@ -64,14 +64,17 @@ inline Placement run(const Topology& t, const std::vector<NodeState>& states, co
     return place(snap, r);
 }
 
-// A request for `n` nodes (job 100), in segments of `segment` if given.
-inline Request nodes(std::uint32_t n, std::uint32_t segment = 0) {
+// A request of job `id` for `n` nodes, in segments of `segment` if given.
+inline Request job(std::uint32_t id, std::uint32_t n, std::uint32_t segment = 0) {
     Request r;
-    r.job_id = 100;
+    r.job_id = id;
     r.min_nodes = r.max_nodes = n;
     r.segment = segment;
     return r;
 }
+
+// The same for job 100.
+inline Request nodes(std::uint32_t n, std::uint32_t segment = 0) { return job(100, n, segment); }
 
 // A scratch directory removed at the end of the test.
 class TempDir {
