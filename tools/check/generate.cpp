@@ -162,8 +162,10 @@ std::string render_yaml(const std::vector<OutBlock>& blocks, const std::vector<s
       << "# ones are appended.\n"
       << "defaults:\n"
       << "  slice: " << o.slice << "\n"
-      << "  spares: " << o.spares << "\n"
-      << "blocks:\n";
+      << "  spares: " << o.spares << "\n";
+    if (o.spares > 0) // the recommended start: spares run work until a failure needs them
+        y << "  reserve: reclaim    # docs/admin.md 4.1; 'idle' keeps them free\n";
+    y << "blocks:\n";
     for (const auto& b : blocks) {
         y << "  # " << domain_comment(b) << "\n";
         y << "  - name: " << b.name << "\n";
