@@ -146,8 +146,8 @@ TEST(Generate, PreviousFileKeepsNamesAndPositions) {
                          "  - name: nvl0004\n"
                          "    nodes: gb-r0-n[1-18]\n"
                          "# In no NVLink domain, so in no block: hgx01\n");
-    EXPECT_EQ(r.err, "nvlblock.yaml:11: note: block 'nvl0001': 1 node did not report; kept in the block\n"
-                     "nvlblock.yaml:14: note: block 'nvl0002': no node reported; kept as it was\n"
+    EXPECT_EQ(r.err, "nvlblock.yaml:12: note: block 'nvl0001': 1 node did not report; kept in the block\n"
+                     "nvlblock.yaml:15: note: block 'nvl0002': no node reported; kept as it was\n"
                      "nvlblock-check: 4 blocks, 67 nodes in blocks, 1 outside, from 49 reports\n");
 }
 
