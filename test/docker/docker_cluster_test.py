@@ -399,7 +399,18 @@ class DockerClusterTest:
         if len(self.done) != len(self.lines) - 1 or not re.search(r" down -v$", self.lines[-1]):
             raise Failure(f"docs/admin.md's docker block: ran {sorted(self.done)} of {self.lines}; "
                           "the last line must be `... down -v`")
-        self.next_printed(r" down -v$", timeout=300)
+        try:
+            self.next_printed(r" down -v$", timeout=300)
+        except Failure as e:
+            # docker-compose 1.29 removes the network while the engine is still
+            # tearing containers down ("has active endpoints"), more often on a
+            # loaded machine; running the same line again finishes the job, as
+            # it would for a site.
+            if "has active endpoints" not in str(e):
+                raise
+            log("`down -v` raced the engine removing containers; running it again")
+            time.sleep(3)
+            self.compose.printed(self.lines[-1], timeout=300)
 
     def report_image(self):
         p = run(["docker", "image", "inspect", "-f", "{{.Size}}", "nvlblock-slurm:24.11.5"], check=False)
