@@ -93,10 +93,33 @@ Topology load(const char* path, const char* const* names, std::size_t count) {
     return load_topology(path, u ? &*u : nullptr);
 }
 
+NodeState state_of(std::uint8_t raw) {
+    return raw <= NVLB_NODE_DRAINED ? static_cast<NodeState>(raw) : NodeState::kDown;
+}
+
+// The caller's states as the core's, unknown values as down. Runs on every
+// decision over every node: eight bytes at a time where all are valid
+// (NodeState has the C ABI's values, so valid bytes are copied as they are).
 std::span<const NodeState> states_of(nvlb_planner* p, const std::uint8_t* raw, std::size_t n) {
+    static_assert(static_cast<int>(NodeState::kFree) == NVLB_NODE_FREE &&
+                  static_cast<int>(NodeState::kDrained) == NVLB_NODE_DRAINED && NVLB_NODE_DRAINED == 4);
+    constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL, kHigh = 0x8080808080808080ULL;
+    constexpr std::uint64_t kFive = 0x7b7b7b7b7b7b7b7bULL; // bit 7 set in a byte from 5 up
     p->states.resize(n);
-    for (std::size_t i = 0; i < n; ++i)
-        p->states[i] = raw[i] <= NVLB_NODE_DRAINED ? static_cast<NodeState>(raw[i]) : NodeState::kDown;
+    auto* out = reinterpret_cast<unsigned char*>(p->states.data());
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, raw + i, sizeof w);
+        if (((((w & kLow7) + kFive) | w) & kHigh) == 0) {
+            std::memcpy(out + i, &w, sizeof w);
+            continue;
+        }
+        for (std::size_t k = i; k < i + 8; ++k)
+            p->states[k] = state_of(raw[k]);
+    }
+    for (; i < n; ++i)
+        p->states[i] = state_of(raw[i]);
     return p->states;
 }
 
