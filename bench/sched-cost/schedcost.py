@@ -190,13 +190,58 @@ class Profile:
                 self.proc.wait()
 
 
-def profile_summary(path, top=30):
-    """Self time of a perf.data by shared object and by symbol (samples and
-    share), as text."""
+def _plugin_functions():
+    """Names of the functions defined in nvlblock's plugin sources: in
+    topology_nvlblock.so they are the shim's own, the rest of that object is
+    Slurm's topology common code linked into it."""
+    names = set()
+    for root, _, files in os.walk(os.path.join(REPO, "plugin")):
+        for f in files:
+            if f.endswith(".c"):
+                with open(os.path.join(root, f)) as src:
+                    names.update(re.findall(r"^\w[\w\s\*]*?\b(\w+)\(", src.read(), re.M))
+    return names
+
+
+def _group(dso, sym, own):
+    if dso == "libnvlblock.so.1":
+        return "nvlblock core (libnvlblock)"
+    if dso == "topology_nvlblock.so":
+        base = sym.split("@")[0]
+        return "nvlblock shim" if base in own else "Slurm topology common code (in the plugin)"
+    if dso in ("topology_block.so", "topology_default.so"):
+        return f"Slurm {dso}"
+    if dso.startswith("libc.so"):
+        return "libc (allocations and copies, nearly all Slurm's)"
+    if dso == "[kernel.kallsyms]":
+        return "kernel"
+    return "Slurm (slurmctld, libslurmfull, select/cons_tres, other plugins)"
+
+
+def profile_summary(path, top=25):
+    """Self time of a perf.data as text: per group (Slurm, libc, kernel, the
+    nvlblock shim, the nvlblock core) and by symbol, for the scheduler
+    threads (main scheduler and backfill) and for the whole process."""
+    own = _plugin_functions()
     out = []
-    for sort in ("dso", "dso,sym"):
-        r = subprocess.run(["perf", "report", "-i", path, "--no-children", "--stdio", "--sort", sort, "-g", "none",
-                            "-n", "--percent-limit", "0.3"], capture_output=True, text=True)
-        lines = [l for l in r.stdout.splitlines() if l.strip() and (not l.startswith("#") or "Samples" in l)]
-        out.append(f"## self time by {sort}\n" + "\n".join(lines[:top]))
+    for label, comm in (("scheduler threads (sched_agent, bckfl)", ["--comm", "sched_agent,bckfl"]),
+                        ("all threads", [])):
+        r = subprocess.run(["perf", "report", "-i", path, "--no-children", "--stdio", "--sort", "dso,sym", "-g",
+                            "none", "-n", "--percent-limit", "0", *comm], capture_output=True, text=True)
+        rows = []
+        for line in r.stdout.splitlines():
+            m = re.match(r"\s*([\d.]+)%\s+(\d+)\s+(\S+)\s+\[.\]\s+(.*)$", line)
+            if m:
+                rows.append((int(m.group(2)), m.group(3), m.group(4).strip()))
+        total = sum(n for n, _, _ in rows) or 1
+        groups = {}
+        for n, dso, sym in rows:
+            g = _group(dso, sym, own)
+            groups[g] = groups.get(g, 0) + n
+        text = [f"## {label}: {total} samples (cpu-clock)", "", "| share | samples | where |", "|---:|---:|---|"]
+        text += [f"| {100 * n / total:.1f}% | {n} | {g} |" for g, n in sorted(groups.items(), key=lambda x: -x[1])]
+        text += ["", "| share | samples | object | symbol |", "|---:|---:|---|---|"]
+        text += [f"| {100 * n / total:.1f}% | {n} | {dso} | {sym} |"
+                 for n, dso, sym in sorted(rows, key=lambda x: -x[0])[:top]]
+        out.append("\n".join(text))
     return "\n\n".join(out) + "\n"

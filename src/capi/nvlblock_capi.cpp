@@ -98,23 +98,22 @@ NodeState state_of(std::uint8_t raw) {
 }
 
 // The caller's states as the core's, unknown values as down. Runs on every
-// decision over every node: eight bytes at a time where all are valid
-// (NodeState has the C ABI's values, so valid bytes are copied as they are).
+// decision over every node: the bytes are copied as they are (NodeState has
+// the C ABI's values), then checked eight at a time; only a word holding a
+// value that is not a node state is rewritten byte by byte.
 std::span<const NodeState> states_of(nvlb_planner* p, const std::uint8_t* raw, std::size_t n) {
     static_assert(static_cast<int>(NodeState::kFree) == NVLB_NODE_FREE &&
                   static_cast<int>(NodeState::kDrained) == NVLB_NODE_DRAINED && NVLB_NODE_DRAINED == 4);
     constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL, kHigh = 0x8080808080808080ULL;
     constexpr std::uint64_t kFive = 0x7b7b7b7b7b7b7b7bULL; // bit 7 set in a byte from 5 up
     p->states.resize(n);
-    auto* out = reinterpret_cast<unsigned char*>(p->states.data());
+    std::memcpy(p->states.data(), raw, n);
     std::size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         std::uint64_t w;
         std::memcpy(&w, raw + i, sizeof w);
-        if (((((w & kLow7) + kFive) | w) & kHigh) == 0) {
-            std::memcpy(out + i, &w, sizeof w);
+        if (((((w & kLow7) + kFive) | w) & kHigh) == 0)
             continue;
-        }
         for (std::size_t k = i; k < i + 8; ++k)
             p->states[k] = state_of(raw[k]);
     }

@@ -53,26 +53,27 @@ AvailabilityCounts count_available(const Block& block, std::span<const NodeState
         const std::size_t len = std::min<std::size_t>(8, end - i);
         const std::uint64_t keep = len == 8 ? ~0ULL : (1ULL << (8 * len)) - 1;
         const std::uint64_t s = load8(st + i) & keep;
-        if (s & ~(kOnes * 7)) { // a value outside 0-7: count these one by one
+        static_assert(static_cast<int>(NodeState::kFree) == 0 && static_cast<int>(NodeState::kBusy) == 1 &&
+                          static_cast<int>(NodeState::kLent) == 2 && static_cast<int>(NodeState::kDown) == 3 &&
+                          static_cast<int>(NodeState::kDrained) == 4,
+                      "the word arithmetic below reads these values");
+        // Every byte a node state (0-4; adding 0x7b sets bit 7 from 5 up)?
+        // Else count these nodes one by one.
+        if ((s | (s + kOnes * 0x7b)) & kHigh) {
             for (std::size_t k = i; k < i + len; ++k)
                 count_one(c, states[k], available[k]);
             continue;
         }
-        static_assert(static_cast<int>(NodeState::kFree) == 0 && static_cast<int>(NodeState::kLent) == 2 &&
-                          static_cast<int>(NodeState::kDown) == 3 && static_cast<int>(NodeState::kDrained) == 4,
-                      "the word arithmetic below reads these values");
-        const std::uint64_t avail = nonzero(load8(available.data() + i) & keep);
-        // Healthy: 0-2; adding 0x7d sets bit 7 from 3 up (values are below 8, so no carry).
-        const std::uint64_t unhealthy = ((s + kOnes * 0x7d) & kHigh);
-        // States 5-7 are not node states; is_healthy() counts them healthy.
-        const std::uint64_t beyond = ((s + kOnes * 0x7b) & kHigh);
-        const std::uint64_t healthy = (~unhealthy | beyond) & kHigh;
-        const std::uint64_t usable = avail & healthy;
-        // Masked-off bytes read as state 0 and not available: never lent, never usable.
-        const std::uint64_t lent = ~nonzero(s ^ (kOnes * 2)) & kHigh;
+        // Masked-off bytes read as free and not available: never counted.
+        const std::uint64_t avail = nonzero(load8(available.data() + i) & keep); // bit 7
+        const std::uint64_t failed = (s + kOnes * 0x7d) & kHigh;                 // 3-4: bit 7
+        const std::uint64_t not_free = (s + kLow7) & kHigh;                     // 1-4: bit 7
+        const std::uint64_t usable = avail & ~failed;                           // bit 7
+        // Lent (2 = 0b010): bit 1 set, bit 0 clear (bit 2 is then clear too).
+        const std::uint64_t lent = s & ~(s << 1) & (kOnes * 2);                 // bit 1
         c.available += count_marked(usable);
-        c.preempted += count_marked(usable & nonzero(s));
-        c.lent_unavailable += count_marked(~avail & lent & kHigh);
+        c.preempted += count_marked(usable & not_free);
+        c.lent_unavailable += count_marked((lent & ~(avail >> 6)) << 6);
     }
     for (; i < end; ++i)
         count_one(c, states[i], available[i]);

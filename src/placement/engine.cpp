@@ -51,7 +51,8 @@ const RecoveryNeed* own_need(const Request& req, BlockIndex b) {
 
 
 // Fills `v` (default-constructed, `block` set by the caller) for `block`.
-inline void view_block(const Snapshot& snap, const Request& req, const Block& block, const BlockTally& t,
+// Inlined into view_blocks(): it runs for every block of every decision.
+[[gnu::always_inline]] inline void view_block(const Snapshot& snap, const Request& req, const Block& block, const BlockTally& t,
                        BlockView& v) {
     const BlockIndex b = v.block;
     const bool lending = block.settings.lending && req.preemptible;

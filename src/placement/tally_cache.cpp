@@ -28,25 +28,39 @@ bool chunk_differs(const unsigned char* a, const unsigned char* b) {
 
 void TallyCache::reset() {
     topo_ = nullptr;
-    states_.clear();
-    tallies_.reset();
+    slots_ = {};
 }
 
 std::shared_ptr<const Tallies> TallyCache::tallies(const Topology& topo, std::span<const NodeState> states) {
     check_state_count(topo, states);
-    if (topo_ != &topo || !tallies_ || states_.size() != states.size()) {
+    if (topo_ != &topo) {
+        reset();
         topo_ = &topo;
-        states_.assign(states.begin(), states.end());
-        tallies_ = std::make_shared<Tallies>();
-        tallies_->reserve(topo.block_count());
-        for (const Block& b : topo.blocks())
-            tallies_->push_back(count_block(topo, b, states_));
         is_touched_.assign(topo.block_count(), false);
-        return tallies_;
+    }
+    Slot* slot = nullptr;
+    for (Slot& s : slots_)
+        if (s.tallies && s.source == states.data())
+            slot = &s;
+    if (!slot) // the least recently used
+        slot = slots_[0].used <= slots_[1].used ? &slots_[0] : &slots_[1];
+    slot->used = ++clock_;
+    slot->source = states.data();
+    return update(*slot, topo, states);
+}
+
+std::shared_ptr<const Tallies> TallyCache::update(Slot& slot, const Topology& topo, std::span<const NodeState> states) {
+    if (!slot.tallies || slot.states.size() != states.size()) {
+        slot.states.assign(states.begin(), states.end());
+        slot.tallies = std::make_shared<Tallies>();
+        slot.tallies->reserve(topo.block_count());
+        for (const Block& b : topo.blocks())
+            slot.tallies->push_back(count_block(topo, b, slot.states));
+        return slot.tallies;
     }
     // NodeState is one byte: compare and copy the arrays as bytes.
     const auto* now = reinterpret_cast<const unsigned char*>(states.data());
-    auto* had = reinterpret_cast<unsigned char*>(states_.data());
+    auto* had = reinterpret_cast<unsigned char*>(slot.states.data());
     const std::size_t n = states.size();
     touched_.clear();
     auto visit = [&](std::size_t from, std::size_t to) {
@@ -67,15 +81,15 @@ std::shared_ptr<const Tallies> TallyCache::tallies(const Topology& topo, std::sp
             visit(i, i + kChunk);
     visit(i, n);
     if (touched_.empty())
-        return tallies_;
-    // A snapshot may still hold the current tallies: update a copy then.
-    if (tallies_.use_count() > 1)
-        tallies_ = std::make_shared<Tallies>(*tallies_);
+        return slot.tallies;
+    // A snapshot may still hold these tallies: update a copy then.
+    if (slot.tallies.use_count() > 1)
+        slot.tallies = std::make_shared<Tallies>(*slot.tallies);
     for (BlockIndex b : touched_) {
-        (*tallies_)[static_cast<std::size_t>(b)] = count_block(topo, topo.block(b), states_);
+        (*slot.tallies)[static_cast<std::size_t>(b)] = count_block(topo, topo.block(b), slot.states);
         is_touched_[static_cast<std::size_t>(b)] = false;
     }
-    return tallies_;
+    return slot.tallies;
 }
 
 } // namespace nvlblock

@@ -133,6 +133,23 @@ TEST(DecisionCost, TalliesKeptAcrossCallsEqualAFreshCount) {
     }
 }
 
+TEST(DecisionCost, TwoStateArraysInTurnEachGetTheirOwnTallies) {
+    // As the simulator's backfill asks: the cluster now, and a what-if copy.
+    const Topology t = test::racks(30);
+    std::vector<NodeState> now = test::all(t, NodeState::kBusy), then = now, third = now;
+    std::mt19937 rng(2);
+    std::uniform_int_distribution<std::size_t> node(0, t.node_count() - 1);
+    TallyCache cache;
+    for (int step = 0; step < 200; ++step) {
+        std::vector<NodeState>& s = step % 5 == 4 ? third : step % 2 ? then : now;
+        for (int k = 0; k < 5; ++k)
+            s[node(rng)] = static_cast<NodeState>(step % 5);
+        const auto got = cache.tallies(t, s);
+        for (std::size_t b = 0; b < t.block_count(); ++b)
+            expect_same((*got)[b], count_block(t, t.blocks()[b], s), b);
+    }
+}
+
 TEST(DecisionCost, TalliesOfAnotherTopologyAreCountedAfresh) {
     const Topology a = test::racks(4), b = test::racks(4, 18, 16, 0);
     TallyCache cache;
