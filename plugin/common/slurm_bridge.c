@@ -26,7 +26,6 @@ extern list_t *job_list __attribute__((weak));
 
 /* Nodes found running preemptible work at the last nvlbs_update_lent(). */
 static bitstr_t *lent_cache = NULL;
-static pthread_mutex_t lent_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* slurmctld's node-state bitmaps; weak for the same reason as job_list. */
 extern bitstr_t *avail_node_bitmap __attribute__((weak));
@@ -35,6 +34,28 @@ extern bitstr_t *future_node_bitmap __attribute__((weak));
 extern bitstr_t *idle_node_bitmap __attribute__((weak));
 extern bitstr_t *power_down_node_bitmap __attribute__((weak));
 extern bitstr_t *up_node_bitmap __attribute__((weak));
+
+/*
+ * Node states kept between calls. Slurm asks the plugin many times per
+ * scheduling pass (every job, test-only and will-run evaluations, backfill)
+ * while only the nodes of the jobs that started or ended change. Slurm's own
+ * change stamps (last_node_update) count seconds, and many changes fall in
+ * one second, so they cannot say whether a state read earlier still holds.
+ * Instead the bitmaps the states are read from are kept as they were last
+ * read: a call compares them (a word at a time, inside Slurm's bitstring
+ * code) and reads again only the nodes whose bits changed. The result is the
+ * same as reading every node on every call.
+ */
+enum { UP, AVAIL, IDLE, COMPLETING, FUTURE, POWERED_DOWN, LENT, STATE_BITMAPS };
+
+static struct {
+	int count;                      /* node_record_count the cache is for; 0: none */
+	uint8_t *states;                /* one NVLB_NODE_* per node */
+	bitstr_t *seen[STATE_BITMAPS];  /* the bitmaps as last read */
+	bitstr_t *changed, *scratch;
+	bitstr_t *failed;               /* nodes whose state is DOWN or DRAINED */
+} cache = { 0 };
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static bool _bit(bitstr_t *b, int i)
 {
@@ -55,37 +76,169 @@ static uint8_t _state_of_record(node_record_t *node_ptr)
 	return NVLB_NODE_FREE;
 }
 
+static bool _have_bitmaps(void)
+{
+	return avail_node_bitmap && idle_node_bitmap && up_node_bitmap;
+}
+
+static bitstr_t *_current(int which)
+{
+	switch (which) {
+	case UP:
+		return up_node_bitmap;
+	case AVAIL:
+		return avail_node_bitmap;
+	case IDLE:
+		return idle_node_bitmap;
+	case COMPLETING:
+		return cg_node_bitmap;
+	case FUTURE:
+		return future_node_bitmap;
+	case POWERED_DOWN:
+		return power_down_node_bitmap;
+	default:
+		return lent_cache;
+	}
+}
+
+/* One node's state from slurmctld's bitmaps (or its record). */
+static uint8_t _read_state(int i)
+{
+	uint8_t st;
+
+	if (!_have_bitmaps())
+		st = _state_of_record(node_record_table_ptr[i]);
+	else if (!bit_test(up_node_bitmap, i) || _bit(future_node_bitmap, i) || _bit(power_down_node_bitmap, i))
+		st = NVLB_NODE_DOWN;
+	else if (!bit_test(avail_node_bitmap, i))
+		st = NVLB_NODE_DRAINED; /* drained, draining or failing */
+	else if (!bit_test(idle_node_bitmap, i) || _bit(cg_node_bitmap, i))
+		st = NVLB_NODE_BUSY;
+	else
+		st = NVLB_NODE_FREE;
+	if ((st == NVLB_NODE_BUSY) && _bit(lent_cache, i))
+		st = NVLB_NODE_LENT;
+	return st;
+}
+
+static void _set_state(int i, uint8_t st)
+{
+	cache.states[i] = st;
+	if ((st == NVLB_NODE_DOWN) || (st == NVLB_NODE_DRAINED))
+		bit_set(cache.failed, i);
+	else
+		bit_clear(cache.failed, i);
+}
+
+static void _forget_states(void)
+{
+	xfree(cache.states);
+	for (int b = 0; b < STATE_BITMAPS; b++)
+		FREE_NULL_BITMAP(cache.seen[b]);
+	FREE_NULL_BITMAP(cache.changed);
+	FREE_NULL_BITMAP(cache.scratch);
+	FREE_NULL_BITMAP(cache.failed);
+	cache.count = 0;
+}
+
+/* Copy what a bitmap says now into its `seen` copy (absent: all clear). */
+static void _remember(int which)
+{
+	bitstr_t *now = _current(which);
+
+	if (now && (bit_size(now) == cache.count))
+		bit_copybits(cache.seen[which], now);
+	else
+		bit_clear_all(cache.seen[which]);
+}
+
+static void _read_all_states(void)
+{
+	_forget_states();
+	cache.count = node_record_count;
+	cache.states = xcalloc(node_record_count + 1, 1);
+	cache.changed = bit_alloc(node_record_count);
+	cache.scratch = bit_alloc(node_record_count);
+	cache.failed = bit_alloc(node_record_count);
+	for (int b = 0; b < STATE_BITMAPS; b++) {
+		cache.seen[b] = bit_alloc(node_record_count);
+		_remember(b);
+	}
+	for (int i = 0; i < node_record_count; i++)
+		_set_state(i, _read_state(i));
+}
+
+/* Mark in cache.changed the nodes whose bit in `which` differs from when it was last read. */
+static void _note_changes(int which)
+{
+	bitstr_t *now = _current(which), *seen = cache.seen[which];
+
+	if (now && (bit_size(now) != cache.count))
+		now = NULL; /* not what we read from: treat as absent */
+	if (now ? bit_equal(now, seen) : (bit_ffs(seen) < 0))
+		return;
+	if (!now) {
+		bit_or(cache.changed, seen);
+		bit_clear_all(seen);
+		return;
+	}
+	bit_copybits(cache.scratch, now); /* set now, clear before */
+	bit_and_not(cache.scratch, seen);
+	bit_or(cache.changed, cache.scratch);
+	bit_and_not(seen, now); /* clear now, set before */
+	bit_or(cache.changed, seen);
+	bit_copybits(seen, now);
+}
+
+/* Bring cache.states up to date; cache_lock held. */
+static void _refresh_states(void)
+{
+	if (!_have_bitmaps() || (cache.count != node_record_count) || !cache.states) {
+		/* Without the bitmaps every record is read, every time. */
+		_read_all_states();
+		return;
+	}
+	bit_clear_all(cache.changed);
+	for (int b = 0; b < STATE_BITMAPS; b++)
+		_note_changes(b);
+	for (int i = 0; (i = bit_ffs_from_bit(cache.changed, i)) >= 0; i++)
+		_set_state(i, _read_state(i));
+}
+
 extern uint8_t *nvlbs_node_states(void)
 {
 	uint8_t *states = xcalloc(node_record_count ? node_record_count : 1, 1);
-	/*
-	 * slurmctld keeps node states as bitmaps too. Reading those is far
-	 * cheaper than visiting every node record (a cache miss per node),
-	 * and this runs on every placement, backfill will-run tests included.
-	 */
-	bool bitmaps = avail_node_bitmap && idle_node_bitmap && up_node_bitmap;
 
-	slurm_mutex_lock(&lent_lock);
-	for (int i = 0; i < node_record_count; i++) {
-		uint8_t st;
-
-		if (!bitmaps)
-			st = _state_of_record(node_record_table_ptr[i]);
-		else if (!bit_test(up_node_bitmap, i) || _bit(future_node_bitmap, i) ||
-			 _bit(power_down_node_bitmap, i))
-			st = NVLB_NODE_DOWN;
-		else if (!bit_test(avail_node_bitmap, i))
-			st = NVLB_NODE_DRAINED; /* drained, draining or failing */
-		else if (!bit_test(idle_node_bitmap, i) || _bit(cg_node_bitmap, i))
-			st = NVLB_NODE_BUSY;
-		else
-			st = NVLB_NODE_FREE;
-		if ((st == NVLB_NODE_BUSY) && _bit(lent_cache, i))
-			st = NVLB_NODE_LENT;
-		states[i] = st;
-	}
-	slurm_mutex_unlock(&lent_lock);
+	slurm_mutex_lock(&cache_lock);
+	_refresh_states();
+	memcpy(states, cache.states, node_record_count);
+	slurm_mutex_unlock(&cache_lock);
 	return states;
+}
+
+extern void nvlbs_node_states_into(uint8_t *out, bitstr_t *offered, const uint8_t *avail)
+{
+	slurm_mutex_lock(&cache_lock);
+	_refresh_states();
+	memcpy(out, cache.states, node_record_count);
+	/* Failed nodes Slurm offers: only when it asks whether the job could
+	 * ever run (see nvlbs_node_states_into in slurm_bridge.h). */
+	if (offered && (bit_size(offered) == cache.count) && bit_overlap_any(offered, cache.failed)) {
+		bit_copybits(cache.scratch, cache.failed);
+		bit_and(cache.scratch, offered);
+		for (int i = 0; (i = bit_ffs_from_bit(cache.scratch, i)) >= 0; i++)
+			if (avail[i])
+				out[i] = NVLB_NODE_FREE;
+	}
+	slurm_mutex_unlock(&cache_lock);
+}
+
+extern void nvlbs_forget_node_states(void)
+{
+	slurm_mutex_lock(&cache_lock);
+	_forget_states();
+	FREE_NULL_BITMAP(lent_cache);
+	slurm_mutex_unlock(&cache_lock);
 }
 
 extern bool nvlbs_job_preemptible(nvlb_planner_t *planner, job_record_t *job_ptr)
@@ -129,10 +282,11 @@ extern void nvlbs_update_lent(nvlb_planner_t *planner)
 		return;
 	args.lent = bit_alloc(node_record_count);
 	list_for_each(job_list, _mark_lent, &args);
-	slurm_mutex_lock(&lent_lock);
+	/* The state cache notices the change at its next read. */
+	slurm_mutex_lock(&cache_lock);
 	FREE_NULL_BITMAP(lent_cache);
 	lent_cache = args.lent;
-	slurm_mutex_unlock(&lent_lock);
+	slurm_mutex_unlock(&cache_lock);
 }
 
 extern uint32_t *nvlbs_bitmap_indices(bitstr_t *bitmap, size_t *count)

@@ -19,8 +19,26 @@
 
 /* Node states as the core sees them, one byte per Slurm node index (an
  * xmalloc'd array of node_record_count bytes). Nodes running preemptible work
- * are NVLB_NODE_LENT only when lent_cache says so (see nvlbs_update_lent). */
+ * are NVLB_NODE_LENT only when lent_cache says so (see nvlbs_update_lent).
+ * Kept between calls and read again only where slurmctld's node bitmaps
+ * changed; callers hold slurmctld's node lock (read or write). */
 extern uint8_t *nvlbs_node_states(void);
+
+/*
+ * The same into `out` (node_record_count bytes), for a placement. Slurm
+ * offers a node that is down, drained, failing or not responding (not in
+ * avail_node_bitmap) only when it asks whether the job could ever run "if
+ * all configured nodes were available" (_pick_best_nodes(), at submission
+ * and after every failed attempt); a refusal there holds the job as never
+ * runnable (BadConstraints, priority 0). So such a node in `offered` (the
+ * job's node_map) that `avail` (its usable nodes) also holds is answered as
+ * healthy and free, as asked: a job that only needs a repair, or one waiting
+ * to restart in place, is not held for good.
+ */
+extern void nvlbs_node_states_into(uint8_t *out, bitstr_t *offered, const uint8_t *avail);
+
+/* Drop the kept node states (the plugin is unloading). */
+extern void nvlbs_forget_node_states(void);
 
 /* Recompute which nodes run preemptible work. Walks the job list, so only
  * with the job read lock held (eval, epilog, the status thread). */

@@ -6,6 +6,7 @@
  * Slurm's state, asks the core, and applies the answer with Slurm's own
  * helpers so core and GRES accounting stay Slurm's.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -53,6 +54,39 @@ static int32_t *node_block = NULL;
 static int node_block_cnt = 0;
 static bool lending_anywhere = false;
 static bool reclaim_anywhere = false;
+
+/*
+ * Buffers of one evaluation, kept between evaluations: Slurm evaluates many
+ * times per scheduling pass, and node-sized allocations per evaluation cost
+ * more than the decision (eval_lock: evaluations are serialised by
+ * slurmctld's node write lock already; this keeps the buffers safe anyway).
+ */
+static struct {
+	int count;       /* node_record_count they are sized for */
+	uint8_t *avail;  /* nodes the job may use */
+	uint8_t *states; /* node states for this evaluation */
+	uint32_t *nodes; /* the core's answer */
+} eval_buf = { 0 };
+static pthread_mutex_t eval_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void _free_eval_buffers(void)
+{
+	xfree(eval_buf.avail);
+	xfree(eval_buf.states);
+	xfree(eval_buf.nodes);
+	eval_buf.count = 0;
+}
+
+static void _size_eval_buffers(void)
+{
+	if (eval_buf.count == node_record_count)
+		return;
+	_free_eval_buffers();
+	eval_buf.avail = xcalloc(node_record_count + 1, 1);
+	eval_buf.states = xcalloc(node_record_count + 1, 1);
+	eval_buf.nodes = xcalloc(node_record_count + 1, sizeof(uint32_t));
+	eval_buf.count = node_record_count;
+}
 
 static void _free_block_bitmaps(void)
 {
@@ -119,6 +153,10 @@ extern void nvlbt_fini(void)
 {
 	nvlbt_status_stop();
 	_free_block_bitmaps();
+	slurm_mutex_lock(&eval_lock);
+	_free_eval_buffers();
+	slurm_mutex_unlock(&eval_lock);
+	nvlbs_forget_node_states();
 	nvlbs_forget_reasons();
 	nvlb_process_planner_set(NULL);
 }
@@ -240,12 +278,11 @@ extern const char *nvlbt_block_name_of(int node_index)
 }
 
 /* Nodes this job could use now: Slurm's node_map less nodes without CPUs
- * for it (the same pre-filter common_topo_choose_nodes applies). */
-static uint8_t *_available(topology_eval_t *topo_eval, bool *any_block_node)
+ * for it (the same pre-filter common_topo_choose_nodes applies). Visits the
+ * nodes of node_map only. */
+static void _available(topology_eval_t *topo_eval, uint8_t *avail)
 {
-	uint8_t *avail = xcalloc(node_record_count + 1, 1);
-
-	*any_block_node = false;
+	memset(avail, 0, node_record_count);
 	for (int i = 0; (i = bit_ffs_from_bit(topo_eval->node_map, i)) >= 0; i++) {
 		avail_res_t *res = topo_eval->avail_res_array ? topo_eval->avail_res_array[i] : NULL;
 
@@ -255,29 +292,6 @@ static uint8_t *_available(topology_eval_t *topo_eval, bool *any_block_node)
 			continue;
 		avail[i] = 1;
 	}
-	for (int b = 0; b < block_bitmap_cnt && !*any_block_node; b++)
-		*any_block_node = bit_overlap_any(block_bitmaps[b], topo_eval->node_map);
-	return avail;
-}
-
-/*
- * Slurm never offers a node that is down, drained, failing or not
- * responding (it is not in avail_node_bitmap) to a real or will-run
- * evaluation. It offers such nodes only when it asks whether the job could
- * ever run "if all configured nodes were available" (_pick_best_nodes(), at
- * submission and after every failed attempt); a refusal there holds the job
- * as never runnable (BadConstraints, priority 0). Answer that question as
- * asked: those nodes count as healthy and free for this evaluation, or a job
- * that only needs a repair, or one waiting to restart in place, would be
- * held for good (and never reach its fallback).
- */
-static void _offered_failed_nodes_as_healthy(const uint8_t *avail, uint8_t *states)
-{
-	/* From the states just read (slurmctld's bitmaps): no node record
-	 * is visited, as this runs on every evaluation. */
-	for (int i = 0; i < node_record_count; i++)
-		if (avail[i] && ((states[i] == NVLB_NODE_DOWN) || (states[i] == NVLB_NODE_DRAINED)))
-			states[i] = NVLB_NODE_FREE;
 }
 
 /*
@@ -343,21 +357,20 @@ extern int nvlbt_eval_nodes(topology_eval_t *topo_eval)
 	job_details_t *details = job_ptr->details;
 	nvlb_request_t req = { 0 };
 	nvlb_placement_t out = { 0 };
-	uint8_t *states = NULL, *avail = NULL;
 	uint32_t *required = NULL;
-	bool any_block_node;
 	time_t now = time(NULL);
 	int rc;
 
 	if (!planner || !block_bitmap_cnt || (nvlb_node_count(planner) != (size_t) node_record_count))
 		return common_topo_choose_nodes(topo_eval);
 
-	avail = _available(topo_eval, &any_block_node);
+	slurm_mutex_lock(&eval_lock);
+	_size_eval_buffers();
+	_available(topo_eval, eval_buf.avail);
 	nvlbs_sync_ledger(planner, now);
 	if (lending_anywhere)
 		nvlbs_update_lent(planner);
-	states = nvlbs_node_states();
-	_offered_failed_nodes_as_healthy(avail, states);
+	nvlbs_node_states_into(eval_buf.states, topo_eval->node_map, eval_buf.avail);
 
 	req.job_id = job_ptr->job_id;
 	req.min_nodes = topo_eval->min_nodes;
@@ -375,11 +388,11 @@ extern int nvlbt_eval_nodes(topology_eval_t *topo_eval)
 	/* --exclusive=topo, or a partition with ExclusiveTopo=YES. */
 	req.exclusive_topo = details && IS_JOB_WHOLE_TOPO(job_ptr);
 	req.preemptible = nvlbs_job_preemptible(planner, job_ptr);
-	req.available = avail;
+	req.available = eval_buf.avail;
 	if (_nodelist_names_candidates(details, req.segment, req.min_nodes)) {
 		for (int i = 0; i < node_record_count; i++)
 			if (!bit_test(details->req_node_bitmap, i))
-				avail[i] = 0;
+				eval_buf.avail[i] = 0;
 	} else if (details && details->req_node_bitmap) {
 		size_t count;
 
@@ -390,10 +403,10 @@ extern int nvlbt_eval_nodes(topology_eval_t *topo_eval)
 	req.now = now;
 	if (details)
 		req.eligible_since = details->begin_time ? details->begin_time : details->submit_time;
-	out.nodes = xcalloc(node_record_count + 1, sizeof(uint32_t));
+	out.nodes = eval_buf.nodes;
 	out.nodes_capacity = node_record_count;
 
-	if (nvlb_place(planner, states, node_record_count, &req, &out) != NVLB_OK) {
+	if (nvlb_place(planner, eval_buf.states, node_record_count, &req, &out) != NVLB_OK) {
 		error("nvlblock: %pJ: placement failed: %s", job_ptr, out.message);
 		rc = SLURM_ERROR;
 	} else if (out.reason == NVLB_NOT_IN_TOPOLOGY) {
@@ -423,11 +436,9 @@ extern int nvlbt_eval_nodes(topology_eval_t *topo_eval)
 		if ((rc == SLURM_SUCCESS) && out.recovery_in_place)
 			log_flag(SELECT_TYPE, "nvlblock: %pJ: %s", job_ptr, out.message);
 	}
+	slurm_mutex_unlock(&eval_lock);
 	nvlbs_flush_log(planner);
-	xfree(out.nodes);
 	xfree(required);
-	xfree(states);
-	xfree(avail);
 	return rc;
 }
 

@@ -93,10 +93,32 @@ Topology load(const char* path, const char* const* names, std::size_t count) {
     return load_topology(path, u ? &*u : nullptr);
 }
 
+NodeState state_of(std::uint8_t raw) {
+    return raw <= NVLB_NODE_DRAINED ? static_cast<NodeState>(raw) : NodeState::kDown;
+}
+
+// The caller's states as the core's, unknown values as down. Runs on every
+// decision over every node: the bytes are copied as they are (NodeState has
+// the C ABI's values), then checked eight at a time; only a word holding a
+// value that is not a node state is rewritten byte by byte.
 std::span<const NodeState> states_of(nvlb_planner* p, const std::uint8_t* raw, std::size_t n) {
+    static_assert(static_cast<int>(NodeState::kFree) == NVLB_NODE_FREE &&
+                  static_cast<int>(NodeState::kDrained) == NVLB_NODE_DRAINED && NVLB_NODE_DRAINED == 4);
+    constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL, kHigh = 0x8080808080808080ULL;
+    constexpr std::uint64_t kFive = 0x7b7b7b7b7b7b7b7bULL; // bit 7 set in a byte from 5 up
     p->states.resize(n);
-    for (std::size_t i = 0; i < n; ++i)
-        p->states[i] = raw[i] <= NVLB_NODE_DRAINED ? static_cast<NodeState>(raw[i]) : NodeState::kDown;
+    std::memcpy(p->states.data(), raw, n);
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, raw + i, sizeof w);
+        if (((((w & kLow7) + kFive) | w) & kHigh) == 0)
+            continue;
+        for (std::size_t k = i; k < i + 8; ++k)
+            p->states[k] = state_of(raw[k]);
+    }
+    for (; i < n; ++i)
+        p->states[i] = state_of(raw[i]);
     return p->states;
 }
 

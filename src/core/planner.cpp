@@ -9,7 +9,7 @@ Planner::Planner(Topology topology) : topology_(std::make_shared<const Topology>
 
 Snapshot Planner::snapshot(std::span<const NodeState> states, std::int64_t now) const {
     claims_cache_ = ledger_.active_claims(*topology_, now);
-    return Snapshot(*topology_, states, claims_cache_);
+    return Snapshot(*topology_, states, tally_cache_.tallies(*topology_, states), claims_cache_);
 }
 
 Placement Planner::place(std::span<const NodeState> states, Request request, std::int64_t now) {
@@ -96,6 +96,7 @@ void Planner::job_gone(std::uint32_t job_id, std::int64_t now) { ledger_.job_gon
 void Planner::replace_topology(Topology topology) {
     auto next = std::make_shared<const Topology>(std::move(topology));
     ledger_.remap(*topology_, *next);
+    tally_cache_.reset(); // counted for the old blocks
     topology_ = std::move(next);
 }
 

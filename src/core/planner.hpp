@@ -8,6 +8,7 @@
 
 #include "model/topology.hpp"
 #include "placement/engine.hpp"
+#include "placement/tally_cache.hpp"
 #include "recovery/reclaim.hpp"
 #include "state/ledger.hpp"
 
@@ -61,6 +62,8 @@ private:
     // Claims recomputed only when the ledger or the time changes; place() is
     // called many times per scheduling pass.
     mutable std::vector<RecoveryClaim> claims_cache_;
+    // Block tallies recounted only where node states changed between calls.
+    mutable TallyCache tally_cache_;
 };
 
 } // namespace nvlblock

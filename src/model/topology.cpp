@@ -29,13 +29,6 @@ std::optional<BlockIndex> Topology::find_block(const std::string& name) const {
     return std::nullopt;
 }
 
-int Topology::largest_slice() const {
-    int best = 0;
-    for (const auto& b : blocks_)
-        best = std::max(best, b.settings.slice);
-    return best;
-}
-
 Topology build_topology(TopologySpec spec, const std::vector<std::string>* universe) {
     Diagnostics problems;
     Topology t;
@@ -144,9 +137,16 @@ Topology build_topology(TopologySpec spec, const std::vector<std::string>* unive
     problems.throw_if_any();
 
     t.block_of_.assign(t.node_names_.size(), kNoBlock);
-    for (std::size_t bi = 0; bi < t.blocks_.size(); ++bi)
-        for (NodeIndex n : t.blocks_[bi].nodes)
+    for (std::size_t bi = 0; bi < t.blocks_.size(); ++bi) {
+        Block& b = t.blocks_[bi];
+        for (NodeIndex n : b.nodes)
             t.block_of_[n] = static_cast<BlockIndex>(bi);
+        b.first = b.nodes.empty() ? 0 : b.nodes.front();
+        b.contiguous = true;
+        for (std::size_t i = 0; i < b.nodes.size() && b.contiguous; ++i)
+            b.contiguous = b.nodes[i] == b.first + static_cast<NodeIndex>(i);
+        t.largest_slice_ = std::max(t.largest_slice_, b.settings.slice);
+    }
     t.nodes_in_blocks_ = owner.size();
     return t;
 }

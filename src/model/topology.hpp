@@ -101,6 +101,10 @@ struct Block {
     std::vector<NodeIndex> nodes; // in the order written
     BlockSettings settings;
     SourceLocation where;
+    // Whether nodes are first, first + 1, ... (as racks usually are): per-node
+    // counts then run over a plain range of the state arrays.
+    bool contiguous = false;
+    NodeIndex first = 0;
 
     int size() const { return static_cast<int>(nodes.size()); }
     // Nodes ordinary (non-preemptible) work may use while the block is healthy.
@@ -129,7 +133,7 @@ public:
     // kNoBlock for nodes outside every block (ordinary servers).
     BlockIndex block_of(NodeIndex n) const { return block_of_.at(n); }
     std::size_t nodes_in_blocks() const { return nodes_in_blocks_; }
-    int largest_slice() const;
+    int largest_slice() const { return largest_slice_; }
 
 private:
     friend Topology build_topology(TopologySpec spec, const std::vector<std::string>* universe);
@@ -146,6 +150,7 @@ private:
     std::vector<Block> blocks_;
     std::vector<BlockIndex> block_of_;
     std::size_t nodes_in_blocks_ = 0;
+    int largest_slice_ = 0; // asked on every decision: kept, not recomputed
 };
 
 // Validate a spec and index its nodes. With a universe (the node names of

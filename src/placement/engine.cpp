@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "placement/engine.hpp"
 
+#include "placement/availability_counts.hpp"
 #include "placement/block_choice.hpp"
 #include "placement/level_choice.hpp"
 
@@ -20,6 +21,7 @@ struct BlockView {
     int spare_limit = 0;        // nodes it could take if spares were not withheld
     int preempted = 0;          // of `usable`, nodes Slurm would free by preemption
     int room_if_empty = 0;      // nodes it could take on an idle block with today's failures
+    int available = 0;          // nodes node_available() says yes to, held or not (also on a faulted block)
     bool exclusive_ok = false;  // every healthy node available and nothing held: --exclusive=topo may take it
     bool fits_segment = true;   // segment <= slice
     const RecoveryNeed* own = nullptr; // recovery: what the job needs back here
@@ -48,37 +50,55 @@ const RecoveryNeed* own_need(const Request& req, BlockIndex b) {
 }
 
 
-BlockView view_block(const Snapshot& snap, const Request& req, BlockIndex b) {
-    const Block& block = snap.topology().block(b);
-    const BlockTally& t = snap.tally(b);
+// Fills `v` (default-constructed, `block` set by the caller) for `block`.
+// Inlined into view_blocks(): it runs for every block of every decision.
+[[gnu::always_inline]] inline void view_block(const Snapshot& snap, const Request& req, const Block& block, const BlockTally& t,
+                       BlockView& v) {
+    const BlockIndex b = v.block;
     const bool lending = block.settings.lending && req.preemptible;
 
-    BlockView v;
-    v.block = b;
+
     v.own = own_need(req, b);
     v.fits_segment = req.segment == 0 || static_cast<int>(req.segment) <= block.settings.slice;
-    if (t.fault)
-        return v;
 
     int held_others = 0, held_nodes_others = 0;
-    for (const auto& h : t.holds) {
+    for (const auto& h : snap.holds(b)) {
         if (h.job_id == req.job_id)
             continue;
         held_others += static_cast<int>(h.need);
         held_nodes_others += static_cast<int>(h.held_nodes);
     }
+    // Nodes this request may use, from the tallies where it takes only
+    // free nodes, else counted over the block (availability_counts.hpp).
     int available = 0, lent_unavailable = 0;
-    for (NodeIndex n : block.nodes) {
-        const bool avail = node_available(snap, req, n);
-        available += avail;
-        if (avail) {
+    if (req.available.empty()) {
+        available = t.free;
+        lent_unavailable = block.settings.lending ? t.lent : 0; // elsewhere lent nodes count as busy
+    } else {
+        const AvailabilityCounts c = count_available(block, snap.states(), req.available);
+        available = c.available;
+        v.preempted = c.preempted;
+        lent_unavailable = block.settings.lending ? c.lent_unavailable : 0;
+    }
+    v.available = available;
+    if (t.fault) {
+        v.preempted = 0; // a faulted block offers nothing
+        return;
+    }
+    if (!snap.has_held_nodes(b)) {
+        v.usable = available; // no node here is held: every available node is usable
+    } else {
+        // Held nodes are free nodes: only the free ones held for others drop out.
+        v.usable = 0;
+        v.preempted = 0;
+        for (NodeIndex n : block.nodes) {
+            if (!node_available(snap, req, n))
+                continue;
             const std::uint32_t holder = snap.held_for(n);
             if (holder == 0 || holder == req.job_id) {
                 ++v.usable;
                 v.preempted += snap.state(n) != NodeState::kFree;
             }
-        } else if (snap.state(n) == NodeState::kLent && block.settings.lending) {
-            ++lent_unavailable;
         }
     }
     if (v.own)
@@ -98,7 +118,19 @@ BlockView view_block(const Snapshot& snap, const Request& req, BlockIndex b) {
     v.spare_limit = std::max(0, by_nodes);
     v.room_if_empty = std::max(0, (v.own || lending || reclaim) ? n - f : n - std::max(f, t.spares_configured));
     v.exclusive_ok = available == n - f && held_others == 0;
-    return v;
+}
+
+// Every block as one request sees it. Runs for every block on every
+// decision: the common case (no holds, no recovery) reads only the block's
+// tally, its settings and, with an availability map, its nodes.
+std::vector<BlockView> view_blocks(const Snapshot& snap, const Request& req) {
+    const std::vector<Block>& blocks = snap.topology().blocks();
+    std::vector<BlockView> views(blocks.size());
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+        views[i].block = static_cast<BlockIndex>(i);
+        view_block(snap, req, blocks[i], snap.tally(views[i].block), views[i]);
+    }
+    return views;
 }
 
 // `count` nodes of a block in preference order: required nodes, the job's
@@ -144,7 +176,13 @@ void gather_nodes(const Snapshot& snap, const Request& req, const BlockView& v, 
 int segment_cap(int limit, int segment, bool fits) {
     if (!fits)
         return 0;
-    return segment > 1 ? limit / segment * segment : limit;
+    if (segment <= 1)
+        return limit;
+    // Most rooms hold less than two segments: no division (this runs for
+    // every block, several times per decision).
+    if (limit >= 0 && limit < 2 * segment)
+        return limit < segment ? 0 : segment;
+    return limit / segment * segment;
 }
 
 std::string plural(long n, const char* one, const char* many) {
@@ -342,10 +380,12 @@ Placement place(const Snapshot& snap, const Request& req) {
     if (!req.available.empty() && req.available.size() != topo.node_count())
         return refuse(Reason::kInvalidRequest, "availability map does not match the topology");
 
+    // Every block as this request sees it (counted once, used by every rule below).
+    const std::vector<BlockView> views = view_blocks(snap, req);
+
     // Like topology/block: work that can use no block node is scheduled without topology.
-    bool any_block_node = false;
-    for (NodeIndex n = 0; n < topo.node_count() && !any_block_node; ++n)
-        any_block_node = topo.block_of(n) != kNoBlock && node_available(snap, req, n);
+    const bool any_block_node =
+        std::any_of(views.begin(), views.end(), [](const BlockView& v) { return v.available > 0; });
     bool required_outside = false, required_inside = false;
     for (NodeIndex n : req.required) {
         if (n >= topo.node_count())
@@ -379,11 +419,6 @@ Placement place(const Snapshot& snap, const Request& req) {
     if (seg && static_cast<int>(seg) > topo.largest_slice())
         return refuse_unavailable(Reason::kSegmentTooLarge, "--segment=" + std::to_string(seg) + " is larger than the largest slice (" +
                                                     std::to_string(topo.largest_slice()) + " nodes); segments never cross a slice");
-
-    std::vector<BlockView> views;
-    views.reserve(topo.block_count());
-    for (BlockIndex b = 0; b < static_cast<BlockIndex>(topo.block_count()); ++b)
-        views.push_back(view_block(snap, req, b));
 
     if (req.recovery)
         return place_recovery(snap, req, views);
@@ -424,12 +459,18 @@ Placement place(const Snapshot& snap, const Request& req) {
             return static_cast<int>(seg);
         return static_cast<int>(count) <= largest_slice ? static_cast<int>(count) : 1;
     };
+    // Blocks with no room for this request are left out: no rule below
+    // takes a node from a room of 0 (and a cluster-sized list of empty
+    // rooms would cost every decision on a busy cluster).
     auto rooms_for = [&](bool use_spares, int unit) {
         std::vector<BlockRoom> rooms;
+        rooms.reserve(views.size());
         for (const BlockView& v : views) {
             if (req.exclusive_topo && !v.exclusive_ok)
                 continue;
             const int lim = use_spares ? v.spare_limit : v.limit;
+            if (lim <= 0)
+                continue;
             // An explicit segment must fit the block's slice; an implicit one only its room.
             rooms.push_back({v.block, lim, segment_cap(lim, unit, seg == 0 || v.fits_segment), v.spare_limit,
                              std::min(v.preempted, lim)});
@@ -495,14 +536,17 @@ Placement place(const Snapshot& snap, const Request& req) {
     if (level_refusal)
         return *level_refusal;
 
-    const std::vector<BlockRoom> rooms = rooms_for(false, unit);
-    const std::vector<BlockRoom> spare_rooms = rooms_for(true, unit);
+    // Per block, as rooms_for() would give them (with and without spares).
     int largest = 0, largest_block = 0;
     std::uint32_t would_fit = 0;
-    for (std::size_t i = 0; i < rooms.size(); ++i) {
-        largest = std::max(largest, rooms[i].limit);
-        if (rooms[i].segment_cap < unit && spare_rooms[i].segment_cap >= unit)
+    long now_total = 0;
+    for (const BlockView& v : views) {
+        const bool fits = seg == 0 || v.fits_segment;
+        const int cap = segment_cap(v.limit, unit, fits);
+        largest = std::max(largest, v.limit);
+        if (cap < unit && segment_cap(v.spare_limit, unit, fits) >= unit)
             ++would_fit;
+        now_total += cap;
     }
     for (const Block& b : topo.blocks())
         largest_block = std::max(largest_block, b.size());
@@ -518,7 +562,7 @@ Placement place(const Snapshot& snap, const Request& req) {
         return refuse(Reason::kNoBlockFits, "no block has " + plural(unit, "healthy free node", "healthy free nodes") +
                                                 " now (the most any block offers is " + std::to_string(largest) + ")");
     }
-    if (auto with_spares = choose_blocks(spare_rooms, static_cast<int>(want), unit)) {
+    if (auto with_spares = choose_blocks(rooms_for(true, unit), static_cast<int>(want), unit)) {
         Placement p = refuse(Reason::kSparesWithheld, "not enough healthy free non-spare capacity for " + shape(want, seg) +
                                                           "; it would fit on " +
                                                           plural(static_cast<long>(with_spares->size()), "block", "blocks") +
@@ -526,9 +570,6 @@ Placement place(const Snapshot& snap, const Request& req) {
         p.blocks_if_spares = static_cast<std::uint32_t>(with_spares->size());
         return p;
     }
-    long now_total = 0;
-    for (const auto& r : rooms)
-        now_total += r.segment_cap;
     return refuse(Reason::kNoBlockFits, "not enough free capacity for " + shape(want, seg) + " now (" +
                                             std::to_string(now_total) + " usable nodes in whole segments)");
 }

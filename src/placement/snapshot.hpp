@@ -2,8 +2,9 @@
 //
 // The cluster as the engine sees it at one moment: node states, per-block
 // failure tallies (which make a block degraded or down as a whole) and the
-// nodes held for jobs waiting to restart in place. Built once per decision
-// (or once per scheduling pass) in O(nodes + held claims).
+// nodes held for jobs waiting to restart in place. The tallies are counted
+// here, or handed in already counted (TallyCache keeps them across the many
+// decisions of a scheduling pass); holds are few and built per snapshot.
 #pragma once
 
 #include "model/topology.hpp"
@@ -11,7 +12,9 @@
 #include "placement/request.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace nvlblock {
@@ -32,7 +35,6 @@ struct BlockTally {
     int lent = 0; // counted only where lending is on; elsewhere such nodes are busy
     int free = 0;
     bool fault = false; // block fault: failed together beyond spares and the fault fraction
-    std::vector<BlockHold> holds;
 
     int spares_configured = 0;
     // Spares still held back: the configured count less failures it absorbs.
@@ -40,24 +42,56 @@ struct BlockTally {
     bool degraded() const { return failed > spares_configured; }
 };
 
+// Throws std::invalid_argument unless there is one state per node of `topo`.
+void check_state_count(const Topology& topo, std::span<const NodeState> states);
+
+// The tally of one block under `states`.
+BlockTally count_block(const Topology& topo, const Block& block, std::span<const NodeState> states);
+
+using Tallies = std::vector<BlockTally>;
+
 class Snapshot {
 public:
     // `claims`: jobs waiting to restart in place (not yet expired).
     Snapshot(const Topology& topo, std::span<const NodeState> states, std::span<const RecoveryClaim> claims);
+    // The same with the tallies of `states` already counted (one per block).
+    Snapshot(const Topology& topo, std::span<const NodeState> states, std::shared_ptr<const Tallies> tallies,
+             std::span<const RecoveryClaim> claims);
 
     const Topology& topology() const { return *topo_; }
     std::span<const NodeState> states() const { return states_; }
     NodeState state(NodeIndex n) const { return states_[n]; }
-    const BlockTally& tally(BlockIndex b) const { return tallies_[static_cast<std::size_t>(b)]; }
-    const std::vector<BlockTally>& tallies() const { return tallies_; }
+    const BlockTally& tally(BlockIndex b) const { return (*tallies_)[static_cast<std::size_t>(b)]; }
+    const Tallies& tallies() const { return *tallies_; }
+    // Holds on a block, in the order of the claims. Asked for every block on
+    // every decision; holds are on a few blocks, found by a range check.
+    std::span<const BlockHold> holds(BlockIndex b) const {
+        if (hold_blocks_.empty() || b < hold_blocks_.front() || b > hold_blocks_.back())
+            return {};
+        return holds_on(b);
+    }
     // The job a node is held for (its prior healthy node), 0 when none.
-    std::uint32_t held_for(NodeIndex n) const { return held_for_.empty() ? 0 : held_for_[n]; }
+    std::uint32_t held_for(NodeIndex n) const;
+    // Whether any node of the block is held (held_for() is not 0 there).
+    bool has_held_nodes(BlockIndex b) const {
+        return !held_blocks_.empty() && b >= held_blocks_.front() && b <= held_blocks_.back() &&
+               std::binary_search(held_blocks_.begin(), held_blocks_.end(), b);
+    }
 
 private:
+    void add_claims(std::span<const RecoveryClaim> claims);
+    std::span<const BlockHold> holds_on(BlockIndex b) const;
+
     const Topology* topo_;
     std::span<const NodeState> states_;
-    std::vector<BlockTally> tallies_;
-    std::vector<std::uint32_t> held_for_;
+    std::shared_ptr<const Tallies> tallies_;
+    // Holds sorted by block (claim order within a block), and the held
+    // nodes sorted by node: a handful, where a per-node array would cost a
+    // cluster-sized allocation per decision.
+    std::vector<BlockIndex> hold_blocks_;
+    std::vector<BlockHold> holds_;
+    std::vector<std::pair<NodeIndex, std::uint32_t>> held_;
+    std::vector<BlockIndex> held_blocks_; // blocks of the held nodes, sorted, once each
 };
 
 // Whether a block with `failed` of `size` nodes failed is down as a whole:

@@ -69,7 +69,7 @@ ClusterReport make_report(const Planner& planner, std::span<const NodeState> sta
             if (is_failed(states[n]))
                 failed.push_back(topo.node_name(n));
         br.failed_nodes = failed.empty() ? "" : hostlist::compress(failed);
-        for (const auto& h : t.holds)
+        for (const auto& h : snap.holds(b))
             br.held += static_cast<int>(h.need);
         br.reclaim = block.settings.reserve == SpareReserve::kReclaim;
         br.spares_used = std::min(t.failed, br.spares);

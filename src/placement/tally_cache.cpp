@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "placement/tally_cache.hpp"
+
+#include <cstdint>
+#include <cstring>
+
+namespace nvlblock {
+namespace {
+
+// Bytes compared per step: eight 8-byte words, so the loop is a few
+// instructions per 64 nodes while nothing changed.
+constexpr std::size_t kChunk = 64;
+
+std::uint64_t word_at(const unsigned char* p) {
+    std::uint64_t w;
+    std::memcpy(&w, p, sizeof w);
+    return w;
+}
+
+bool chunk_differs(const unsigned char* a, const unsigned char* b) {
+    std::uint64_t diff = 0;
+    for (std::size_t k = 0; k < kChunk; k += 8)
+        diff |= word_at(a + k) ^ word_at(b + k);
+    return diff != 0;
+}
+
+} // namespace
+
+void TallyCache::reset() {
+    topo_ = nullptr;
+    slots_ = {};
+}
+
+std::shared_ptr<const Tallies> TallyCache::tallies(const Topology& topo, std::span<const NodeState> states) {
+    check_state_count(topo, states);
+    if (topo_ != &topo) {
+        reset();
+        topo_ = &topo;
+        is_touched_.assign(topo.block_count(), false);
+    }
+    Slot* slot = nullptr;
+    for (Slot& s : slots_)
+        if (s.tallies && s.source == states.data())
+            slot = &s;
+    if (!slot) // the least recently used
+        slot = slots_[0].used <= slots_[1].used ? &slots_[0] : &slots_[1];
+    slot->used = ++clock_;
+    slot->source = states.data();
+    return update(*slot, topo, states);
+}
+
+std::shared_ptr<const Tallies> TallyCache::update(Slot& slot, const Topology& topo, std::span<const NodeState> states) {
+    if (!slot.tallies || slot.states.size() != states.size()) {
+        slot.states.assign(states.begin(), states.end());
+        slot.tallies = std::make_shared<Tallies>();
+        slot.tallies->reserve(topo.block_count());
+        for (const Block& b : topo.blocks())
+            slot.tallies->push_back(count_block(topo, b, slot.states));
+        return slot.tallies;
+    }
+    // NodeState is one byte: compare and copy the arrays as bytes.
+    const auto* now = reinterpret_cast<const unsigned char*>(states.data());
+    auto* had = reinterpret_cast<unsigned char*>(slot.states.data());
+    const std::size_t n = states.size();
+    touched_.clear();
+    auto visit = [&](std::size_t from, std::size_t to) {
+        for (std::size_t i = from; i < to; ++i) {
+            if (now[i] == had[i])
+                continue;
+            had[i] = now[i];
+            const BlockIndex b = topo.block_of(static_cast<NodeIndex>(i));
+            if (b != kNoBlock && !is_touched_[static_cast<std::size_t>(b)]) {
+                is_touched_[static_cast<std::size_t>(b)] = true;
+                touched_.push_back(b);
+            }
+        }
+    };
+    std::size_t i = 0;
+    for (; i + kChunk <= n; i += kChunk)
+        if (chunk_differs(now + i, had + i))
+            visit(i, i + kChunk);
+    visit(i, n);
+    if (touched_.empty())
+        return slot.tallies;
+    // A snapshot may still hold these tallies: update a copy then.
+    if (slot.tallies.use_count() > 1)
+        slot.tallies = std::make_shared<Tallies>(*slot.tallies);
+    for (BlockIndex b : touched_) {
+        (*slot.tallies)[static_cast<std::size_t>(b)] = count_block(topo, topo.block(b), slot.states);
+        is_touched_[static_cast<std::size_t>(b)] = false;
+    }
+    return slot.tallies;
+}
+
+} // namespace nvlblock
