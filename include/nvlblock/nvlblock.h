@@ -215,12 +215,19 @@ size_t nvlb_pending_jobs(const nvlb_planner_t *planner, uint32_t *out, size_t ca
 /* Hands each queued decision line ("nvlblock: recovery JobId=...") to fn. */
 size_t nvlb_drain_log(nvlb_planner_t *planner, void (*fn)(void *ctx, const char *line), void *ctx);
 
-/* Persistence: atomic (write, fsync, rename). Loading a missing file is OK. */
+/* Persistence: atomic (write, fsync, rename), mode 0600, written as
+ * nvlb_write_file writes (below). Loading a missing file is OK; a symlink or
+ * anything but a regular file in its place is NVLB_E_IO. */
 nvlb_status_t nvlb_state_save(nvlb_planner_t *planner, const char *path, nvlb_error_t *err);
 nvlb_status_t nvlb_state_load(nvlb_planner_t *planner, const char *path, nvlb_error_t *err);
 
-/* Replace a file atomically (temporary file, rename; with durable, fsync
- * of the file and its directory too): readers see the old or the new file. */
+/* Replace a report file (status, metrics) atomically, mode 0644: a
+ * temporary file with an unpredictable name, created exclusively without
+ * following symlinks in the target's directory, then renamed over the
+ * target (a symlink there is replaced, never followed); with durable, fsync
+ * of the file and its directory too. Readers see the old or the new file.
+ * NVLB_E_IO, naming the directory, when it is writable by every user and has
+ * no sticky bit: nothing is written there. */
 nvlb_status_t nvlb_write_file(const char *path, const char *text, bool durable, nvlb_error_t *err);
 
 /* Reports, as malloc'd strings to release with nvlb_free(); NULL on error. */

@@ -456,7 +456,7 @@ nvlb_status_t nvlb_state_save(nvlb_planner_t* p, const char* path, nvlb_error_t*
             std::lock_guard lock(p->mutex);
             text = p->planner.ledger().serialize(p->planner.topology());
         }
-        write_file_atomically(path, text);
+        write_file_atomically(path, text, kPrivateFileMode);
         return NVLB_OK;
     });
 }
@@ -484,7 +484,7 @@ nvlb_status_t nvlb_write_file(const char* path, const char* text, bool durable, 
     if (!path || !text)
         return set_error(err, NVLB_E_INVALID, "", 0, "nvlb_write_file: path and text are required");
     return guarded(err, [&] {
-        write_file_atomically(path, text, durable);
+        write_file_atomically(path, text, kReportFileMode, durable);
         return NVLB_OK;
     });
 }

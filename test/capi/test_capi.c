@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define NODES 36
@@ -663,7 +664,75 @@ START_TEST(test_state_corrupt)
 	/* Saving into a directory that does not exist is an I/O error. */
 	ck_assert_int_eq(nvlb_state_save(planner, path_in_dir("no/such/dir/state"), &err), NVLB_E_IO);
 	ck_assert_int_eq(err.status, NVLB_E_IO);
-	ck_assert_ptr_nonnull(strstr(err.message, "cannot create"));
+	ck_assert_ptr_nonnull(strstr(err.message, "cannot open directory"));
+}
+END_TEST
+
+static char *read_all(const char *path)
+{
+	static char buf[4096];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	ck_assert_ptr_nonnull(f);
+	n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* What slurmctld writes: modes whatever its umask, a symlink planted at the
+ * target replaced and never followed, a directory anyone may write refused;
+ * the file outside (the attacker's target) never changes. */
+START_TEST(test_files_are_written_safely)
+{
+	const char *state = path_in_dir("nvlblock_state"), *status = path_in_dir("status.json");
+	const char *victim = path_in_dir("victim"), *hostile = path_in_dir("hostile");
+	char prom[300];
+	uint32_t job[2] = {0, 1}, failed = 1;
+	nvlb_error_t err;
+	struct stat st;
+	mode_t old = umask(0);
+
+	write_file(victim, "precious\n");
+	ck_assert_int_eq(nvlb_job_failed(planner, 8, job, 2, &failed, 1, 10), NVLB_OK);
+	ck_assert_int_eq(nvlb_state_save(planner, state, &err), NVLB_OK);
+	ck_assert_int_eq(nvlb_write_file(status, "{}\n", false, &err), NVLB_OK);
+	umask(old);
+	ck_assert_int_eq(lstat(state, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+	ck_assert_int_eq(lstat(status, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0644);
+
+	/* A symlink planted where the status file goes. */
+	ck_assert_int_eq(unlink(status), 0);
+	ck_assert_int_eq(symlink(victim, status), 0);
+	ck_assert_int_eq(nvlb_write_file(status, "{\"n\": 1}\n", true, &err), NVLB_OK);
+	ck_assert_str_eq(read_all(victim), "precious\n");
+	ck_assert_int_eq(lstat(status, &st), 0);
+	ck_assert(S_ISREG(st.st_mode));
+	ck_assert_str_eq(read_all(status), "{\"n\": 1}\n");
+
+	/* ...and where the state file is read from: an I/O error, not state. */
+	ck_assert_int_eq(unlink(state), 0);
+	ck_assert_int_eq(symlink(victim, state), 0);
+	ck_assert_int_eq(nvlb_state_load(planner, state, &err), NVLB_E_IO);
+	ck_assert_ptr_nonnull(strstr(err.message, "symbolic link"));
+	ck_assert_uint_eq(nvlb_pending_jobs(planner, NULL, 0), 1);
+
+	/* A metrics directory anyone may write, without the sticky bit. */
+	ck_assert_int_eq(mkdir(hostile, 0700), 0);
+	ck_assert_int_eq(chmod(hostile, 0777), 0);
+	snprintf(prom, sizeof prom, "%s/nvlblock.prom", hostile);
+	ck_assert_int_eq(symlink(victim, prom), 0);
+	ck_assert_int_eq(nvlb_write_file(prom, "metrics\n", false, &err), NVLB_E_IO);
+	ck_assert_ptr_nonnull(strstr(err.message, "refusing to write"));
+	ck_assert_ptr_nonnull(strstr(err.message, "writable by every user"));
+	ck_assert_str_eq(read_all(victim), "precious\n");
+	ck_assert_int_eq(lstat(prom, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_int_eq(nvlb_state_save(planner, prom, &err), NVLB_E_IO);
+	ck_assert_str_eq(read_all(victim), "precious\n");
 }
 END_TEST
 
@@ -837,6 +906,7 @@ static Suite *capi_suite(void)
 	tcase_add_test(recovery, test_reclaim_flow);
 	tcase_add_test(state, test_state_round_trip);
 	tcase_add_test(state, test_state_corrupt);
+	tcase_add_test(state, test_files_are_written_safely);
 	tcase_add_test(report, test_reports);
 	tcase_add_test(report, test_stranded_nodes);
 	tcase_add_test(args, test_names);

@@ -482,77 +482,11 @@ TEST_F(LedgerTest, RemapAcrossRenumberedTopology) {
                                        "nodes are no longer in any block"});
 }
 
-// ---- Atomic files ------------------------------------------------------------------
-
-std::vector<std::string> entries(const std::string& dir) {
-    std::vector<std::string> out;
-    for (const auto& e : std::filesystem::directory_iterator(dir))
-        out.push_back(e.path().filename().string());
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
-TEST(AtomicFile, MissingFileIsNullopt) {
-    TempDir dir;
-    EXPECT_EQ(read_file_if_exists(dir.path() + "/nothing"), std::nullopt);
-}
-
-TEST(AtomicFile, RoundTripAndNoTemporaryLeft) {
-    TempDir dir;
-    const std::string path = dir.path() + "/state";
-    std::string content = "nvlblock-state 1\n";
-    content += std::string("binary\0bytes\n", 13);
-    content += std::string(200000, 'x'); // more than one read buffer
-    write_file_atomically(path, content);
-    EXPECT_EQ(read_file_if_exists(path), content);
-    EXPECT_EQ(entries(dir.path()), std::vector<std::string>{"state"});
-}
-
-TEST(AtomicFile, ReplacesTheOldContents) {
-    TempDir dir;
-    const std::string path = dir.path() + "/state";
-    write_file_atomically(path, "a much longer first version\n");
-    write_file_atomically(path, "second\n", false);
-    EXPECT_EQ(read_file_if_exists(path), "second\n");
-    write_file_atomically(path, "");
-    EXPECT_EQ(read_file_if_exists(path), "");
-    EXPECT_EQ(entries(dir.path()), std::vector<std::string>{"state"});
-}
-
-TEST(AtomicFile, RelativePath) {
-    TempDir dir;
-    const auto old = std::filesystem::current_path();
-    std::filesystem::current_path(dir.path());
-    write_file_atomically("rel", "x");
-    std::filesystem::current_path(old);
-    EXPECT_EQ(read_file_if_exists(dir.path() + "/rel"), "x");
-}
-
-TEST(AtomicFile, ErrorsNameThePath) {
-    TempDir dir;
-    const std::string path = dir.path() + "/no/such/dir/state";
-    try {
-        write_file_atomically(path, "x");
-        FAIL() << "no error";
-    } catch (const std::system_error& e) {
-        EXPECT_EQ(e.code().value(), ENOENT);
-        EXPECT_NE(std::string(e.what()).find("cannot create " + path + ".tmp."), std::string::npos)
-            << e.what();
-    }
-    // Renaming onto a directory fails, and the temporary file is removed.
-    std::filesystem::create_directory(dir.path() + "/adir");
-    std::filesystem::create_directory(dir.path() + "/adir/inside");
-    EXPECT_THROW(write_file_atomically(dir.path() + "/adir", "x"), std::system_error);
-    EXPECT_EQ(entries(dir.path()), std::vector<std::string>{"adir"});
-    // Reading a directory is an error, not "missing".
-    EXPECT_THROW(read_file_if_exists(dir.path() + "/adir"), std::system_error);
-}
-
 TEST_F(LedgerTest, SaveAndLoadThroughAFile) {
     TempDir dir;
     ledger.job_failed(topo, 7, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
     const std::string path = dir.path() + "/nvlblock_state";
-    write_file_atomically(path, ledger.serialize(topo));
+    write_file_atomically(path, ledger.serialize(topo), kPrivateFileMode);
     const auto text = read_file_if_exists(path);
     ASSERT_TRUE(text.has_value());
     Ledger back;
