@@ -178,14 +178,14 @@ extern void nvlbs_flush_log(nvlb_planner_t *planner)
 
 extern void nvlbs_sync_ledger(nvlb_planner_t *planner, time_t now)
 {
-	uint32_t ids[256];
+	uint32_t *ids;
 	size_t n, changed = 0;
 
-	if (!planner)
+	if (!planner || !(n = nvlb_pending_jobs(planner, NULL, 0)))
 		return;
-	n = nvlb_pending_jobs(planner, ids, 256);
-	if (n > 256)
-		n = 256; /* the rest on the next call */
+	/* Every open record, however many: sized by what the ledger holds. */
+	ids = xcalloc(n, sizeof(*ids));
+	n = MIN(n, nvlb_pending_jobs(planner, ids, n));
 	for (size_t i = 0; i < n; i++) {
 		job_record_t *job_ptr = find_job_record(ids[i]);
 
@@ -201,6 +201,7 @@ extern void nvlbs_sync_ledger(nvlb_planner_t *planner, time_t now)
 			changed++;
 		}
 	}
+	xfree(ids);
 	if (changed) {
 		nvlbs_save_state(planner);
 		nvlbs_flush_log(planner);
@@ -209,66 +210,63 @@ extern void nvlbs_sync_ledger(nvlb_planner_t *planner, time_t now)
 
 /*
  * Pending reasons. Slurm's schedulers reset state_desc after a failed
- * placement, so the reason nvlblock gave is kept here and shown again by
- * nvlbs_apply_reasons() (called with the job write lock held).
+ * placement, so the reason nvlblock gave is kept (by the core, one entry per
+ * job however many jobs pend) and shown again by nvlbs_apply_reasons()
+ * (called with the job write lock held).
  */
-#define REASON_SLOTS 1024
-
-typedef struct {
-	uint32_t job_id;
-	char text[256];
-} reason_slot_t;
-
-static reason_slot_t reasons[REASON_SLOTS];
-static pthread_mutex_t reason_lock = PTHREAD_MUTEX_INITIALIZER;
+#define REASON_PREFIX "nvlblock: "
 
 extern void nvlbs_note_reason(job_record_t *job_ptr, const char *reason)
 {
-	reason_slot_t *slot;
+	nvlb_planner_t *planner = nvlb_process_planner();
+	char *text;
 
 	if (!job_ptr || !reason || !reason[0])
 		return;
-	slurm_mutex_lock(&reason_lock);
-	slot = &reasons[job_ptr->job_id % REASON_SLOTS];
-	slot->job_id = job_ptr->job_id;
-	snprintf(slot->text, sizeof(slot->text), "nvlblock: %s", reason);
-	slurm_mutex_unlock(&reason_lock);
-	if (!job_ptr->state_desc || !xstrncmp(job_ptr->state_desc, "nvlblock: ", 10)) {
+	text = xstrdup_printf(REASON_PREFIX "%s", reason);
+	if (planner)
+		nvlb_reason_note(planner, job_ptr->job_id, text);
+	if (!job_ptr->state_desc || !xstrncmp(job_ptr->state_desc, REASON_PREFIX, strlen(REASON_PREFIX))) {
 		xfree(job_ptr->state_desc);
-		job_ptr->state_desc = xstrdup(slot->text);
+		job_ptr->state_desc = text;
+	} else {
+		xfree(text);
 	}
 }
 
 extern void nvlbs_clear_reason(uint32_t job_id)
 {
-	slurm_mutex_lock(&reason_lock);
-	if (reasons[job_id % REASON_SLOTS].job_id == job_id)
-		reasons[job_id % REASON_SLOTS].job_id = 0;
-	slurm_mutex_unlock(&reason_lock);
+	nvlb_planner_t *planner = nvlb_process_planner();
+
+	if (planner)
+		nvlb_reason_forget(planner, job_id);
+}
+
+/* Shows the kept reason again; drops the entries of jobs no longer pending. */
+static bool _apply_reason(void *ctx, uint32_t job_id, const char *text)
+{
+	job_record_t *job_ptr = find_job_record(job_id);
+
+	(void) ctx;
+	if (!job_ptr || !IS_JOB_PENDING(job_ptr))
+		return false;
+	if ((job_ptr->state_reason == WAIT_RESOURCES) && !job_ptr->state_desc)
+		job_ptr->state_desc = xstrdup(text);
+	return true;
 }
 
 extern void nvlbs_apply_reasons(void)
 {
-	slurm_mutex_lock(&reason_lock);
-	for (int i = 0; i < REASON_SLOTS; i++) {
-		job_record_t *job_ptr;
+	nvlb_planner_t *planner = nvlb_process_planner();
 
-		if (!reasons[i].job_id)
-			continue;
-		job_ptr = find_job_record(reasons[i].job_id);
-		if (!job_ptr || !IS_JOB_PENDING(job_ptr)) {
-			reasons[i].job_id = 0;
-			continue;
-		}
-		if ((job_ptr->state_reason == WAIT_RESOURCES) && !job_ptr->state_desc)
-			job_ptr->state_desc = xstrdup(reasons[i].text);
-	}
-	slurm_mutex_unlock(&reason_lock);
+	if (planner)
+		nvlb_reasons_each(planner, _apply_reason, NULL);
 }
 
 extern void nvlbs_forget_reasons(void)
 {
-	slurm_mutex_lock(&reason_lock);
-	memset(reasons, 0, sizeof(reasons));
-	slurm_mutex_unlock(&reason_lock);
+	nvlb_planner_t *planner = nvlb_process_planner();
+
+	if (planner)
+		nvlb_reasons_clear(planner);
 }

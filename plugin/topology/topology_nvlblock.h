@@ -25,11 +25,15 @@ extern const uint32_t plugin_id;
 /* What `scontrol show topology` receives: packed by slurmctld, so every
  * client prints the same text. */
 typedef struct {
-	uint32_t record_count;
+	uint32_t record_count; /* blocks */
 	char **names;
 	char **nodes;
 	char **lines;
-	char *summary;
+	uint32_t group_count; /* groups of the hierarchy above the blocks */
+	char **group_names;
+	char **group_lines;
+	char *summary;    /* the summary line */
+	char *recoveries; /* pending and recent recoveries, one per line; may be NULL */
 } nvlbt_topoinfo_t;
 
 /* The segments of a job's allocation, as node lists (Slurm 25.11+'s job
@@ -53,6 +57,8 @@ extern const char *nvlbt_block_name_of(int node_index);
  * TOPO_DATA_REC_CNT, TOPO_DATA_EXCLUSIVE_TOPO. */
 extern int nvlbt_get(topology_data_t type, void *data);
 extern nvlbt_topoinfo_t *nvlbt_topoinfo_build(void);
+/* packed_info.c: free, pack, unpack and print the topology info and the
+ * segment lists (nothing there needs slurmctld). */
 extern void nvlbt_topoinfo_free(nvlbt_topoinfo_t *info);
 /* Both refuse protocol versions older than Slurm's oldest supported one. */
 extern int nvlbt_topoinfo_pack(nvlbt_topoinfo_t *info, buf_t *buffer, uint16_t protocol_version);

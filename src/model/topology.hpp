@@ -10,9 +10,11 @@
 #include "common/diagnostic.hpp"
 #include "model/hierarchy.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -42,6 +44,14 @@ struct PreemptibleSelector {
     std::vector<std::string> partitions;
 
     bool empty() const { return qos.empty() && partitions.empty(); }
+    // A job is preemptible work when its QOS or its partition is listed
+    // (either may be empty: not known).
+    bool matches(std::string_view job_qos, std::string_view job_partition) const {
+        auto listed = [](const std::vector<std::string>& v, std::string_view s) {
+            return !s.empty() && std::find(v.begin(), v.end(), s) != v.end();
+        };
+        return listed(qos, job_qos) || listed(partitions, job_partition);
+    }
 };
 
 // What happens to a job whose block cannot take it back after a failure.

@@ -9,6 +9,7 @@
 #include "model/topology.hpp"
 #include "placement/node_state.hpp"
 #include "placement/request.hpp"
+#include "recovery/block_fault.hpp"
 
 #include <algorithm>
 #include <span>
@@ -59,9 +60,5 @@ private:
     std::vector<BlockTally> tallies_;
     std::vector<std::uint32_t> held_for_;
 };
-
-// Whether a block with `failed` of `size` nodes failed is down as a whole:
-// more failures than its spares absorb and at least the fault fraction.
-bool is_block_fault(int size, int failed, int spares, double fraction);
 
 } // namespace nvlblock

@@ -8,7 +8,7 @@
 // selects the parser (yaml, conf, hostlist, state), so one binary serves all.
 #include "model/hostlist.hpp"
 #include "readers/load_topology.hpp"
-#include "state/ledger.hpp"
+#include "recovery/ledger.hpp"
 
 #include <cstddef>
 #include <cstdint>
