@@ -108,6 +108,9 @@ typedef struct nvlb_policy_info {
 	const char *status_json;       /* "" when not set */
 	const char *status_prometheus; /* "" when not set */
 	bool from_topology_conf;       /* plain topology.conf: behaves as topology/block */
+	const char *source;            /* the file read */
+	const char *included_conf;     /* nvlblock.yaml's topology_conf as written; "" when none */
+	const char *included_conf_path; /* ...and the path it was read from */
 } nvlb_policy_info_t;
 
 nvlb_status_t nvlb_policy_info(const nvlb_planner_t *planner, nvlb_policy_info_t *out);
@@ -246,8 +249,12 @@ int64_t nvlb_next_deadline(const nvlb_planner_t *planner, int64_t now);
 /* The ledger of jobs restarting after failures. */
 nvlb_status_t nvlb_job_failed(nvlb_planner_t *planner, uint32_t job_id, const uint32_t *nodes, size_t node_count,
 			      const uint32_t *failed, size_t failed_count, int64_t now);
+/* The job runs on these nodes, a run that began at `started` (Slurm's
+ * start_time). A run that began before the failure is not a restart (after a
+ * crash slurmctld may restore the failed run from state saved before the
+ * requeue): the record stays open. */
 nvlb_status_t nvlb_job_started(nvlb_planner_t *planner, uint32_t job_id, const uint32_t *nodes, size_t node_count,
-			       int64_t now);
+			       int64_t started);
 nvlb_status_t nvlb_job_gone(nvlb_planner_t *planner, uint32_t job_id, int64_t now);
 /* Job ids with an open recovery record; returns the count (copies at most cap). */
 size_t nvlb_pending_jobs(const nvlb_planner_t *planner, uint32_t *out, size_t cap);

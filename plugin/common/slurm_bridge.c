@@ -196,9 +196,12 @@ extern void nvlbs_sync_ledger(nvlb_planner_t *planner, time_t now)
 			size_t count;
 			uint32_t *nodes = nvlbs_bitmap_indices(job_ptr->node_bitmap, &count);
 
-			nvlb_job_started(planner, ids[i], nodes, count, now);
+			/* When its run began: a run from before the failure
+			 * (restored after a crash) is not a restart. */
+			nvlb_job_started(planner, ids[i], nodes, count, job_ptr->start_time ? job_ptr->start_time : now);
 			xfree(nodes);
-			changed++;
+			if (!nvlb_is_recovering(planner, ids[i]))
+				changed++;
 		}
 	}
 	xfree(ids);

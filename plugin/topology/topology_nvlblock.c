@@ -167,6 +167,7 @@ extern int nvlbt_build_config(const char *topology_conf)
 	nvlb_error_t err;
 	nvlb_policy_info_t policy;
 	int rc = SLURM_SUCCESS;
+	bool last_good = false;
 
 	/* Only slurmctld places jobs; other daemons and clients only print. */
 	if (!running_in_slurmctld())
@@ -178,13 +179,26 @@ extern int nvlbt_build_config(const char *topology_conf)
 		names[i] = node_record_table_ptr[i] ? node_record_table_ptr[i]->name : "";
 
 	if (nvlb_check_file(path, names, node_record_count, _log_warning, NULL, &err) != NVLB_OK) {
+		char *copy;
+
 		_log_problems("nvlblock: ", &err);
-		if (!planner)
+		if (planner) {
+			error("nvlblock: keeping the previous topology; fix %s and reconfigure", path);
+			rc = SLURM_ERROR;
+			goto done;
+		}
+		/* A reconfigure re-executed slurmctld: the previous topology
+		 * is the copy kept when it was accepted (last_good.c). */
+		if (!(copy = nvlbt_last_good_copy(path)) ||
+		    (nvlb_check_file(copy, names, node_record_count, NULL, NULL, NULL) != NVLB_OK))
 			fatal("nvlblock: invalid topology configuration in %s (%u problem%s, first at %s:%u)", path,
 			      err.problem_count, (err.problem_count == 1) ? "" : "s", err.file, err.line);
-		error("nvlblock: keeping the previous topology; fix %s and reconfigure", path);
+		error("nvlblock: keeping the previous topology (%s, kept when it was last accepted); fix %s and "
+		      "reconfigure", copy, path);
+		xfree(path);
+		path = copy;
 		rc = SLURM_ERROR;
-		goto done;
+		last_good = true;
 	}
 	if (!planner) {
 		if (nvlb_planner_load(path, names, node_record_count, &planner, &err) != NVLB_OK) {
@@ -202,6 +216,8 @@ extern int nvlbt_build_config(const char *topology_conf)
 	/* When Slurm lets a requeued job start again; the core adds the
 	 * time a scheduling pass may take to reach it. */
 	nvlb_set_requeue_delay(planner, cred_expiration() + 1);
+	if (!last_good)
+		nvlbt_keep_last_good(planner);
 	_build_block_bitmaps(planner);
 	nvlbt_status_start();
 	(void) nvlb_policy_info(planner, &policy);

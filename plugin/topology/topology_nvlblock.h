@@ -78,6 +78,12 @@ extern int nvlbt_segments_unpack(nvlbt_segments_t **out, buf_t *buffer);
  * segment. */
 extern void nvlbt_attach_segments(topology_eval_t *topo_eval);
 
+/* last_good.c: copies of the topology files last accepted, under
+ * StateSaveLocation; on a reconfigure that meets a broken file, the copy of
+ * `path` to load instead (xmalloc'd), else NULL (a first start). */
+extern void nvlbt_keep_last_good(nvlb_planner_t *planner);
+extern char *nvlbt_last_good_copy(const char *path);
+
 /* Whether any block reclaims its spares (`reserve: reclaim`). */
 extern bool nvlbt_reclaims_spares(void);
 /* reclaim.c: requeue the jobs the core names so that jobs waiting to restart

@@ -260,6 +260,9 @@ nvlb_status_t nvlb_policy_info(const nvlb_planner_t* p, nvlb_policy_info_t* out)
     out->status_json = pol.status.json_path.c_str();
     out->status_prometheus = pol.status.prometheus_path.c_str();
     out->from_topology_conf = t.format() == SourceFormat::kTopologyConf;
+    out->source = t.source().c_str();
+    out->included_conf = t.included_as_written().c_str();
+    out->included_conf_path = t.included_path().c_str();
     return NVLB_OK;
 }
 

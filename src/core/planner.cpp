@@ -102,8 +102,8 @@ void Planner::job_failed(std::uint32_t job_id, std::span<const NodeIndex> nodes,
     recovery_.job_failed(*topology_, job_id, nodes, failed, now);
 }
 
-void Planner::job_started(std::uint32_t job_id, std::span<const NodeIndex> nodes, std::int64_t now) {
-    recovery_.job_started(*topology_, job_id, nodes, now);
+void Planner::job_started(std::uint32_t job_id, std::span<const NodeIndex> nodes, std::int64_t started) {
+    recovery_.job_started(*topology_, job_id, nodes, started);
 }
 
 void Planner::job_gone(std::uint32_t job_id, std::int64_t now) { recovery_.job_gone(*topology_, job_id, now); }

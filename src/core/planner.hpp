@@ -76,7 +76,8 @@ public:
 
     void job_failed(std::uint32_t job_id, std::span<const NodeIndex> nodes, std::span<const NodeIndex> failed,
                     std::int64_t now);
-    void job_started(std::uint32_t job_id, std::span<const NodeIndex> nodes, std::int64_t now);
+    // `started`: when the run began (see Recovery::job_started).
+    void job_started(std::uint32_t job_id, std::span<const NodeIndex> nodes, std::int64_t started);
     void job_gone(std::uint32_t job_id, std::int64_t now);
 
     // Reconfigure: swap the topology, keeping the ledger by node name.

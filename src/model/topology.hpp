@@ -96,6 +96,8 @@ struct BlockSpec {
 
 struct TopologySpec {
     std::string source; // path of the main file
+    std::string included_as_written; // nvlblock.yaml's topology_conf, as written ("" if none)
+    std::string included_path;       // ...and the path it was read from
     SourceFormat format = SourceFormat::kYaml;
     BlockSettings defaults;
     ClusterPolicy policy;
@@ -120,6 +122,10 @@ struct Block {
 class Topology {
 public:
     const std::string& source() const { return source_; }
+    // The topology.conf an nvlblock.yaml takes its blocks from: as written
+    // there and as read ("" when none).
+    const std::string& included_as_written() const { return included_as_written_; }
+    const std::string& included_path() const { return included_path_; }
     SourceFormat format() const { return format_; }
     const BlockSettings& defaults() const { return defaults_; }
     const ClusterPolicy& policy() const { return policy_; }
@@ -145,6 +151,7 @@ private:
     friend Topology build_topology(TopologySpec spec, const std::vector<std::string>* universe);
 
     std::string source_;
+    std::string included_as_written_, included_path_;
     SourceFormat format_ = SourceFormat::kYaml;
     BlockSettings defaults_;
     ClusterPolicy policy_;

@@ -45,6 +45,11 @@ void Ledger::open(RecoveryRecord r) {
     records_[id] = std::move(r);
 }
 
+void Ledger::update(RecoveryRecord r) {
+    if (auto it = records_.find(r.job_id); it != records_.end())
+        it->second = std::move(r);
+}
+
 void Ledger::close(std::uint32_t job_id, RecoveryEvent e) {
     auto it = records_.find(job_id);
     if (it == records_.end())

@@ -63,6 +63,8 @@ public:
 
     // A job's recovery starts (a new failure replaces an older record of it).
     void open(RecoveryRecord r);
+    // An open record changes (not a new failure: no counter moves).
+    void update(RecoveryRecord r);
     // It ends: restarted (in place or elsewhere) or left the queue.
     void close(std::uint32_t job_id, RecoveryEvent e);
     // From now on the job is placed like any other job.

@@ -28,6 +28,20 @@ void Recovery::job_failed(const Topology& topo, std::uint32_t job_id, std::span<
             r.failed.push_back(n);
     if (!earns_hold(r.nodes, r.failed))
         return; // an ordinary requeue, or a single-node job: restarts anywhere
+    if (const RecoveryRecord* open = ledger_.find(job_id); open && open->nodes == r.nodes) {
+        // The same run failing again: slurmctld, restarted after a crash,
+        // restored the run from before its requeue and requeued it once more.
+        // One failure, one clock: its wait still counts from the first time.
+        RecoveryRecord same = *open;
+        for (NodeIndex n : r.failed)
+            if (!contains(same.failed, n))
+                same.failed.push_back(n);
+        ledger_.log("JobId=" + std::to_string(job_id) + " failure reported again (" + hostlist_of(topo, same.failed) +
+                    "): the same run, restored by slurmctld; still waiting since " +
+                    std::to_string(now - same.failed_at) + " s");
+        ledger_.update(std::move(same));
+        return;
+    }
     const std::int64_t hold = hold_delay();
     const std::int64_t wait = wait_after_failure(topo, r.nodes, hold);
     r.failed_at = now;
@@ -43,15 +57,15 @@ void Recovery::job_failed(const Topology& topo, std::uint32_t job_id, std::span<
 }
 
 void Recovery::job_started(const Topology& topo, std::uint32_t job_id, std::span<const NodeIndex> nodes,
-                           std::int64_t now) {
+                           std::int64_t started) {
     const RecoveryRecord* r = ledger_.find(job_id);
-    if (!r)
+    if (!r || started < r->failed_at)
         return;
     RecoveryEvent e;
-    e.at = now;
+    e.at = started;
     e.job_id = job_id;
     e.lost = static_cast<std::uint32_t>(r->failed.size());
-    e.seconds = now - r->failed_at;
+    e.seconds = started - r->failed_at;
     e.blocks = blocks_of(topo, r->nodes);
     std::uint32_t reused = 0;
     std::vector<NodeIndex> spares;

@@ -43,8 +43,13 @@ public:
     // A node failure requeued the job: it had `nodes`, of which `failed` failed.
     void job_failed(const Topology& topo, std::uint32_t job_id, std::span<const NodeIndex> nodes,
                     std::span<const NodeIndex> failed, std::int64_t now);
-    // The job runs again on `nodes`.
-    void job_started(const Topology& topo, std::uint32_t job_id, std::span<const NodeIndex> nodes, std::int64_t now);
+    // The job runs on `nodes`, a run that began at `started`. A run that
+    // began before the failure is the failed run itself (slurmctld restored
+    // from state saved before the requeue, after a crash): not a restart,
+    // the record stays. Otherwise the recovery ends, in place or elsewhere,
+    // `started - failed_at` seconds after the failure.
+    void job_started(const Topology& topo, std::uint32_t job_id, std::span<const NodeIndex> nodes,
+                     std::int64_t started);
     // The job left the queue (cancelled, finished) before restarting.
     void job_gone(const Topology& topo, std::uint32_t job_id, std::int64_t now);
     // The caller requeued the jobs of `plan` for the job: no new round until

@@ -195,6 +195,33 @@ TEST(RecoveryClock, AdvanceLeavesAJobWhoseBlockCanTakeItInPlace) {
     EXPECT_TRUE(p.recovery_in_place);
 }
 
+TEST(RecoveryClock, ARunFromBeforeTheFailureIsNotARestart) {
+    // slurmctld killed right after a requeue restores the failed run from
+    // state saved before it: the job shows RUNNING on its old nodes, then is
+    // requeued once more. Neither is a new recovery, nor its end.
+    const Topology t = test::racks(2, 18, 16, 2, false, "recovery:\n  wait: 60\n");
+    Planner planner(t);
+    planner.job_failed(kJob, kRack02First16, std::vector<NodeIndex>{20}, 1000);
+    planner.take_log();
+    planner.job_started(kJob, kRack02First16, 900); // the run that began at 900 and failed at 1000
+    ASSERT_TRUE(planner.recovery().recovering(kJob));
+    EXPECT_TRUE(planner.take_log().empty());
+    planner.job_failed(kJob, kRack02First16, std::vector<NodeIndex>{20, 21}, 1030); // requeued again
+    const RecoveryRecord* r = planner.ledger().find(kJob);
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r->failed_at, 1000); // one failure, one clock
+    EXPECT_EQ(r->fallback_at, 1060);
+    EXPECT_EQ(r->failed, (std::vector<NodeIndex>{20, 21}));
+    EXPECT_EQ(planner.ledger().counters().failures, 1u);
+    const auto log = planner.take_log();
+    ASSERT_EQ(log.size(), 1u);
+    EXPECT_EQ(log[0], "nvlblock: recovery JobId=42 failure reported again (gb[0021-0022]): the same run, restored "
+                      "by slurmctld; still waiting since 30 s");
+    planner.job_started(kJob, range(18, 33), 1045); // a real restart
+    EXPECT_FALSE(planner.recovery().recovering(kJob));
+    EXPECT_EQ(planner.ledger().recent().back().seconds, 45);
+}
+
 // ---- Slurm's "could it ever run" ------------------------------------------------
 
 TEST(RecoveryRules, FailedNodesSlurmOffersCountAsHealthy) {
