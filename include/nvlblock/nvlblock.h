@@ -108,6 +108,9 @@ typedef struct nvlb_policy_info {
 	const char *status_json;       /* "" when not set */
 	const char *status_prometheus; /* "" when not set */
 	bool from_topology_conf;       /* plain topology.conf: behaves as topology/block */
+	const char *source;            /* the file read */
+	const char *included_conf;     /* nvlblock.yaml's topology_conf as written; "" when none */
+	const char *included_conf_path; /* ...and the path it was read from */
 } nvlb_policy_info_t;
 
 nvlb_status_t nvlb_policy_info(const nvlb_planner_t *planner, nvlb_policy_info_t *out);
@@ -118,8 +121,9 @@ bool nvlb_is_preemptible(const nvlb_planner_t *planner, const char *qos, const c
  * (SLURM_VERSION_NUMBER, e.g. 0x180b05 for 24.11.5), for every topology read
  * afterwards in this process. Default: 24.11. */
 void nvlb_set_slurm_release(uint32_t slurm_version_number);
-/* Seconds before Slurm reconsiders a requeued job (cred_expire + 1 + a
- * scheduling pass): the nodes of a failed job stay held at least this long. */
+/* Seconds after a requeue before Slurm lets the job start again
+ * (cred_expire + 1). The nodes of a failed job stay held at least this long
+ * plus the time a scheduling pass may take to reach it, which the core adds. */
 void nvlb_set_requeue_delay(nvlb_planner_t *planner, int64_t seconds);
 
 /* Placement. */
@@ -204,24 +208,139 @@ nvlb_status_t nvlb_plan_reclaim(nvlb_planner_t *planner, const uint8_t *node_sta
  * reclaiming ..."), and no new round for the job until its requeue delay. */
 nvlb_status_t nvlb_reclaim_started(nvlb_planner_t *planner, uint32_t job_id, const nvlb_reclaim_t *plan, int64_t now);
 
+/* In-place recovery (docs/placement.md rules 3b, 5-7; src/recovery). */
+
+/* Which failures count. What Slurm says about one node of a job whose nodes
+ * are being released, as bits; whether the core counts the node as failed. */
+enum {
+	NVLB_NODE_SIGN_MISSING = 1u << 0,        /* no such node record */
+	NVLB_NODE_SIGN_DOWN = 1u << 1,           /* DOWN (or powered off) */
+	NVLB_NODE_SIGN_NOT_RESPONDING = 1u << 2, /* NO_RESPOND */
+	NVLB_NODE_SIGN_FAILING = 1u << 3,        /* FAIL */
+	NVLB_NODE_SIGN_NAMED_FAILED = 1u << 4,   /* the node Slurm named when it requeued the job */
+};
+bool nvlb_node_counts_as_failed(uint32_t node_signs);
+/* What Slurm says about the job, as bits; whether it was requeued by a node
+ * failure (only such a requeue may start a recovery). */
+enum {
+	NVLB_JOB_SIGN_BATCH = 1u << 0,
+	NVLB_JOB_SIGN_REQUEUE_ALLOWED = 1u << 1,
+	NVLB_JOB_SIGN_NODE_FAIL = 1u << 2, /* its state is NODE_FAIL */
+};
+bool nvlb_requeued_after_node_failure(uint32_t job_signs);
+
+/* Whether the job has an open recovery record (it failed and has not run
+ * again nor left the queue). O(log n) in the open records. */
+bool nvlb_is_recovering(const nvlb_planner_t *planner, uint32_t job_id);
+
+/* Time passes: every job whose wait for its block is over (or whose block is
+ * down) and whose block cannot take it on these node states falls back: it
+ * is placed like any other job from then on, and its holds end (one log line
+ * each). Until then nvlb_place() keeps it waiting for its block: nvlb_place()
+ * never changes anything, so this is the only call that moves time. Call it
+ * regularly and at nvlb_next_deadline() (slurmctld's nvlblock thread does).
+ * fell_back (may be NULL): how many fell back. */
+nvlb_status_t nvlb_advance(nvlb_planner_t *planner, const uint8_t *node_states, size_t node_count, int64_t now,
+			   size_t *fell_back);
+/* When, after now, nvlb_advance() next has something to do by time alone (a
+ * wait ending); INT64_MAX when none. */
+int64_t nvlb_next_deadline(const nvlb_planner_t *planner, int64_t now);
+
 /* The ledger of jobs restarting after failures. */
 nvlb_status_t nvlb_job_failed(nvlb_planner_t *planner, uint32_t job_id, const uint32_t *nodes, size_t node_count,
 			      const uint32_t *failed, size_t failed_count, int64_t now);
+/* The job runs on these nodes, a run that began at `started` (Slurm's
+ * start_time). A run that began before the failure is not a restart (after a
+ * crash slurmctld may restore the failed run from state saved before the
+ * requeue): the record stays open. */
 nvlb_status_t nvlb_job_started(nvlb_planner_t *planner, uint32_t job_id, const uint32_t *nodes, size_t node_count,
-			       int64_t now);
+			       int64_t started);
 nvlb_status_t nvlb_job_gone(nvlb_planner_t *planner, uint32_t job_id, int64_t now);
 /* Job ids with an open recovery record; returns the count (copies at most cap). */
 size_t nvlb_pending_jobs(const nvlb_planner_t *planner, uint32_t *out, size_t cap);
 /* Hands each queued decision line ("nvlblock: recovery JobId=...") to fn. */
 size_t nvlb_drain_log(nvlb_planner_t *planner, void (*fn)(void *ctx, const char *line), void *ctx);
 
-/* Persistence: atomic (write, fsync, rename). Loading a missing file is OK. */
+/* Persistence: atomic (write, fsync, rename), mode 0600, written as
+ * nvlb_write_file writes (below). Loading a missing file is OK; a symlink or
+ * anything but a regular file in its place is NVLB_E_IO. */
 nvlb_status_t nvlb_state_save(nvlb_planner_t *planner, const char *path, nvlb_error_t *err);
 nvlb_status_t nvlb_state_load(nvlb_planner_t *planner, const char *path, nvlb_error_t *err);
 
-/* Replace a file atomically (temporary file, rename; with durable, fsync
- * of the file and its directory too): readers see the old or the new file. */
+/* Replace a report file (status, metrics) atomically, mode 0644: a
+ * temporary file with an unpredictable name, created exclusively without
+ * following symlinks in the target's directory, then renamed over the
+ * target (a symlink there is replaced, never followed); with durable, fsync
+ * of the file and its directory too. Readers see the old or the new file.
+ * NVLB_E_IO, naming the directory, when it is writable by every user and has
+ * no sticky bit: nothing is written there. */
 nvlb_status_t nvlb_write_file(const char *path, const char *text, bool durable, nvlb_error_t *err);
+
+/* The segments of an allocation: per block (in block order), runs of
+ * segment_size of its nodes (all of the block's nodes when 0); nodes outside
+ * every block form one more segment. segment_of (count entries, may be NULL)
+ * receives each node's segment index. Returns the number of segments. */
+size_t nvlb_segments(const nvlb_planner_t *planner, const uint32_t *nodes, size_t count, uint32_t segment_size,
+		     uint32_t *segment_of);
+
+/* Whether a job could ever start as asked: placed on an idle cluster with
+ * every node healthy and nothing held (request->available, required and now
+ * are ignored). */
+bool nvlb_can_ever_run(const nvlb_planner_t *planner, const nvlb_request_t *request);
+
+/* Pending reasons: the latest sentence nvlblock gave for a job, kept until
+ * the caller drops it. One entry per job, as many as there are jobs. */
+void nvlb_reason_note(nvlb_planner_t *planner, uint32_t job_id, const char *text);
+void nvlb_reason_forget(nvlb_planner_t *planner, uint32_t job_id);
+void nvlb_reasons_clear(nvlb_planner_t *planner);
+/* Calls fn for each entry, in job id order; an entry for which fn returns
+ * false is dropped. fn must not call back into the planner. Returns the
+ * number of entries kept. */
+size_t nvlb_reasons_each(nvlb_planner_t *planner, bool (*fn)(void *ctx, uint32_t job_id, const char *text),
+			 void *ctx);
+
+/* Structured report data, for `scontrol show topology`: per block and per
+ * group of the hierarchy, the figures and the line the core formats. */
+typedef enum nvlb_health {
+	NVLB_HEALTHY = 0,
+	NVLB_DEGRADED = 1, /* more failures than spares */
+	NVLB_DOWN = 2,     /* block fault */
+} nvlb_health_t;
+
+typedef struct nvlb_block_report {
+	const char *name;         /* these strings live as long as the report data */
+	const char *nodes;        /* hostlist expression */
+	const char *failed_nodes; /* hostlist; "" when none */
+	const char *line;         /* "BlockName=... Nodes=... ..." */
+	uint32_t size, slice, spares;
+	bool lending, reclaim;
+	nvlb_health_t health;
+	uint32_t healthy, failed, busy, lent, free;
+	uint32_t spares_free, spares_used, spares_lent, held, stranded;
+} nvlb_block_report_t;
+
+typedef struct nvlb_group_report {
+	const char *name;  /* "su01", or a BlockSizes aggregate */
+	const char *level; /* its level's name */
+	const char *line;  /* "GroupName=... Level=... ..." */
+} nvlb_group_report_t;
+
+typedef struct nvlb_report_data nvlb_report_data_t;
+
+/* NULL on error (node_count not the topology's). */
+nvlb_report_data_t *nvlb_report_data(nvlb_planner_t *planner, const uint8_t *node_states, size_t node_count,
+				     int64_t now);
+size_t nvlb_report_block_count(const nvlb_report_data_t *data);
+nvlb_status_t nvlb_report_block(const nvlb_report_data_t *data, size_t index, nvlb_block_report_t *out);
+size_t nvlb_report_group_count(const nvlb_report_data_t *data);
+nvlb_status_t nvlb_report_group(const nvlb_report_data_t *data, size_t index, nvlb_group_report_t *out);
+/* The summary line ("nvlblock: Blocks=..."). */
+const char *nvlb_report_summary(const nvlb_report_data_t *data);
+/* One line per pending and recent recovery ("RecoveryPending JobId=...",
+ * "Recovery JobId=..."), newline-separated without a trailing newline; ""
+ * when none. */
+const char *nvlb_report_recoveries(const nvlb_report_data_t *data);
+void nvlb_report_data_free(nvlb_report_data_t *data);
 
 /* Reports, as malloc'd strings to release with nvlb_free(); NULL on error. */
 typedef enum nvlb_report_format {

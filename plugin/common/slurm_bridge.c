@@ -53,7 +53,6 @@ static struct {
 	uint8_t *states;                /* one NVLB_NODE_* per node */
 	bitstr_t *seen[STATE_BITMAPS];  /* the bitmaps as last read */
 	bitstr_t *changed, *scratch;
-	bitstr_t *failed;               /* nodes whose state is DOWN or DRAINED */
 } cache = { 0 };
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -124,10 +123,6 @@ static uint8_t _read_state(int i)
 static void _set_state(int i, uint8_t st)
 {
 	cache.states[i] = st;
-	if ((st == NVLB_NODE_DOWN) || (st == NVLB_NODE_DRAINED))
-		bit_set(cache.failed, i);
-	else
-		bit_clear(cache.failed, i);
 }
 
 static void _forget_states(void)
@@ -137,7 +132,6 @@ static void _forget_states(void)
 		FREE_NULL_BITMAP(cache.seen[b]);
 	FREE_NULL_BITMAP(cache.changed);
 	FREE_NULL_BITMAP(cache.scratch);
-	FREE_NULL_BITMAP(cache.failed);
 	cache.count = 0;
 }
 
@@ -159,7 +153,6 @@ static void _read_all_states(void)
 	cache.states = xcalloc(node_record_count + 1, 1);
 	cache.changed = bit_alloc(node_record_count);
 	cache.scratch = bit_alloc(node_record_count);
-	cache.failed = bit_alloc(node_record_count);
 	for (int b = 0; b < STATE_BITMAPS; b++) {
 		cache.seen[b] = bit_alloc(node_record_count);
 		_remember(b);
@@ -216,20 +209,11 @@ extern uint8_t *nvlbs_node_states(void)
 	return states;
 }
 
-extern void nvlbs_node_states_into(uint8_t *out, bitstr_t *offered, const uint8_t *avail)
+extern void nvlbs_node_states_into(uint8_t *out)
 {
 	slurm_mutex_lock(&cache_lock);
 	_refresh_states();
 	memcpy(out, cache.states, node_record_count);
-	/* Failed nodes Slurm offers: only when it asks whether the job could
-	 * ever run (see nvlbs_node_states_into in slurm_bridge.h). */
-	if (offered && (bit_size(offered) == cache.count) && bit_overlap_any(offered, cache.failed)) {
-		bit_copybits(cache.scratch, cache.failed);
-		bit_and(cache.scratch, offered);
-		for (int i = 0; (i = bit_ffs_from_bit(cache.scratch, i)) >= 0; i++)
-			if (avail[i])
-				out[i] = NVLB_NODE_FREE;
-	}
 	slurm_mutex_unlock(&cache_lock);
 }
 
@@ -332,14 +316,14 @@ extern void nvlbs_flush_log(nvlb_planner_t *planner)
 
 extern void nvlbs_sync_ledger(nvlb_planner_t *planner, time_t now)
 {
-	uint32_t ids[256];
+	uint32_t *ids;
 	size_t n, changed = 0;
 
-	if (!planner)
+	if (!planner || !(n = nvlb_pending_jobs(planner, NULL, 0)))
 		return;
-	n = nvlb_pending_jobs(planner, ids, 256);
-	if (n > 256)
-		n = 256; /* the rest on the next call */
+	/* Every open record, however many: sized by what the ledger holds. */
+	ids = xcalloc(n, sizeof(*ids));
+	n = MIN(n, nvlb_pending_jobs(planner, ids, n));
 	for (size_t i = 0; i < n; i++) {
 		job_record_t *job_ptr = find_job_record(ids[i]);
 
@@ -350,11 +334,15 @@ extern void nvlbs_sync_ledger(nvlb_planner_t *planner, time_t now)
 			size_t count;
 			uint32_t *nodes = nvlbs_bitmap_indices(job_ptr->node_bitmap, &count);
 
-			nvlb_job_started(planner, ids[i], nodes, count, now);
+			/* When its run began: a run from before the failure
+			 * (restored after a crash) is not a restart. */
+			nvlb_job_started(planner, ids[i], nodes, count, job_ptr->start_time ? job_ptr->start_time : now);
 			xfree(nodes);
-			changed++;
+			if (!nvlb_is_recovering(planner, ids[i]))
+				changed++;
 		}
 	}
+	xfree(ids);
 	if (changed) {
 		nvlbs_save_state(planner);
 		nvlbs_flush_log(planner);
@@ -363,75 +351,72 @@ extern void nvlbs_sync_ledger(nvlb_planner_t *planner, time_t now)
 
 /*
  * Pending reasons. Slurm's schedulers reset state_desc after a failed
- * placement, so the reason nvlblock gave is kept here and shown again by
- * nvlbs_apply_reasons() (called with the job write lock held).
+ * placement, so the reason nvlblock gave is kept (by the core, one entry per
+ * job however many jobs pend) and shown again by nvlbs_apply_reasons()
+ * (called with the job write lock held).
  */
-#define REASON_SLOTS 1024
-
-typedef struct {
-	uint32_t job_id;
-	char text[256];
-} reason_slot_t;
-
-static reason_slot_t reasons[REASON_SLOTS];
-static pthread_mutex_t reason_lock = PTHREAD_MUTEX_INITIALIZER;
+#define REASON_PREFIX "nvlblock: "
 
 extern void nvlbs_note_reason(job_record_t *job_ptr, const char *reason)
 {
-	reason_slot_t *slot;
+	nvlb_planner_t *planner = nvlb_process_planner();
+	char *text;
 
 	if (!job_ptr || !reason || !reason[0])
 		return;
-	slurm_mutex_lock(&reason_lock);
-	slot = &reasons[job_ptr->job_id % REASON_SLOTS];
-	slot->job_id = job_ptr->job_id;
-	snprintf(slot->text, sizeof(slot->text), "nvlblock: %s", reason);
-	slurm_mutex_unlock(&reason_lock);
-	if (!job_ptr->state_desc || !xstrncmp(job_ptr->state_desc, "nvlblock: ", 10)) {
+	text = xstrdup_printf(REASON_PREFIX "%s", reason);
+	if (planner)
+		nvlb_reason_note(planner, job_ptr->job_id, text);
+	if (!job_ptr->state_desc || !xstrncmp(job_ptr->state_desc, REASON_PREFIX, strlen(REASON_PREFIX))) {
 		xfree(job_ptr->state_desc);
-		job_ptr->state_desc = xstrdup(slot->text);
+		job_ptr->state_desc = text;
+	} else {
+		xfree(text);
 	}
 }
 
 extern void nvlbs_clear_reason(uint32_t job_id)
 {
-	slurm_mutex_lock(&reason_lock);
-	if (reasons[job_id % REASON_SLOTS].job_id == job_id)
-		reasons[job_id % REASON_SLOTS].job_id = 0;
-	slurm_mutex_unlock(&reason_lock);
+	nvlb_planner_t *planner = nvlb_process_planner();
+
+	if (planner)
+		nvlb_reason_forget(planner, job_id);
+}
+
+/* Shows the kept reason again; drops the entries of jobs no longer pending. */
+static bool _apply_reason(void *ctx, uint32_t job_id, const char *text)
+{
+	job_record_t *job_ptr = find_job_record(job_id);
+
+	(void) ctx;
+	if (!job_ptr || !IS_JOB_PENDING(job_ptr))
+		return false;
+	if (job_ptr->state_reason != WAIT_RESOURCES)
+		return true;
+	if (!job_ptr->state_desc)
+		job_ptr->state_desc = xstrdup(text);
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
+	/* Slurm's own topology reason ("No suitable topology unit found",
+	 * for the code the plugin returned) stays first, for scripts that
+	 * match it; nvlblock's sentence follows. */
+	else if (!xstrstr(job_ptr->state_desc, REASON_PREFIX))
+		xstrfmtcat(job_ptr->state_desc, "; %s", text);
+#endif
+	return true;
 }
 
 extern void nvlbs_apply_reasons(void)
 {
-	slurm_mutex_lock(&reason_lock);
-	for (int i = 0; i < REASON_SLOTS; i++) {
-		job_record_t *job_ptr;
+	nvlb_planner_t *planner = nvlb_process_planner();
 
-		if (!reasons[i].job_id)
-			continue;
-		job_ptr = find_job_record(reasons[i].job_id);
-		if (!job_ptr || !IS_JOB_PENDING(job_ptr)) {
-			reasons[i].job_id = 0;
-			continue;
-		}
-		if (job_ptr->state_reason != WAIT_RESOURCES)
-			continue;
-		if (!job_ptr->state_desc)
-			job_ptr->state_desc = xstrdup(reasons[i].text);
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
-		/* Slurm's own topology reason ("No suitable topology unit
-		 * found", for the code the plugin returned) stays first, for
-		 * scripts that match it; nvlblock's sentence follows. */
-		else if (!xstrstr(job_ptr->state_desc, "nvlblock: "))
-			xstrfmtcat(job_ptr->state_desc, "; %s", reasons[i].text);
-#endif
-	}
-	slurm_mutex_unlock(&reason_lock);
+	if (planner)
+		nvlb_reasons_each(planner, _apply_reason, NULL);
 }
 
 extern void nvlbs_forget_reasons(void)
 {
-	slurm_mutex_lock(&reason_lock);
-	memset(reasons, 0, sizeof(reasons));
-	slurm_mutex_unlock(&reason_lock);
+	nvlb_planner_t *planner = nvlb_process_planner();
+
+	if (planner)
+		nvlb_reasons_clear(planner);
 }

@@ -25,17 +25,12 @@
 extern uint8_t *nvlbs_node_states(void);
 
 /*
- * The same into `out` (node_record_count bytes), for a placement. Slurm
- * offers a node that is down, drained, failing or not responding (not in
- * avail_node_bitmap) only when it asks whether the job could ever run "if
- * all configured nodes were available" (_pick_best_nodes(), at submission
- * and after every failed attempt); a refusal there holds the job as never
- * runnable (BadConstraints, priority 0). So such a node in `offered` (the
- * job's node_map) that `avail` (its usable nodes) also holds is answered as
- * healthy and free, as asked: a job that only needs a repair, or one waiting
- * to restart in place, is not held for good.
+ * The same into `out` (node_record_count bytes), for a placement: no
+ * allocation per evaluation. Failed nodes Slurm offers (when it asks whether
+ * a job could ever run) are the core's question (Planner::place answers them
+ * as healthy); they are copied here as they are.
  */
-extern void nvlbs_node_states_into(uint8_t *out, bitstr_t *offered, const uint8_t *avail);
+extern void nvlbs_node_states_into(uint8_t *out);
 
 /* Drop the kept node states (the plugin is unloading). */
 extern void nvlbs_forget_node_states(void);

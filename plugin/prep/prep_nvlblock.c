@@ -110,38 +110,38 @@ extern int prep_p_prolog_slurmctld(job_record_t *job_ptr, bool *async)
 	return SLURM_SUCCESS;
 }
 
-/* A node of the job counts as failed if it is down or not responding, or is
- * the one Slurm named when it requeued the job. */
-static bool _node_failed(job_record_t *job_ptr, node_record_t *node_ptr)
+/* What Slurm says about a node of the job; the core decides what counts. */
+static uint32_t _node_signs(job_record_t *job_ptr, node_record_t *node_ptr)
 {
+	uint32_t signs = 0;
+
 	if (!node_ptr)
-		return true;
-	if (IS_NODE_DOWN(node_ptr) || IS_NODE_NO_RESPOND(node_ptr) || IS_NODE_FAIL(node_ptr))
-		return true;
-	return job_ptr->failed_node && !xstrcmp(job_ptr->failed_node, node_ptr->name);
+		return NVLB_NODE_SIGN_MISSING;
+	if (IS_NODE_DOWN(node_ptr))
+		signs |= NVLB_NODE_SIGN_DOWN;
+	if (IS_NODE_NO_RESPOND(node_ptr))
+		signs |= NVLB_NODE_SIGN_NOT_RESPONDING;
+	if (IS_NODE_FAIL(node_ptr))
+		signs |= NVLB_NODE_SIGN_FAILING;
+	if (job_ptr->failed_node && !xstrcmp(job_ptr->failed_node, node_ptr->name))
+		signs |= NVLB_NODE_SIGN_NAMED_FAILED;
+	return signs;
 }
 
-/*
- * Slurm requeues a job hit by a node failure when it is a batch job that
- * may be requeued; its state is then NODE_FAIL while the nodes are released
- * (job_mgr.c, kill_running_job_by_node_name()).
- */
-static bool _requeued_after_node_failure(job_record_t *job_ptr)
+/* What Slurm says about the job whose nodes are being released: Slurm
+ * requeues a batch job that may be requeued when a node fails under it, and
+ * its state is then NODE_FAIL (job_mgr.c, kill_running_job_by_node_name()). */
+static uint32_t _job_signs(job_record_t *job_ptr)
 {
-	return job_ptr->batch_flag && job_ptr->details && job_ptr->details->requeue &&
-	       ((job_ptr->job_state & JOB_STATE_BASE) == JOB_NODE_FAIL);
-}
+	uint32_t signs = 0;
 
-/* Whether the ledger holds an open recovery record for this job. */
-static bool _recovering(nvlb_planner_t *planner, uint32_t job_id)
-{
-	uint32_t ids[256];
-	size_t n = nvlb_pending_jobs(planner, ids, 256);
-
-	for (size_t i = 0; (i < n) && (i < 256); i++)
-		if (ids[i] == job_id)
-			return true;
-	return false;
+	if (job_ptr->batch_flag)
+		signs |= NVLB_JOB_SIGN_BATCH;
+	if (job_ptr->details && job_ptr->details->requeue)
+		signs |= NVLB_JOB_SIGN_REQUEUE_ALLOWED;
+	if ((job_ptr->job_state & JOB_STATE_BASE) == JOB_NODE_FAIL)
+		signs |= NVLB_JOB_SIGN_NODE_FAIL;
+	return signs;
 }
 
 extern int prep_p_epilog_slurmctld(job_record_t *job_ptr, bool *async)
@@ -149,13 +149,15 @@ extern int prep_p_epilog_slurmctld(job_record_t *job_ptr, bool *async)
 	nvlb_planner_t *planner = nvlb_process_planner();
 	uint32_t *nodes, *failed;
 	size_t count, nfailed = 0;
-	bool changed = false;
+	bool changed = false, requeued, recovering;
 	time_t now = time(NULL);
 
 	*async = false;
 	if (!planner || !job_ptr || !job_ptr->node_bitmap)
 		return SLURM_SUCCESS;
-	if (!_requeued_after_node_failure(job_ptr) && !_recovering(planner, job_ptr->job_id))
+	requeued = nvlb_requeued_after_node_failure(_job_signs(job_ptr));
+	recovering = nvlb_is_recovering(planner, job_ptr->job_id);
+	if (!requeued && !recovering)
 		return SLURM_SUCCESS;
 
 	nodes = nvlbs_bitmap_indices(job_ptr->node_bitmap, &count);
@@ -166,15 +168,15 @@ extern int prep_p_epilog_slurmctld(job_record_t *job_ptr, bool *async)
 	 * the new failure would overwrite the record (and the restart would
 	 * never be counted) or the end would count as abandoned.
 	 */
-	if (_recovering(planner, job_ptr->job_id)) {
+	if (recovering) {
 		nvlb_job_started(planner, job_ptr->job_id, nodes, count,
 				 job_ptr->start_time ? job_ptr->start_time : now);
 		changed = true;
 	}
-	if (_requeued_after_node_failure(job_ptr)) {
+	if (requeued) {
 		failed = xcalloc(count + 1, sizeof(uint32_t));
 		for (size_t i = 0; i < count; i++)
-			if (_node_failed(job_ptr, node_record_table_ptr[nodes[i]]))
+			if (nvlb_node_counts_as_failed(_node_signs(job_ptr, node_record_table_ptr[nodes[i]])))
 				failed[nfailed++] = nodes[i];
 		if (nfailed) {
 			nvlb_job_failed(planner, job_ptr->job_id, nodes, count, failed, nfailed, now);

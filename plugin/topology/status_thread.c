@@ -4,6 +4,7 @@
  * Every few seconds, holding Slurm's locks only while it reads:
  *   - closes ledger records of jobs that restarted or left (so holds end
  *     even when no placement runs),
+ *   - moves the core's clock (nvlb_advance: jobs whose wait is over fall back),
  *   - refreshes which nodes run preemptible work,
  *   - shows nvlblock's reason on pending jobs whose reason Slurm reset;
  *   - requeues what the core names to reclaim spares for jobs waiting to
@@ -48,6 +49,25 @@ static void _write(const char *path, const char *text, const char *what)
 		error("nvlblock: cannot write %s %s: %s", what, path, err.message);
 }
 
+/* Time moves for the core here, and only here (and in the simulator's own
+ * loop): jobs whose wait for their block is over fall back. Placement never
+ * changes the core's state, so Slurm's test-only and will-run evaluations
+ * change nothing. */
+static void _advance(nvlb_planner_t *planner, time_t now)
+{
+	size_t fell_back = 0;
+	uint8_t *states;
+
+	if (!nvlb_pending_jobs(planner, NULL, 0))
+		return;
+	states = nvlbs_node_states();
+	if ((nvlb_advance(planner, states, node_record_count, now, &fell_back) == NVLB_OK) && fell_back) {
+		nvlbs_save_state(planner);
+		nvlbs_flush_log(planner);
+	}
+	xfree(states);
+}
+
 static void *_status_loop(void *arg)
 {
 	time_t last_files = 0;
@@ -65,6 +85,15 @@ static void *_status_loop(void *arg)
 		slurm_mutex_lock(&thread_lock);
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += TICK_SECONDS;
+		/* A job's wait for its block ends on time, not at the next tick. */
+		if ((planner = nvlb_process_planner())) {
+			int64_t deadline = nvlb_next_deadline(planner, until.tv_sec - TICK_SECONDS);
+
+			if (deadline < (int64_t) until.tv_sec) {
+				until.tv_sec = (time_t) deadline;
+				until.tv_nsec = 0;
+			}
+		}
 		while (!stopping && (pthread_cond_timedwait(&thread_cond, &thread_lock, &until) == 0))
 			;
 		if (stopping) {
@@ -81,6 +110,7 @@ static void *_status_loop(void *arg)
 		lock_slurmctld(locks);
 		nvlbs_sync_ledger(planner, now);
 		nvlbs_update_lent(planner);
+		_advance(planner, now);
 		nvlbs_apply_reasons();
 		if (now - last_files >= policy.status_interval_s) {
 			uint8_t *states = nvlbs_node_states();

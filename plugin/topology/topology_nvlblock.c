@@ -39,13 +39,6 @@ const char plugin_type[] = "topology/nvlblock";
 const uint32_t plugin_id = NVLBT_PLUGIN_ID;
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-/*
- * Seconds a scheduling pass may take to reach a requeued job once Slurm lets
- * it run again (cred_expire + 1 s after the requeue): the failed job's nodes
- * stay held at least this much longer.
- */
-#define REQUEUE_SCHEDULING_SLACK 30
-
 static bitstr_t **block_bitmaps = NULL;
 static int block_bitmap_cnt = 0;
 static char **block_names = NULL;
@@ -212,6 +205,7 @@ extern int nvlbt_build_config(const char *topology_conf)
 	nvlb_error_t err;
 	nvlb_policy_info_t policy;
 	int rc = SLURM_SUCCESS;
+	bool last_good = false;
 
 	/* Only slurmctld places jobs; other daemons and clients only print. */
 	if (!running_in_slurmctld())
@@ -223,13 +217,26 @@ extern int nvlbt_build_config(const char *topology_conf)
 		names[i] = node_record_table_ptr[i] ? node_record_table_ptr[i]->name : "";
 
 	if (nvlb_check_file(path, names, node_record_count, _log_warning, NULL, &err) != NVLB_OK) {
+		char *copy;
+
 		_log_problems("nvlblock: ", &err);
-		if (!planner)
+		if (planner) {
+			error("nvlblock: keeping the previous topology; fix %s and reconfigure", path);
+			rc = SLURM_ERROR;
+			goto done;
+		}
+		/* A reconfigure re-executed slurmctld: the previous topology
+		 * is the copy kept when it was accepted (last_good.c). */
+		if (!(copy = nvlbt_last_good_copy(path)) ||
+		    (nvlb_check_file(copy, names, node_record_count, NULL, NULL, NULL) != NVLB_OK))
 			fatal("nvlblock: invalid topology configuration in %s (%u problem%s, first at %s:%u)", path,
 			      err.problem_count, (err.problem_count == 1) ? "" : "s", err.file, err.line);
-		error("nvlblock: keeping the previous topology; fix %s and reconfigure", path);
+		error("nvlblock: keeping the previous topology (%s, kept when it was last accepted); fix %s and "
+		      "reconfigure", copy, path);
+		xfree(path);
+		path = copy;
 		rc = SLURM_ERROR;
-		goto done;
+		last_good = true;
 	}
 	if (!planner) {
 		if (nvlb_planner_load(path, names, node_record_count, &planner, &err) != NVLB_OK) {
@@ -244,7 +251,11 @@ extern int nvlbt_build_config(const char *topology_conf)
 		rc = SLURM_ERROR;
 		goto done;
 	}
-	nvlb_set_requeue_delay(planner, cred_expiration() + 1 + REQUEUE_SCHEDULING_SLACK);
+	/* When Slurm lets a requeued job start again; the core adds the
+	 * time a scheduling pass may take to reach it. */
+	nvlb_set_requeue_delay(planner, cred_expiration() + 1);
+	if (!last_good)
+		nvlbt_keep_last_good(planner);
 	_build_block_bitmaps(planner);
 	nvlbt_status_start();
 	(void) nvlb_policy_info(planner, &policy);
@@ -370,7 +381,9 @@ extern int nvlbt_eval_nodes(topology_eval_t *topo_eval)
 	nvlbs_sync_ledger(planner, now);
 	if (lending_anywhere)
 		nvlbs_update_lent(planner);
-	nvlbs_node_states_into(eval_buf.states, topo_eval->node_map, eval_buf.avail);
+	/* Failed nodes Slurm offers (it asks whether the job could ever
+	 * run) are answered as healthy by the core (Planner::place). */
+	nvlbs_node_states_into(eval_buf.states);
 
 	req.job_id = job_ptr->job_id;
 	req.min_nodes = topo_eval->min_nodes;
@@ -481,54 +494,46 @@ extern nvlbt_topoinfo_t *nvlbt_topoinfo_build(void)
 {
 	nvlb_planner_t *planner = nvlb_process_planner();
 	nvlbt_topoinfo_t *info = xmalloc(sizeof(*info));
+	nvlb_report_data_t *data;
 	uint8_t *states;
-	char *text, *save = NULL, *line;
-	uint32_t n = 0, blocks;
+	const char *recoveries;
 
 	if (!planner || (nvlb_node_count(planner) != (size_t) node_record_count))
 		return info;
-	blocks = nvlb_block_count(planner);
 	states = nvlbs_node_states();
-	text = nvlb_report(planner, states, node_record_count, time(NULL), NVLB_REPORT_TEXT);
+	data = nvlb_report_data(planner, states, node_record_count, time(NULL));
 	xfree(states);
-	if (!text)
+	if (!data)
 		return info;
-	info->names = xcalloc(blocks + 1, sizeof(char *));
-	info->nodes = xcalloc(blocks + 1, sizeof(char *));
-	info->lines = xcalloc(blocks + 1, sizeof(char *));
-	/* The report lists blocks in index order, then the summary and recoveries. */
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		nvlb_block_info_t b;
-
-		if ((n < blocks) && (nvlb_block_info(planner, n, &b) == NVLB_OK)) {
-			info->names[n] = xstrdup(b.name);
-			info->nodes[n] = xstrdup(b.nodes);
-			info->lines[n] = xstrdup(line);
-			n++;
-		} else {
-			/* The summary line and the recovery lines after it. */
-			xstrfmtcat(info->summary, "%s%s", info->summary ? "\n" : "", line);
-		}
-	}
-	info->record_count = n;
-	nvlb_free(text);
-	return info;
-}
-
-extern void nvlbt_topoinfo_free(nvlbt_topoinfo_t *info)
-{
-	if (!info)
-		return;
+	info->record_count = nvlb_report_block_count(data);
+	info->names = xcalloc(info->record_count + 1, sizeof(char *));
+	info->nodes = xcalloc(info->record_count + 1, sizeof(char *));
+	info->lines = xcalloc(info->record_count + 1, sizeof(char *));
 	for (uint32_t i = 0; i < info->record_count; i++) {
-		xfree(info->names[i]);
-		xfree(info->nodes[i]);
-		xfree(info->lines[i]);
+		nvlb_block_report_t b;
+
+		if (nvlb_report_block(data, i, &b) != NVLB_OK)
+			continue;
+		info->names[i] = xstrdup(b.name);
+		info->nodes[i] = xstrdup(b.nodes);
+		info->lines[i] = xstrdup(b.line);
 	}
-	xfree(info->names);
-	xfree(info->nodes);
-	xfree(info->lines);
-	xfree(info->summary);
-	xfree(info);
+	info->group_count = nvlb_report_group_count(data);
+	info->group_names = xcalloc(info->group_count + 1, sizeof(char *));
+	info->group_lines = xcalloc(info->group_count + 1, sizeof(char *));
+	for (uint32_t i = 0; i < info->group_count; i++) {
+		nvlb_group_report_t g;
+
+		if (nvlb_report_group(data, i, &g) != NVLB_OK)
+			continue;
+		info->group_names[i] = xstrdup(g.name);
+		info->group_lines[i] = xstrdup(g.line);
+	}
+	info->summary = xstrdup(nvlb_report_summary(data));
+	recoveries = nvlb_report_recoveries(data);
+	info->recoveries = recoveries[0] ? xstrdup(recoveries) : NULL;
+	nvlb_report_data_free(data);
+	return info;
 }
 
 extern int nvlbt_get(topology_data_t type, void *data)
@@ -556,228 +561,31 @@ extern int nvlbt_get(topology_data_t type, void *data)
 	}
 }
 
-extern int nvlbt_topoinfo_pack(nvlbt_topoinfo_t *info, buf_t *buffer, uint16_t protocol_version)
-{
-	if (protocol_version < SLURM_MIN_PROTOCOL_VERSION)
-		return SLURM_ERROR;
-	pack32(info->record_count, buffer);
-	for (uint32_t i = 0; i < info->record_count; i++) {
-		packstr(info->names[i], buffer);
-		packstr(info->nodes[i], buffer);
-		packstr(info->lines[i], buffer);
-	}
-	packstr(info->summary, buffer);
-	return SLURM_SUCCESS;
-}
-
-/* Bound on what a client accepts: a corrupt count must not make it allocate
- * without limit. */
-#define MAX_PACKED_BLOCKS (1u << 20)
-
-extern int nvlbt_topoinfo_unpack(nvlbt_topoinfo_t **out, buf_t *buffer, uint16_t protocol_version)
-{
-	nvlbt_topoinfo_t *info;
-	uint32_t count;
-
-	*out = NULL;
-	if (protocol_version < SLURM_MIN_PROTOCOL_VERSION)
-		return SLURM_ERROR;
-	info = xmalloc(sizeof(*info));
-	*out = info;
-	safe_unpack32(&count, buffer);
-	if (count > MAX_PACKED_BLOCKS)
-		goto unpack_error;
-	info->names = xcalloc(count + 1, sizeof(char *));
-	info->nodes = xcalloc(count + 1, sizeof(char *));
-	info->lines = xcalloc(count + 1, sizeof(char *));
-	for (uint32_t i = 0; i < count; i++) {
-		info->record_count = i + 1;
-		safe_unpackstr(&info->names[i], buffer);
-		safe_unpackstr(&info->nodes[i], buffer);
-		safe_unpackstr(&info->lines[i], buffer);
-	}
-	info->record_count = count;
-	safe_unpackstr(&info->summary, buffer);
-	return SLURM_SUCCESS;
-
-unpack_error:
-	nvlbt_topoinfo_free(info);
-	*out = NULL;
-	return SLURM_ERROR;
-}
-
-/* The core's "GroupName=<name> ..." line (a scalable unit, a BlockSizes
- * aggregate) among the lines after the blocks, appended to out. */
-static bool _print_group(nvlbt_topoinfo_t *info, const char *name, char **out)
-{
-	char *copy, *save = NULL, *prefix;
-	bool found = false;
-
-	if (!info->summary || !name || !name[0])
-		return false;
-	copy = xstrdup(info->summary);
-	prefix = xstrdup_printf("GroupName=%s ", name);
-	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (!xstrncmp(line, prefix, strlen(prefix))) {
-			xstrfmtcat(*out, "%s\n", line);
-			found = true;
-			break;
-		}
-	}
-	xfree(prefix);
-	xfree(copy);
-	return found;
-}
-
-extern int nvlbt_topoinfo_print(nvlbt_topoinfo_t *info, const char *nodes_list, const char *unit, char **out)
-{
-	bool by_unit = unit && unit[0], by_nodes = nodes_list && nodes_list[0];
-	int matches = 0;
-
-	*out = NULL;
-	if (!info || !info->record_count) {
-		error("No topology information available");
-		return SLURM_SUCCESS;
-	}
-	if (!by_unit && !by_nodes) {
-		for (uint32_t i = 0; i < info->record_count; i++)
-			xstrfmtcat(*out, "%s\n", info->lines[i]);
-		if (info->summary)
-			xstrfmtcat(*out, "%s\n", info->summary);
-		return SLURM_SUCCESS;
-	}
-	/* 24.11's scontrol passes its one argument as the node list: a block
-	 * name there selects that block. */
-	if (!by_unit) {
-		for (uint32_t i = 0; i < info->record_count; i++) {
-			if (!xstrcmp(info->names[i], nodes_list)) {
-				xstrfmtcat(*out, "%s\n", info->lines[i]);
-				return SLURM_SUCCESS;
-			}
-		}
-		if (_print_group(info, nodes_list, out))
-			return SLURM_SUCCESS;
-	} else if (!by_nodes && _print_group(info, unit, out)) {
-		return SLURM_SUCCESS; /* block=<group name> */
-	}
-	for (uint32_t i = 0; i < info->record_count; i++) {
-		hostset_t *hs;
-		bool within;
-
-		if (by_unit && xstrcmp(info->names[i], unit))
-			continue;
-		if (by_nodes) {
-			if (!info->nodes[i] || !info->nodes[i][0] || !(hs = hostset_create(info->nodes[i])))
-				continue;
-			within = hostset_within(hs, nodes_list);
-			hostset_destroy(hs);
-			if (!within)
-				continue;
-		}
-		xstrfmtcat(*out, "%s\n", info->lines[i]);
-		matches++;
-	}
-	if (matches)
-		return SLURM_SUCCESS;
-	if (by_unit && by_nodes)
-		error("Topology information contains no block %s holding %s", unit, nodes_list);
-	else if (by_unit)
-		error("Topology information contains no block named %s", unit);
-	else
-		error("Topology information contains no block or node named %s", nodes_list);
-	return SLURM_SUCCESS;
-}
-
 extern nvlbt_segments_t *nvlbt_segments_build(bitstr_t *nodes, uint16_t segment_size)
 {
+	nvlb_planner_t *planner = nvlb_process_planner();
 	nvlbt_segments_t *segments = xmalloc(sizeof(*segments));
-	bitstr_t *rest, *run;
+	uint32_t *indices, *segment_of;
+	size_t count, nsegs;
 
 	segments->list = list_create(xfree_ptr);
-	if (!nodes)
+	if (!nodes || !planner)
 		return segments;
-	rest = bit_copy(nodes);
-	run = bit_alloc(bit_size(nodes));
-	for (int b = 0; b < block_bitmap_cnt; b++) {
-		int in_run = 0;
+	/* The segments are the core's (src/placement/segments.cpp): per
+	 * block, runs of segment_size nodes; the rest one more. */
+	indices = nvlbs_bitmap_indices(nodes, &count);
+	segment_of = xcalloc(count + 1, sizeof(uint32_t));
+	nsegs = nvlb_segments(planner, indices, count, segment_size, segment_of);
+	for (size_t s = 0; s < nsegs; s++) {
+		bitstr_t *run = bit_alloc(bit_size(nodes));
 
-		if (bit_size(block_bitmaps[b]) != bit_size(nodes) || !bit_overlap_any(block_bitmaps[b], nodes))
-			continue;
-		bit_clear_all(run);
-		for (int i = 0; (i = bit_ffs_from_bit(nodes, i)) >= 0; i++) {
-			if (!bit_test(block_bitmaps[b], i))
-				continue;
-			bit_set(run, i);
-			bit_clear(rest, i);
-			if (segment_size && (++in_run == segment_size)) {
-				list_append(segments->list, bitmap2node_name(run));
-				bit_clear_all(run);
-				in_run = 0;
-			}
-		}
-		if (bit_set_count(run))
-			list_append(segments->list, bitmap2node_name(run));
+		for (size_t i = 0; i < count; i++)
+			if (segment_of[i] == s)
+				bit_set(run, indices[i]);
+		list_append(segments->list, bitmap2node_name(run));
+		FREE_NULL_BITMAP(run);
 	}
-	if (bit_set_count(rest))
-		list_append(segments->list, bitmap2node_name(rest));
-	FREE_NULL_BITMAP(run);
-	FREE_NULL_BITMAP(rest);
+	xfree(segment_of);
+	xfree(indices);
 	return segments;
-}
-
-extern void nvlbt_segments_free(nvlbt_segments_t *segments)
-{
-	if (!segments)
-		return;
-	FREE_NULL_LIST(segments->list);
-	xfree(segments);
-}
-
-/* Our own layout, versioned: job state written by one nvlblock release may
- * be read by the next. */
-#define SEGMENTS_FORMAT 1
-#define MAX_PACKED_SEGMENTS (1u << 20)
-
-static int _pack_segment(void *x, void *arg)
-{
-	packstr(x, arg);
-	return 0;
-}
-
-extern void nvlbt_segments_pack(nvlbt_segments_t *segments, buf_t *buffer)
-{
-	uint32_t count = (segments && segments->list) ? list_count(segments->list) : 0;
-
-	pack16(SEGMENTS_FORMAT, buffer);
-	pack32(count, buffer);
-	if (count)
-		list_for_each(segments->list, _pack_segment, buffer);
-}
-
-extern int nvlbt_segments_unpack(nvlbt_segments_t **out, buf_t *buffer)
-{
-	nvlbt_segments_t *segments = xmalloc(sizeof(*segments));
-	uint16_t format;
-	uint32_t count;
-
-	*out = NULL;
-	segments->list = list_create(xfree_ptr);
-	safe_unpack16(&format, buffer);
-	if (format != SEGMENTS_FORMAT)
-		goto unpack_error;
-	safe_unpack32(&count, buffer);
-	if (count > MAX_PACKED_SEGMENTS)
-		goto unpack_error;
-	for (uint32_t i = 0; i < count; i++) {
-		char *nodes = NULL;
-
-		safe_unpackstr(&nodes, buffer);
-		list_append(segments->list, nodes);
-	}
-	*out = segments;
-	return SLURM_SUCCESS;
-
-unpack_error:
-	nvlbt_segments_free(segments);
-	return SLURM_ERROR;
 }

@@ -25,11 +25,15 @@ extern const uint32_t plugin_id;
 /* What `scontrol show topology` receives: packed by slurmctld, so every
  * client prints the same text. */
 typedef struct {
-	uint32_t record_count;
+	uint32_t record_count; /* blocks */
 	char **names;
 	char **nodes;
 	char **lines;
-	char *summary;
+	uint32_t group_count; /* groups of the hierarchy above the blocks */
+	char **group_names;
+	char **group_lines;
+	char *summary;    /* the summary line */
+	char *recoveries; /* pending and recent recoveries, one per line; may be NULL */
 } nvlbt_topoinfo_t;
 
 /* The segments of a job's allocation, as node lists (Slurm 25.11+'s job
@@ -53,6 +57,8 @@ extern const char *nvlbt_block_name_of(int node_index);
  * TOPO_DATA_REC_CNT, TOPO_DATA_EXCLUSIVE_TOPO. */
 extern int nvlbt_get(topology_data_t type, void *data);
 extern nvlbt_topoinfo_t *nvlbt_topoinfo_build(void);
+/* packed_info.c: free, pack, unpack and print the topology info and the
+ * segment lists (nothing there needs slurmctld). */
 extern void nvlbt_topoinfo_free(nvlbt_topoinfo_t *info);
 /* Both refuse protocol versions older than Slurm's oldest supported one. */
 extern int nvlbt_topoinfo_pack(nvlbt_topoinfo_t *info, buf_t *buffer, uint16_t protocol_version);
@@ -71,6 +77,12 @@ extern int nvlbt_segments_unpack(nvlbt_segments_t **out, buf_t *buffer);
  * segments as the job's topology info when it asked for an IMEX channel per
  * segment. */
 extern void nvlbt_attach_segments(topology_eval_t *topo_eval);
+
+/* last_good.c: copies of the topology files last accepted, under
+ * StateSaveLocation; on a reconfigure that meets a broken file, the copy of
+ * `path` to load instead (xmalloc'd), else NULL (a first start). */
+extern void nvlbt_keep_last_good(nvlb_planner_t *planner);
+extern char *nvlbt_last_good_copy(const char *path);
 
 /* Whether any block reclaims its spares (`reserve: reclaim`). */
 extern bool nvlbt_reclaims_spares(void);

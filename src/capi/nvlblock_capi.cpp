@@ -6,6 +6,8 @@
 #include "nvlblock/nvlblock.h"
 
 #include "core/planner.hpp"
+#include "placement/segments.hpp"
+#include "recovery/rules.hpp"
 #include "readers/load_topology.hpp"
 #include "state/atomic_file.hpp"
 #include "writers/status_report.hpp"
@@ -14,6 +16,8 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <optional>
@@ -28,7 +32,18 @@ struct nvlb_planner {
     nvlblock::Planner planner;
     mutable std::mutex mutex;
     std::vector<nvlblock::NodeState> states; // reused between calls
+    // Pending reasons by job id: sized by the jobs it holds.
+    std::mutex reasons_mutex;
+    std::map<std::uint32_t, std::string> reasons;
 };
+
+struct nvlb_report_data {
+    nvlblock::ClusterReport report;
+    std::vector<std::string> block_lines, group_lines;
+    std::string summary, recoveries;
+};
+// The function nvlb_report_data() hides the type's plain name.
+using ReportData = struct nvlb_report_data;
 
 namespace {
 
@@ -267,6 +282,9 @@ nvlb_status_t nvlb_policy_info(const nvlb_planner_t* p, nvlb_policy_info_t* out)
     out->status_json = pol.status.json_path.c_str();
     out->status_prometheus = pol.status.prometheus_path.c_str();
     out->from_topology_conf = t.format() == SourceFormat::kTopologyConf;
+    out->source = t.source().c_str();
+    out->included_conf = t.included_as_written().c_str();
+    out->included_conf_path = t.included_path().c_str();
     return NVLB_OK;
 }
 
@@ -274,18 +292,14 @@ bool nvlb_is_preemptible(const nvlb_planner_t* p, const char* qos, const char* p
     if (!p)
         return false;
     std::lock_guard lock(p->mutex);
-    const PreemptibleSelector& sel = p->planner.topology().policy().preemptible;
-    auto in = [](const std::vector<std::string>& v, const char* s) {
-        return s && std::find(v.begin(), v.end(), s) != v.end();
-    };
-    return in(sel.qos, qos) || in(sel.partitions, partition);
+    return p->planner.topology().policy().preemptible.matches(qos ? qos : "", partition ? partition : "");
 }
 
 void nvlb_set_requeue_delay(nvlb_planner_t* p, int64_t seconds) {
     if (!p)
         return;
     std::lock_guard lock(p->mutex);
-    p->planner.set_requeue_delay(seconds);
+    p->planner.set_slurm_requeue_delay(seconds);
 }
 
 void nvlb_set_slurm_release(uint32_t v) {
@@ -409,6 +423,111 @@ nvlb_status_t nvlb_reclaim_started(nvlb_planner_t* p, uint32_t job_id, const nvl
     });
 }
 
+bool nvlb_node_counts_as_failed(uint32_t signs) { return node_counts_as_failed(signs); }
+
+bool nvlb_requeued_after_node_failure(uint32_t signs) { return requeued_after_node_failure(signs); }
+
+bool nvlb_is_recovering(const nvlb_planner_t* p, uint32_t job_id) {
+    if (!p)
+        return false;
+    std::lock_guard lock(p->mutex);
+    return p->planner.recovery().recovering(job_id);
+}
+
+nvlb_status_t nvlb_advance(nvlb_planner_t* p, const uint8_t* node_states, size_t node_count, int64_t now,
+                           size_t* fell_back) {
+    if (fell_back)
+        *fell_back = 0;
+    if (!p || !node_states)
+        return NVLB_E_INVALID;
+    return guarded(nullptr, [&] {
+        std::lock_guard lock(p->mutex);
+        if (node_count != p->planner.topology().node_count())
+            return NVLB_E_INVALID;
+        const std::size_t n = p->planner.advance(states_of(p, node_states, node_count), now);
+        if (fell_back)
+            *fell_back = n;
+        return NVLB_OK;
+    });
+}
+
+int64_t nvlb_next_deadline(const nvlb_planner_t* p, int64_t now) {
+    if (!p)
+        return INT64_MAX;
+    std::lock_guard lock(p->mutex);
+    return p->planner.next_deadline(now);
+}
+
+size_t nvlb_segments(const nvlb_planner_t* p, const uint32_t* nodes, size_t count, uint32_t segment_size,
+                     uint32_t* segment_of) {
+    if (!p || (!nodes && count))
+        return 0;
+    try {
+        std::vector<std::vector<NodeIndex>> segs;
+        {
+            std::lock_guard lock(p->mutex);
+            segs = segments_of(p->planner.topology(), {nodes, count}, segment_size);
+        }
+        if (segment_of) {
+            std::map<NodeIndex, std::uint32_t> index;
+            for (std::size_t s = 0; s < segs.size(); ++s)
+                for (NodeIndex n : segs[s])
+                    index[n] = static_cast<std::uint32_t>(s);
+            for (std::size_t i = 0; i < count; ++i)
+                segment_of[i] = index[nodes[i]];
+        }
+        return segs.size();
+    } catch (...) {
+        return 0;
+    }
+}
+
+bool nvlb_can_ever_run(const nvlb_planner_t* p, const nvlb_request_t* request) {
+    if (!p || !request)
+        return false;
+    try {
+        std::lock_guard lock(p->mutex);
+        return p->planner.can_ever_run(request_of(*request, p->planner.topology().node_count()));
+    } catch (...) {
+        return false;
+    }
+}
+
+void nvlb_reason_note(nvlb_planner_t* p, uint32_t job_id, const char* text) {
+    if (!p || !text)
+        return;
+    try {
+        std::lock_guard lock(p->reasons_mutex);
+        p->reasons[job_id] = text;
+    } catch (...) {
+        // out of memory: the reason is not shown again, nothing else changes
+    }
+}
+
+void nvlb_reason_forget(nvlb_planner_t* p, uint32_t job_id) {
+    if (!p)
+        return;
+    std::lock_guard lock(p->reasons_mutex);
+    p->reasons.erase(job_id);
+}
+
+void nvlb_reasons_clear(nvlb_planner_t* p) {
+    if (!p)
+        return;
+    std::lock_guard lock(p->reasons_mutex);
+    p->reasons.clear();
+}
+
+size_t nvlb_reasons_each(nvlb_planner_t* p, bool (*fn)(void*, uint32_t, const char*), void* ctx) {
+    if (!p)
+        return 0;
+    std::lock_guard lock(p->reasons_mutex);
+    if (fn)
+        for (auto it = p->reasons.begin(); it != p->reasons.end();)
+            it = fn(ctx, it->first, it->second.c_str()) ? std::next(it) : p->reasons.erase(it);
+    return p->reasons.size();
+}
+
 nvlb_status_t nvlb_job_failed(nvlb_planner_t* p, uint32_t job_id, const uint32_t* nodes, size_t node_count,
                               const uint32_t* failed, size_t failed_count, int64_t now) {
     if (!p || (!nodes && node_count) || (!failed && failed_count))
@@ -461,7 +580,7 @@ size_t nvlb_drain_log(nvlb_planner_t* p, void (*fn)(void*, const char*), void* c
     std::vector<std::string> lines;
     {
         std::lock_guard lock(p->mutex);
-        lines = p->planner.ledger().take_log();
+        lines = p->planner.take_log();
     }
     if (fn)
         for (const auto& l : lines)
@@ -476,9 +595,9 @@ nvlb_status_t nvlb_state_save(nvlb_planner_t* p, const char* path, nvlb_error_t*
         std::string text;
         {
             std::lock_guard lock(p->mutex);
-            text = p->planner.ledger().serialize(p->planner.topology());
+            text = p->planner.save_state();
         }
-        write_file_atomically(path, text);
+        write_file_atomically(path, text, kPrivateFileMode);
         return NVLB_OK;
     });
 }
@@ -491,7 +610,7 @@ nvlb_status_t nvlb_state_load(nvlb_planner_t* p, const char* path, nvlb_error_t*
         if (!text)
             return NVLB_OK;
         std::lock_guard lock(p->mutex);
-        p->planner.ledger().deserialize(p->planner.topology(), *text, path);
+        p->planner.load_state(*text, path);
         return NVLB_OK;
     });
     if (rc == NVLB_E_CONFIG) { // a malformed state file, not a configuration problem
@@ -506,10 +625,84 @@ nvlb_status_t nvlb_write_file(const char* path, const char* text, bool durable, 
     if (!path || !text)
         return set_error(err, NVLB_E_INVALID, "", 0, "nvlb_write_file: path and text are required");
     return guarded(err, [&] {
-        write_file_atomically(path, text, durable);
+        write_file_atomically(path, text, kReportFileMode, durable);
         return NVLB_OK;
     });
 }
+
+nvlb_report_data_t* nvlb_report_data(nvlb_planner_t* p, const uint8_t* node_states, size_t node_count, int64_t now) {
+    if (!p || !node_states)
+        return nullptr;
+    try {
+        auto data = std::make_unique<ReportData>();
+        {
+            std::lock_guard lock(p->mutex);
+            if (node_count != p->planner.topology().node_count())
+                return nullptr;
+            data->report = make_report(p->planner, states_of(p, node_states, node_count), now);
+        }
+        for (const auto& b : data->report.blocks)
+            data->block_lines.push_back(block_line(b));
+        for (const auto& g : data->report.groups)
+            data->group_lines.push_back(group_line(g));
+        data->summary = summary_line(data->report);
+        for (const auto& line : recovery_lines(data->report))
+            data->recoveries += (data->recoveries.empty() ? "" : "\n") + line;
+        return data.release();
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+size_t nvlb_report_block_count(const nvlb_report_data_t* d) { return d ? d->report.blocks.size() : 0; }
+
+nvlb_status_t nvlb_report_block(const nvlb_report_data_t* d, size_t i, nvlb_block_report_t* out) {
+    if (!d || !out || i >= d->report.blocks.size())
+        return NVLB_E_INVALID;
+    const BlockReport& b = d->report.blocks[i];
+    out->name = b.name.c_str();
+    out->nodes = b.nodes.c_str();
+    out->failed_nodes = b.failed_nodes.c_str();
+    out->line = d->block_lines[i].c_str();
+    out->size = static_cast<uint32_t>(b.size);
+    out->slice = static_cast<uint32_t>(b.slice);
+    out->spares = static_cast<uint32_t>(b.spares);
+    out->lending = b.lending;
+    out->reclaim = b.reclaim;
+    out->health = static_cast<nvlb_health_t>(b.health);
+    out->healthy = static_cast<uint32_t>(b.healthy);
+    out->failed = static_cast<uint32_t>(b.failed);
+    out->busy = static_cast<uint32_t>(b.busy);
+    out->lent = static_cast<uint32_t>(b.lent);
+    out->free = static_cast<uint32_t>(b.free);
+    out->spares_free = static_cast<uint32_t>(b.spares_free);
+    out->spares_used = static_cast<uint32_t>(b.spares_used);
+    out->spares_lent = static_cast<uint32_t>(b.spares_lent);
+    out->held = static_cast<uint32_t>(b.held);
+    out->stranded = static_cast<uint32_t>(b.stranded);
+    return NVLB_OK;
+}
+
+size_t nvlb_report_group_count(const nvlb_report_data_t* d) { return d ? d->report.groups.size() : 0; }
+
+nvlb_status_t nvlb_report_group(const nvlb_report_data_t* d, size_t i, nvlb_group_report_t* out) {
+    if (!d || !out || i >= d->report.groups.size())
+        return NVLB_E_INVALID;
+    out->name = d->report.groups[i].name.c_str();
+    out->level = d->report.groups[i].level.c_str();
+    out->line = d->group_lines[i].c_str();
+    return NVLB_OK;
+}
+
+const char* nvlb_report_summary(const nvlb_report_data_t* d) { return d ? d->summary.c_str() : ""; }
+
+const char* nvlb_report_recoveries(const nvlb_report_data_t* d) { return d ? d->recoveries.c_str() : ""; }
+
+static_assert(static_cast<int>(BlockHealth::kHealthy) == NVLB_HEALTHY &&
+              static_cast<int>(BlockHealth::kDegraded) == NVLB_DEGRADED &&
+              static_cast<int>(BlockHealth::kDown) == NVLB_DOWN);
+
+void nvlb_report_data_free(nvlb_report_data_t* d) { delete d; }
 
 char* nvlb_report(nvlb_planner_t* p, const uint8_t* node_states, size_t node_count, int64_t now,
                   nvlb_report_format_t format) {

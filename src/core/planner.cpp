@@ -1,45 +1,58 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "core/planner.hpp"
 
+#include "recovery/rules.hpp"
+
 #include <algorithm>
+#include <limits>
 
 namespace nvlblock {
 
+std::span<const NodeState> offered_as_healthy(std::span<const NodeState> states,
+                                              std::span<const std::uint8_t> available,
+                                              std::vector<NodeState>& scratch) {
+    if (available.size() != states.size())
+        return states;
+    std::size_t i = 0;
+    while (i < states.size() && !(available[i] && is_failed(states[i])))
+        ++i;
+    if (i == states.size())
+        return states;
+    scratch.assign(states.begin(), states.end());
+    for (; i < scratch.size(); ++i)
+        if (available[i] && is_failed(scratch[i]))
+            scratch[i] = NodeState::kFree;
+    return scratch;
+}
+
 Planner::Planner(Topology topology) : topology_(std::make_shared<const Topology>(std::move(topology))) {}
 
+void Planner::load_state(const std::string& text, const std::string& label) {
+    recovery_.ledger().deserialize(*topology_, text, label);
+}
+
 Snapshot Planner::snapshot(std::span<const NodeState> states, std::int64_t now) const {
-    claims_cache_ = ledger_.active_claims(*topology_, now);
+    claims_cache_ = recovery_.active_claims(*topology_, states, now);
     return Snapshot(*topology_, states, tally_cache_.tallies(*topology_, states), claims_cache_);
 }
 
-Placement Planner::place(std::span<const NodeState> states, Request request, std::int64_t now) {
+Placement Planner::place(std::span<const NodeState> raw_states, Request request, std::int64_t now) const {
     const Topology& topo = *topology_;
-    const RecoveryRecord* record = ledger_.find(request.job_id);
-    if (record && !record->fallback) {
-        RecoveryClaim claim = Ledger::claim_for(topo, *record);
+    std::vector<NodeState> shaped;
+    const std::span<const NodeState> states = offered_as_healthy(raw_states, request.available, shaped);
+    const RecoveryRecord* record = recovery_.ledger().find(request.job_id);
+    if (const RecoveryRecord* waiting = recovery_.waiting_in_place(request.job_id)) {
+        RecoveryClaim claim = claim_for(topo, *waiting, states);
         const std::uint32_t need = claim.total_need();
+        // Back on its own block(s), or it keeps waiting until advance() says
+        // its wait is over. A job whose node count changed since cannot
+        // restart as it ran: it is placed like any other job.
         if (need >= request.min_nodes && need <= request.max_nodes) {
             request.recovery = std::move(claim);
-            Snapshot snap = snapshot(states, now);
-            Placement p = nvlblock::place(snap, request);
-            if (p.placed())
-                return p;
-            bool fault = false;
-            for (const auto& b : request.recovery->blocks)
-                fault = fault || snap.tally(b.block).fault;
-            if (!fault && now < record->fallback_at && now < record->hold_until)
-                return p; // keep waiting for its own block
-            // The engine's sentence is "...: waiting for its block; <why>": log the why.
-            const auto semi = p.message.find("; ");
-            ledger_.fall_back(topo, request.job_id, now,
-                              semi == std::string::npos ? p.message : p.message.substr(semi + 2));
-        } else {
-            ledger_.fall_back(topo, request.job_id, now,
-                              "its node count changed (" + std::to_string(need) + " before)");
+            return nvlblock::place(snapshot(states, now), request);
         }
-        request.recovery.reset();
     }
-    // A fallback restart prefers the groups of the blocks it had.
+    // A restart elsewhere prefers the groups of the blocks it had.
     if (record && request.prefer_blocks.empty())
         for (NodeIndex n : record->nodes) {
             const BlockIndex b = n < topo.node_count() ? topo.block_of(n) : kNoBlock;
@@ -50,13 +63,29 @@ Placement Planner::place(std::span<const NodeState> states, Request request, std
     return nvlblock::place(snapshot(states, now), request);
 }
 
+std::size_t Planner::advance(std::span<const NodeState> states, std::int64_t now) {
+    if (!recovery_.any_waiting())
+        return 0;
+    return recovery_.advance(snapshot(states, now), now);
+}
+
+bool Planner::can_ever_run(Request request) const {
+    const std::vector<NodeState> idle(topology_->node_count(), NodeState::kFree);
+    request.available = {};
+    request.required.clear();
+    request.recovery.reset();
+    request.waited = std::numeric_limits<std::int32_t>::max(); // every level may be crossed in the end
+    const Snapshot snap(*topology_, idle, {});
+    return nvlblock::place(snap, request).placed();
+}
+
 std::optional<Reclaim> Planner::plan_reclaim(std::span<const NodeState> states, Request request,
                                              std::span<const RunningJob> running, std::int64_t now) const {
-    const RecoveryRecord* record = ledger_.find(request.job_id);
-    if (!record || record->fallback || now < record->reclaimed_until)
+    const RecoveryRecord* record = recovery_.waiting_in_place(request.job_id);
+    if (!record || now < record->reclaimed_until)
         return std::nullopt;
-    request.recovery = Ledger::claim_for(*topology_, *record);
-    Snapshot snap = snapshot(states, now);
+    request.recovery = claim_for(*topology_, *record, states);
+    const Snapshot snap = snapshot(states, now);
     const Placement refusal = nvlblock::place(snap, request);
     if (refusal.placed())
         return std::nullopt;
@@ -65,37 +94,23 @@ std::optional<Reclaim> Planner::plan_reclaim(std::span<const NodeState> states, 
 }
 
 void Planner::reclaim_started(std::uint32_t job_id, const Reclaim& plan, std::int64_t now) {
-    const RecoveryRecord* record = ledger_.find(job_id);
-    if (!record)
-        return;
-    ledger_.reclaimed(job_id, now + std::max<std::int64_t>(requeue_delay_, 1),
-                      describe_reclaim(*topology_, Ledger::claim_for(*topology_, *record), plan));
+    recovery_.reclaim_started(*topology_, job_id, plan, now);
 }
 
 void Planner::job_failed(std::uint32_t job_id, std::span<const NodeIndex> nodes, std::span<const NodeIndex> failed,
                          std::int64_t now) {
-    // A job whose blocks reclaim their spares waits for nothing but Slurm's
-    // requeue delay: holding its nodes idle longer is the cost reclaiming
-    // exists to avoid; if its blocks cannot take it back by then, it goes
-    // anywhere at once (rule 3b).
-    bool reclaim = !nodes.empty();
-    for (NodeIndex n : nodes) {
-        const BlockIndex b = n < topology_->node_count() ? topology_->block_of(n) : kNoBlock;
-        reclaim = reclaim && b != kNoBlock && topology_->block(b).settings.reserve == SpareReserve::kReclaim;
-    }
-    ledger_.job_failed(*topology_, job_id, nodes, failed, now,
-                       reclaim ? requeue_delay_ : topology_->policy().recovery.wait_seconds, requeue_delay_);
+    recovery_.job_failed(*topology_, job_id, nodes, failed, now);
 }
 
-void Planner::job_started(std::uint32_t job_id, std::span<const NodeIndex> nodes, std::int64_t now) {
-    ledger_.job_started(*topology_, job_id, nodes, now);
+void Planner::job_started(std::uint32_t job_id, std::span<const NodeIndex> nodes, std::int64_t started) {
+    recovery_.job_started(*topology_, job_id, nodes, started);
 }
 
-void Planner::job_gone(std::uint32_t job_id, std::int64_t now) { ledger_.job_gone(*topology_, job_id, now); }
+void Planner::job_gone(std::uint32_t job_id, std::int64_t now) { recovery_.job_gone(*topology_, job_id, now); }
 
 void Planner::replace_topology(Topology topology) {
     auto next = std::make_shared<const Topology>(std::move(topology));
-    ledger_.remap(*topology_, *next);
+    recovery_.remap(*topology_, *next);
     tally_cache_.reset(); // counted for the old blocks
     topology_ = std::move(next);
 }

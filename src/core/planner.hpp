@@ -1,16 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 //
 // The planner ties the pieces together for a caller that lives through time:
-// the topology, the ledger of jobs restarting after failures, and the rules
-// for when a restart stops waiting for its block. The Slurm plugin, the
-// simulator and the C ABI all decide through it, so no rule exists twice.
+// the topology, the placement engine and the recovery module (src/recovery:
+// the ledger of jobs restarting after failures, its rules and its clock).
+// The Slurm plugin, the simulator and the C ABI all decide through it, so no
+// rule exists twice.
+//
+// Questions (place, plan_reclaim, snapshot, can_ever_run) change nothing: Slurm
+// asks the same question for real starts, test-only and will-run evaluations,
+// with nothing to tell them apart. State changes only through the calls that
+// report a fact (job_failed, job_started, job_gone, reclaim_started) and
+// through advance(), the one call that moves time.
 #pragma once
 
 #include "model/topology.hpp"
 #include "placement/engine.hpp"
 #include "placement/tally_cache.hpp"
 #include "recovery/reclaim.hpp"
-#include "state/ledger.hpp"
+#include "recovery/recovery.hpp"
 
 #include <memory>
 #include <span>
@@ -22,18 +29,39 @@ public:
     explicit Planner(Topology topology);
 
     const Topology& topology() const { return *topology_; }
-    Ledger& ledger() { return ledger_; }
-    const Ledger& ledger() const { return ledger_; }
+    const Recovery& recovery() const { return recovery_; }
+    const Ledger& ledger() const { return recovery_.ledger(); }
+    // The decision log ("nvlblock: recovery ..." lines), for the caller to print.
+    std::vector<std::string> take_log() { return recovery_.ledger().take_log(); }
+    // Saved state (the ledger), replaced wholesale on load.
+    std::string save_state() const { return recovery_.ledger().serialize(*topology_); }
+    void load_state(const std::string& text, const std::string& label);
 
-    // Seconds after a requeue before Slurm considers the job again
-    // (cred_expire + 1 and a scheduling pass); holds last at least this long.
-    void set_requeue_delay(std::int64_t seconds) { requeue_delay_ = seconds; }
-    std::int64_t requeue_delay() const { return requeue_delay_; }
+    // Seconds after a requeue before Slurm lets the job start again
+    // (cred_expire + 1); the recovery module adds the scheduling slack.
+    void set_slurm_requeue_delay(std::int64_t seconds) { recovery_.set_slurm_requeue_delay(seconds); }
 
-    // Decide for one request. A job in the ledger is first placed back in
-    // place; if its block cannot take it and its wait is over (or the block
-    // is down) it falls back and is placed like any other job.
-    Placement place(std::span<const NodeState> states, Request request, std::int64_t now);
+    // Decide for one request. A job waiting to restart in place is placed
+    // back on its block(s), or waits; once advance() has found its wait over
+    // (or its block down) with no room there, it is placed like any other
+    // job, preferring the groups of the blocks it had. Nodes Slurm offers
+    // that are failed count as healthy and free (it offers them only when it
+    // asks whether the job could ever run: see offered_as_healthy).
+    // Changes nothing.
+    Placement place(std::span<const NodeState> states, Request request, std::int64_t now) const;
+
+    // Time passes: jobs whose wait for their block is over (or whose block
+    // is down) and whose block cannot take them now fall back (recovery.hpp).
+    // The only call that moves time. Returns how many fell back.
+    std::size_t advance(std::span<const NodeState> states, std::int64_t now);
+    // When, after `now`, advance() next has something to do by time alone
+    // (INT64_MAX: never).
+    std::int64_t next_deadline(std::int64_t now) const { return recovery_.next_deadline(now); }
+
+    // Whether the job could ever start as asked: placed on an idle cluster
+    // with every node healthy, nothing held. A job refused here waits for
+    // nothing (the simulator rejects it, as Slurm holds it at submission).
+    bool can_ever_run(Request request) const;
 
     // For a job waiting to restart in place (`request` as for place()): which
     // of `running` to requeue so that it fits its block(s) now, on blocks
@@ -41,7 +69,7 @@ public:
     std::optional<Reclaim> plan_reclaim(std::span<const NodeState> states, Request request,
                                         std::span<const RunningJob> running, std::int64_t now) const;
     // The caller requeued the jobs of `plan` for `job_id`: logged, and no new
-    // round for the job until the requeue delay has passed.
+    // round for the job until the hold delay has passed.
     void reclaim_started(std::uint32_t job_id, const Reclaim& plan, std::int64_t now);
 
     // The snapshot place() would use, for callers that want the tallies.
@@ -49,7 +77,8 @@ public:
 
     void job_failed(std::uint32_t job_id, std::span<const NodeIndex> nodes, std::span<const NodeIndex> failed,
                     std::int64_t now);
-    void job_started(std::uint32_t job_id, std::span<const NodeIndex> nodes, std::int64_t now);
+    // `started`: when the run began (see Recovery::job_started).
+    void job_started(std::uint32_t job_id, std::span<const NodeIndex> nodes, std::int64_t started);
     void job_gone(std::uint32_t job_id, std::int64_t now);
 
     // Reconfigure: swap the topology, keeping the ledger by node name.
@@ -57,13 +86,22 @@ public:
 
 private:
     std::shared_ptr<const Topology> topology_;
-    Ledger ledger_;
-    std::int64_t requeue_delay_ = 0;
-    // Claims recomputed only when the ledger or the time changes; place() is
-    // called many times per scheduling pass.
+    Recovery recovery_;
+    // Claims recomputed per snapshot; place() is called many times per
+    // scheduling pass (a cache, not state: it never changes an answer).
     mutable std::vector<RecoveryClaim> claims_cache_;
     // Block tallies recounted only where node states changed between calls.
     mutable TallyCache tally_cache_;
 };
+
+// Slurm offers a node that is down, drained, failing or not responding only
+// when it asks whether a job could ever run "if all configured nodes were
+// available" (at submission and after every failed attempt); a refusal there
+// holds the job as never runnable. That question is answered as asked: such
+// offered nodes count as healthy and free. Returns `states` itself when no
+// offered node is failed, else `scratch` filled with the shaped states.
+std::span<const NodeState> offered_as_healthy(std::span<const NodeState> states,
+                                              std::span<const std::uint8_t> available,
+                                              std::vector<NodeState>& scratch);
 
 } // namespace nvlblock

@@ -33,6 +33,8 @@ Topology build_topology(TopologySpec spec, const std::vector<std::string>* unive
     Diagnostics problems;
     Topology t;
     t.source_ = spec.source;
+    t.included_as_written_ = spec.included_as_written;
+    t.included_path_ = spec.included_path;
     t.format_ = spec.format;
     t.defaults_ = spec.defaults;
     t.policy_ = spec.policy;

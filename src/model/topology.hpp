@@ -10,9 +10,11 @@
 #include "common/diagnostic.hpp"
 #include "model/hierarchy.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -42,6 +44,14 @@ struct PreemptibleSelector {
     std::vector<std::string> partitions;
 
     bool empty() const { return qos.empty() && partitions.empty(); }
+    // A job is preemptible work when its QOS or its partition is listed
+    // (either may be empty: not known).
+    bool matches(std::string_view job_qos, std::string_view job_partition) const {
+        auto listed = [](const std::vector<std::string>& v, std::string_view s) {
+            return !s.empty() && std::find(v.begin(), v.end(), s) != v.end();
+        };
+        return listed(qos, job_qos) || listed(partitions, job_partition);
+    }
 };
 
 // What happens to a job whose block cannot take it back after a failure.
@@ -86,6 +96,8 @@ struct BlockSpec {
 
 struct TopologySpec {
     std::string source; // path of the main file
+    std::string included_as_written; // nvlblock.yaml's topology_conf, as written ("" if none)
+    std::string included_path;       // ...and the path it was read from
     SourceFormat format = SourceFormat::kYaml;
     BlockSettings defaults;
     ClusterPolicy policy;
@@ -114,6 +126,10 @@ struct Block {
 class Topology {
 public:
     const std::string& source() const { return source_; }
+    // The topology.conf an nvlblock.yaml takes its blocks from: as written
+    // there and as read ("" when none).
+    const std::string& included_as_written() const { return included_as_written_; }
+    const std::string& included_path() const { return included_path_; }
     SourceFormat format() const { return format_; }
     const BlockSettings& defaults() const { return defaults_; }
     const ClusterPolicy& policy() const { return policy_; }
@@ -139,6 +155,7 @@ private:
     friend Topology build_topology(TopologySpec spec, const std::vector<std::string>* universe);
 
     std::string source_;
+    std::string included_as_written_, included_path_;
     SourceFormat format_ = SourceFormat::kYaml;
     BlockSettings defaults_;
     ClusterPolicy policy_;

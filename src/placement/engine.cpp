@@ -4,6 +4,7 @@
 #include "placement/availability_counts.hpp"
 #include "placement/block_choice.hpp"
 #include "placement/level_choice.hpp"
+#include "recovery/rules.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -247,29 +248,26 @@ Placement refuse_unavailable(Reason r, std::string message) {
 Placement place_recovery(const Snapshot& snap, const Request& req, const std::vector<BlockView>& views) {
     Placement p;
     std::uint32_t spares = 0;
-    std::string shortfall;
     std::vector<Shortfall> short_blocks;
     for (const RecoveryNeed& need : req.recovery->blocks) {
         const Block& block = snap.topology().block(need.block);
         const BlockTally& t = snap.tally(need.block);
         const BlockView& v = views[static_cast<std::size_t>(need.block)];
+        Shortfall sf;
+        sf.block = need.block;
+        sf.need = need.need;
+        sf.size = static_cast<std::uint32_t>(t.size);
+        sf.failed = static_cast<std::uint32_t>(t.failed);
+        sf.spares = static_cast<std::uint32_t>(block.settings.spares);
+        sf.lent = static_cast<std::uint32_t>(t.lent);
         if (t.fault) {
-            if (shortfall.empty())
-                shortfall = block.name + " is down (block fault: " + std::to_string(t.failed) + " of " +
-                            std::to_string(t.size) + " nodes failed)";
-            short_blocks.push_back({need.block, need.need, 0, true});
+            sf.block_down = true;
+            short_blocks.push_back(sf);
             continue;
         }
         if (v.limit < static_cast<int>(need.need)) {
-            if (shortfall.empty()) {
-                shortfall = block.name + " has room for " + std::to_string(v.limit) + " of the " +
-                            std::to_string(need.need) + " nodes it needs (" + std::to_string(t.failed) +
-                            " failed, " + std::to_string(block.settings.spares) + " spares";
-                if (t.lent)
-                    shortfall += ", " + std::to_string(t.lent) + " lent";
-                shortfall += ")";
-            }
-            short_blocks.push_back({need.block, need.need, static_cast<std::uint32_t>(v.limit), false});
+            sf.room = static_cast<std::uint32_t>(v.limit);
+            short_blocks.push_back(sf);
             continue;
         }
         gather_nodes(snap, req, v, static_cast<int>(need.need), p.nodes);
@@ -282,8 +280,10 @@ Placement place_recovery(const Snapshot& snap, const Request& req, const std::ve
             short_blocks.clear();
         }
     if (!short_blocks.empty()) {
+        // The sentence names the first block that cannot take it back.
         Placement w = refuse(Reason::kRecoveryWaiting,
-                             "in-place restart after a node failure: waiting for its block; " + shortfall);
+                             "in-place restart after a node failure: waiting for its block; " +
+                                 describe_shortfall(snap.topology(), short_blocks.front()));
         w.shortfalls = std::move(short_blocks);
         return w;
     }

@@ -16,6 +16,15 @@ enum class NodeState : std::uint8_t {
     kDrained = 4, // taken out of service by an operator (drain or draining)
 };
 
+// The state of a healthy node running a job: preemptible work (the
+// topology's `preemptible:`) makes it LENT, anything else BUSY. The engine
+// counts a lent node as lent only on blocks that lend spares; elsewhere it
+// is busy, but still the first to be freed by preemption. The plugin marks
+// nodes so (plugin/common/slurm_bridge.c), and the simulator asks here.
+inline NodeState running_state(bool preemptible_work) {
+    return preemptible_work ? NodeState::kLent : NodeState::kBusy;
+}
+
 inline bool is_failed(NodeState s) { return s == NodeState::kDown || s == NodeState::kDrained; }
 inline bool is_healthy(NodeState s) { return !is_failed(s); }
 

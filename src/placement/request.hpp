@@ -75,12 +75,18 @@ enum class Reason {
 
 const char* reason_name(Reason r);
 
-// Why an in-place restart cannot happen now, for one of the job's blocks.
+// Why an in-place restart cannot happen now, for one of the job's blocks:
+// the facts, from which recovery/rules.hpp's describe_shortfall() makes the
+// sentence (nothing parses a sentence back).
 struct Shortfall {
     BlockIndex block = kNoBlock;
     std::uint32_t need = 0;    // nodes the job needs there
     std::uint32_t room = 0;    // nodes it may take there now
     bool block_down = false;   // a block fault: nothing will be placed there
+    std::uint32_t size = 0;    // the block's nodes
+    std::uint32_t failed = 0;  // of which failed now
+    std::uint32_t spares = 0;  // its configured spares
+    std::uint32_t lent = 0;    // nodes lent to preemptible work there
 };
 
 struct Placement {

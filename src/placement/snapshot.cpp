@@ -1,16 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "placement/snapshot.hpp"
 
-#include <cmath>
 #include <stdexcept>
 
 namespace nvlblock {
-
-bool is_block_fault(int size, int failed, int spares, double fraction) {
-    if (failed <= spares)
-        return false;
-    return failed >= static_cast<int>(std::ceil(fraction * size - 1e-9));
-}
 
 BlockTally count_block(const Topology& topo, const Block& b, std::span<const NodeState> states) {
     BlockTally t;

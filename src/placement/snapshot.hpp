@@ -10,6 +10,7 @@
 #include "model/topology.hpp"
 #include "placement/node_state.hpp"
 #include "placement/request.hpp"
+#include "recovery/block_fault.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -93,9 +94,5 @@ private:
     std::vector<std::pair<NodeIndex, std::uint32_t>> held_;
     std::vector<BlockIndex> held_blocks_; // blocks of the held nodes, sorted, once each
 };
-
-// Whether a block with `failed` of `size` nodes failed is down as a whole:
-// more failures than its spares absorb and at least the fault fraction.
-bool is_block_fault(int size, int failed, int spares, double fraction);
 
 } // namespace nvlblock

@@ -220,6 +220,8 @@ private:
         if (!path)
             return;
         std::string full = (*path)[0] == '/' ? *path : base_dir_ + "/" + *path;
+        spec_.included_as_written = *path;
+        spec_.included_path = full;
         try {
             TopologySpec conf = read_topology_conf(read_text_file(full), full, dirname_of(full));
             spec_.block_sizes = conf.block_sizes;

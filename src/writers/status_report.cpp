@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "writers/status_report.hpp"
 
+#include "recovery/rules.hpp"
+
 #include "model/hostlist.hpp"
 #include "writers/json_writer.hpp"
 
@@ -116,19 +118,9 @@ ClusterReport make_report(const Planner& planner, std::span<const NodeState> sta
     const Ledger& ledger = planner.ledger();
     r.counters = ledger.counters();
     r.recent.assign(ledger.recent().begin(), ledger.recent().end());
-    for (const auto& [id, rec] : ledger.records()) {
-        std::vector<std::string> blocks;
-        for (NodeIndex n : rec.nodes) {
-            const std::string& name = topo.block(topo.block_of(n)).name;
-            if (std::find(blocks.begin(), blocks.end(), name) == blocks.end())
-                blocks.push_back(name);
-        }
-        std::string joined;
-        for (const auto& b : blocks)
-            joined += (joined.empty() ? "" : ",") + b;
-        r.pending.push_back({id, joined, static_cast<std::uint32_t>(rec.failed.size()), rec.failed_at,
-                             rec.fallback_at, rec.fallback});
-    }
+    for (const auto& [id, rec] : ledger.records())
+        r.pending.push_back({id, blocks_of(topo, rec.nodes), static_cast<std::uint32_t>(rec.failed.size()),
+                             rec.failed_at, rec.fallback_at, rec.fallback});
     return r;
 }
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define NODES 36
@@ -663,7 +664,261 @@ START_TEST(test_state_corrupt)
 	/* Saving into a directory that does not exist is an I/O error. */
 	ck_assert_int_eq(nvlb_state_save(planner, path_in_dir("no/such/dir/state"), &err), NVLB_E_IO);
 	ck_assert_int_eq(err.status, NVLB_E_IO);
-	ck_assert_ptr_nonnull(strstr(err.message, "cannot create"));
+	ck_assert_ptr_nonnull(strstr(err.message, "cannot open directory"));
+}
+END_TEST
+
+static char *read_all(const char *path)
+{
+	static char buf[4096];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	ck_assert_ptr_nonnull(f);
+	n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* What slurmctld writes: modes whatever its umask, a symlink planted at the
+ * target replaced and never followed, a directory anyone may write refused;
+ * the file outside (the attacker's target) never changes. */
+START_TEST(test_files_are_written_safely)
+{
+	const char *state = path_in_dir("nvlblock_state"), *status = path_in_dir("status.json");
+	const char *victim = path_in_dir("victim"), *hostile = path_in_dir("hostile");
+	char prom[300];
+	uint32_t job[2] = {0, 1}, failed = 1;
+	nvlb_error_t err;
+	struct stat st;
+	mode_t old = umask(0);
+
+	write_file(victim, "precious\n");
+	ck_assert_int_eq(nvlb_job_failed(planner, 8, job, 2, &failed, 1, 10), NVLB_OK);
+	ck_assert_int_eq(nvlb_state_save(planner, state, &err), NVLB_OK);
+	ck_assert_int_eq(nvlb_write_file(status, "{}\n", false, &err), NVLB_OK);
+	umask(old);
+	ck_assert_int_eq(lstat(state, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+	ck_assert_int_eq(lstat(status, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0644);
+
+	/* A symlink planted where the status file goes. */
+	ck_assert_int_eq(unlink(status), 0);
+	ck_assert_int_eq(symlink(victim, status), 0);
+	ck_assert_int_eq(nvlb_write_file(status, "{\"n\": 1}\n", true, &err), NVLB_OK);
+	ck_assert_str_eq(read_all(victim), "precious\n");
+	ck_assert_int_eq(lstat(status, &st), 0);
+	ck_assert(S_ISREG(st.st_mode));
+	ck_assert_str_eq(read_all(status), "{\"n\": 1}\n");
+
+	/* ...and where the state file is read from: an I/O error, not state. */
+	ck_assert_int_eq(unlink(state), 0);
+	ck_assert_int_eq(symlink(victim, state), 0);
+	ck_assert_int_eq(nvlb_state_load(planner, state, &err), NVLB_E_IO);
+	ck_assert_ptr_nonnull(strstr(err.message, "symbolic link"));
+	ck_assert_uint_eq(nvlb_pending_jobs(planner, NULL, 0), 1);
+
+	/* A metrics directory anyone may write, without the sticky bit. */
+	ck_assert_int_eq(mkdir(hostile, 0700), 0);
+	ck_assert_int_eq(chmod(hostile, 0777), 0);
+	snprintf(prom, sizeof prom, "%s/nvlblock.prom", hostile);
+	ck_assert_int_eq(symlink(victim, prom), 0);
+	ck_assert_int_eq(nvlb_write_file(prom, "metrics\n", false, &err), NVLB_E_IO);
+	ck_assert_ptr_nonnull(strstr(err.message, "refusing to write"));
+	ck_assert_ptr_nonnull(strstr(err.message, "writable by every user"));
+	ck_assert_str_eq(read_all(victim), "precious\n");
+	ck_assert_int_eq(lstat(prom, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_int_eq(nvlb_state_save(planner, prom, &err), NVLB_E_IO);
+	ck_assert_str_eq(read_all(victim), "precious\n");
+}
+END_TEST
+
+/* ---- the recovery module through the C ABI ---------------------------------------- */
+
+START_TEST(test_failure_signs)
+{
+	ck_assert(!nvlb_node_counts_as_failed(0));
+	ck_assert(nvlb_node_counts_as_failed(NVLB_NODE_SIGN_DOWN));
+	ck_assert(nvlb_node_counts_as_failed(NVLB_NODE_SIGN_NOT_RESPONDING));
+	ck_assert(nvlb_node_counts_as_failed(NVLB_NODE_SIGN_FAILING));
+	ck_assert(nvlb_node_counts_as_failed(NVLB_NODE_SIGN_MISSING));
+	ck_assert(nvlb_node_counts_as_failed(NVLB_NODE_SIGN_NAMED_FAILED));
+	ck_assert(nvlb_requeued_after_node_failure(NVLB_JOB_SIGN_BATCH | NVLB_JOB_SIGN_REQUEUE_ALLOWED |
+						   NVLB_JOB_SIGN_NODE_FAIL));
+	ck_assert(!nvlb_requeued_after_node_failure(NVLB_JOB_SIGN_BATCH | NVLB_JOB_SIGN_NODE_FAIL));
+	ck_assert(!nvlb_requeued_after_node_failure(NVLB_JOB_SIGN_BATCH | NVLB_JOB_SIGN_REQUEUE_ALLOWED));
+}
+END_TEST
+
+/* nvlb_place() never moves time: a job past its wait still waits until
+ * nvlb_advance() says its wait is over. */
+START_TEST(test_advance_moves_time)
+{
+	uint32_t job[16], failed[3] = {3, 4, 5}, nodes[64];
+	nvlb_request_t req = request(100, 16, 5000);
+	nvlb_placement_t out;
+	size_t fell = 99;
+	struct lines log = {0};
+
+	nvlb_set_requeue_delay(planner, 11);
+	for (uint32_t i = 0; i < 16; i++)
+		job[i] = i;
+	ck_assert(!nvlb_is_recovering(planner, 100));
+	ck_assert_int_eq(nvlb_job_failed(planner, 100, job, 16, failed, 3, 1000), NVLB_OK);
+	ck_assert(nvlb_is_recovering(planner, 100));
+	ck_assert(!nvlb_is_recovering(planner, 101));
+	states[3] = states[4] = states[5] = NVLB_NODE_DOWN;
+	ck_assert_int_eq(nvlb_next_deadline(planner, 1000), 1300);
+	memset(&out, 0, sizeof out);
+	out.nodes = nodes;
+	out.nodes_capacity = 64;
+	ck_assert_int_eq(nvlb_place(planner, states, NODES, &req, &out), NVLB_OK);
+	ck_assert_int_eq(out.reason, NVLB_RECOVERY_WAITING);
+	ck_assert_int_eq(nvlb_advance(planner, states, NODES, 1299, &fell), NVLB_OK);
+	ck_assert_uint_eq(fell, 0);
+	ck_assert_int_eq(nvlb_advance(planner, states, NODES, 1300, &fell), NVLB_OK);
+	ck_assert_uint_eq(fell, 1);
+	ck_assert_int_eq(nvlb_next_deadline(planner, 1300), INT64_MAX);
+	ck_assert_int_eq(nvlb_place(planner, states, NODES, &req, &out), NVLB_OK);
+	ck_assert_int_eq(out.reason, NVLB_PLACED);
+	ck_assert(!out.recovery_in_place);
+	ck_assert_uint_eq(nvlb_drain_log(planner, collect, &log), 2);
+	ck_assert_str_eq(log.text[1], "nvlblock: recovery JobId=100 fallback after 300 s: rack01 has room for 15 of the "
+				      "16 nodes it needs (3 failed, 2 spares); placing it anywhere (had rack01)");
+	ck_assert_int_eq(nvlb_advance(NULL, states, NODES, 1, NULL), NVLB_E_INVALID);
+	ck_assert_int_eq(nvlb_advance(planner, states, NODES - 1, 1, NULL), NVLB_E_INVALID);
+}
+END_TEST
+
+START_TEST(test_segments)
+{
+	uint32_t nodes[10] = {20, 21, 22, 23, 0, 1, 2, 3, 4, 5}, seg[10];
+
+	ck_assert_uint_eq(nvlb_segments(planner, nodes, 10, 4, seg), 3);
+	ck_assert_uint_eq(seg[4], 0); /* rack01's first four */
+	ck_assert_uint_eq(seg[7], 0);
+	ck_assert_uint_eq(seg[8], 1); /* rack01's last two */
+	ck_assert_uint_eq(seg[0], 2); /* rack02 */
+	ck_assert_uint_eq(nvlb_segments(planner, nodes, 10, 0, NULL), 2);
+	ck_assert_uint_eq(nvlb_segments(NULL, nodes, 10, 0, NULL), 0);
+}
+END_TEST
+
+START_TEST(test_can_ever_run)
+{
+	nvlb_request_t req = request(1, 32, 0);
+
+	ck_assert(nvlb_can_ever_run(planner, &req));
+	req.min_nodes = req.max_nodes = 33; /* only rack02's lent spares could make it */
+	ck_assert(!nvlb_can_ever_run(planner, &req));
+	req.min_nodes = req.max_nodes = 37;
+	ck_assert(!nvlb_can_ever_run(planner, &req));
+	ck_assert(!nvlb_can_ever_run(NULL, &req));
+}
+END_TEST
+
+START_TEST(test_report_data)
+{
+	nvlb_report_data_t *data;
+	nvlb_block_report_t b;
+	uint32_t job[16], failed = 3;
+
+	for (uint32_t i = 0; i < 16; i++)
+		job[i] = i;
+	ck_assert_int_eq(nvlb_job_failed(planner, 7, job, 16, &failed, 1, 1000), NVLB_OK);
+	states[3] = NVLB_NODE_DOWN;
+	states[20] = states[21] = states[22] = NVLB_NODE_DRAINED;
+	data = nvlb_report_data(planner, states, NODES, 1005);
+	ck_assert_ptr_nonnull(data);
+	ck_assert_uint_eq(nvlb_report_block_count(data), 2);
+	ck_assert_int_eq(nvlb_report_block(data, 0, &b), NVLB_OK);
+	ck_assert_str_eq(b.name, "rack01");
+	ck_assert_str_eq(b.nodes, "gb[0001-0018]");
+	ck_assert_str_eq(b.failed_nodes, "gb0004");
+	ck_assert_uint_eq(b.failed, 1);
+	ck_assert_uint_eq(b.size, 18);
+	ck_assert_int_eq(b.health, NVLB_HEALTHY);
+	ck_assert_uint_eq(b.held, 16);
+	ck_assert_ptr_nonnull(strstr(b.line, "BlockName=rack01 Nodes=gb[0001-0018] "));
+	ck_assert_int_eq(nvlb_report_block(data, 1, &b), NVLB_OK);
+	ck_assert_int_eq(b.health, NVLB_DEGRADED);
+	ck_assert(b.lending);
+	ck_assert_int_eq(nvlb_report_block(data, 2, &b), NVLB_E_INVALID);
+	ck_assert_uint_eq(nvlb_report_group_count(data), 0);
+	ck_assert_ptr_nonnull(strstr(nvlb_report_summary(data), "nvlblock: Blocks=2 Nodes=36 "));
+	ck_assert_ptr_null(strchr(nvlb_report_summary(data), '\n'));
+	ck_assert_ptr_nonnull(strstr(nvlb_report_recoveries(data), "RecoveryPending JobId=7 Blocks=rack01 Lost=1"));
+	nvlb_report_data_free(data);
+	ck_assert_ptr_null(nvlb_report_data(planner, states, NODES - 1, 0));
+	nvlb_report_data_free(NULL);
+}
+END_TEST
+
+static bool check_reason(void *ctx, uint32_t job_id, const char *text)
+{
+	char want[64];
+	size_t *seen = ctx;
+
+	snprintf(want, sizeof want, "nvlblock: reason of %u", job_id);
+	ck_assert_str_eq(text, want);
+	(*seen)++;
+	return job_id % 2 == 0; /* drop the odd ones */
+}
+
+/* No fixed caps anywhere: 10,000 open recoveries on 1,250 racks, and pending
+ * reasons for 100,000 jobs, each kept whole (no slot shared by two jobs). */
+START_TEST(test_no_fixed_caps)
+{
+	char *path = path_in_dir("big.yaml"), *state = path_in_dir("big_state");
+	FILE *f = fopen(path, "w");
+	nvlb_planner_t *p = NULL, *q = NULL;
+	nvlb_error_t err;
+	uint32_t *ids, nodes[2], failed;
+	size_t seen = 0, n;
+
+	ck_assert_ptr_nonnull(f);
+	fputs("blocks:\n", f);
+	for (int r = 0; r < 1250; r++)
+		fprintf(f, "  - name: r%04d\n    nodes: n[%05d-%05d]\n", r, r * 18 + 1, r * 18 + 18);
+	fclose(f);
+	ck_assert_int_eq(nvlb_planner_load(path, NULL, 0, &p, &err), NVLB_OK);
+	for (uint32_t j = 1; j <= 10000; j++) {
+		nodes[0] = (j - 1) / 8 * 18 + (j - 1) % 8 * 2;
+		nodes[1] = nodes[0] + 1;
+		failed = nodes[1];
+		ck_assert_int_eq(nvlb_job_failed(p, j, nodes, 2, &failed, 1, 1000), NVLB_OK);
+	}
+	ck_assert_uint_eq(nvlb_pending_jobs(p, NULL, 0), 10000);
+	ids = calloc(10000, sizeof *ids);
+	ck_assert_uint_eq(nvlb_pending_jobs(p, ids, 10000), 10000);
+	ck_assert_uint_eq(ids[9999], 10000);
+	for (uint32_t j = 1; j <= 10000; j++)
+		ck_assert(nvlb_is_recovering(p, j));
+	free(ids);
+	ck_assert_int_eq(nvlb_state_save(p, state, &err), NVLB_OK);
+	ck_assert_int_eq(nvlb_planner_load(path, NULL, 0, &q, &err), NVLB_OK);
+	ck_assert_int_eq(nvlb_state_load(q, state, &err), NVLB_OK);
+	ck_assert_uint_eq(nvlb_pending_jobs(q, NULL, 0), 10000);
+	ck_assert(nvlb_is_recovering(q, 10000));
+	nvlb_planner_free(q);
+
+	for (uint32_t j = 1; j <= 100000; j++) {
+		char text[64];
+
+		snprintf(text, sizeof text, "nvlblock: reason of %u", j);
+		nvlb_reason_note(p, j, text);
+	}
+	n = nvlb_reasons_each(p, check_reason, &seen);
+	ck_assert_uint_eq(seen, 100000);
+	ck_assert_uint_eq(n, 50000);
+	nvlb_reason_forget(p, 2);
+	ck_assert_uint_eq(nvlb_reasons_each(p, NULL, NULL), 49999);
+	nvlb_reasons_clear(p);
+	ck_assert_uint_eq(nvlb_reasons_each(p, NULL, NULL), 0);
+	nvlb_planner_free(p);
 }
 END_TEST
 
@@ -835,8 +1090,15 @@ static Suite *capi_suite(void)
 	tcase_add_test(recovery, test_recovery_flow);
 	tcase_add_test(recovery, test_recovery_gone);
 	tcase_add_test(recovery, test_reclaim_flow);
+	tcase_add_test(recovery, test_failure_signs);
+	tcase_add_test(recovery, test_advance_moves_time);
+	tcase_add_test(recovery, test_can_ever_run);
+	tcase_add_test(recovery, test_no_fixed_caps);
+	tcase_add_test(report, test_segments);
+	tcase_add_test(report, test_report_data);
 	tcase_add_test(state, test_state_round_trip);
 	tcase_add_test(state, test_state_corrupt);
+	tcase_add_test(state, test_files_are_written_safely);
 	tcase_add_test(report, test_reports);
 	tcase_add_test(report, test_stranded_nodes);
 	tcase_add_test(args, test_names);

@@ -258,6 +258,10 @@ class Cluster:
                 env["PATH"] = m.group(1).replace("'", "") + ":" + env.get("PATH", "/usr/bin:/bin")
         if "SLURM_CONF" not in env:
             raise CommandError(f"nvlcluster up printed no SLURM_CONF: {stdout!r}")
+        # Plugins built with sanitizers: every client that loads them preloads
+        # the runtime too (scripts/nvlcluster NVLCLUSTER_PRELOAD).
+        if os.environ.get("NVLCLUSTER_PRELOAD"):
+            env["LD_PRELOAD"] = os.environ["NVLCLUSTER_PRELOAD"]
         return env
 
     # -- paths -------------------------------------------------------------

@@ -34,6 +34,8 @@ class Restart(ClusterTest):
                        REQUEUE_DELAY - 4, "the failure to be recorded in nvlblock_state")
             record = state_lines(c, "record")[0]
             self.assertIn(failed, record)
+            # The saved state is slurmctld's alone, whatever its umask.
+            self.assertEqual(os.stat(c.state_file).st_mode & 0o7777, 0o600)
             # slurmctld saves its own job and node state asynchronously, at
             # most every 5 s (SAVE_MAX_WAIT); a crash before that loses the
             # DOWN state and the requeue itself. Wait until both are saved,

@@ -118,6 +118,44 @@ class ShowTopology(ClusterTest):
                        "the Prometheus file to show rack03's failures")
             self.assertMetricsMatchTopology(read_prometheus(prom), blocks)
 
+            # Someone who may write in the metrics directory plants a symlink
+            # where the metrics file goes: slurmctld (often root) replaces it
+            # with its file and never writes through it; reports are 0644.
+            victim = c.path("victim")
+            with open(victim, "w") as f:
+                f.write("precious\n")
+            for p in (prom, c.path("state", "nvlblock-status.json")):
+                os.replace(p, p + ".old")
+                os.symlink(victim, p)
+            c.wait_for(lambda: not os.path.islink(prom) and
+                       not os.path.islink(c.path("state", "nvlblock-status.json")), 10,
+                       "slurmctld to replace the planted symlinks with its files")
+            with open(victim) as f:
+                self.assertEqual(f.read(), "precious\n")
+            for p in (prom, c.path("state", "nvlblock-status.json")):
+                self.assertEqual(os.lstat(p).st_mode & 0o7777, 0o644, p)
+            self.assertMetricsMatchTopology(read_prometheus(prom), blocks)
+
+            # A metrics directory anyone may write, without the sticky bit:
+            # refused with an error naming it; nothing is written there.
+            hostile = c.path("hostile")
+            os.mkdir(hostile)
+            os.chmod(hostile, 0o777)
+            os.symlink(victim, os.path.join(hostile, "nvlblock.prom"))
+            conf = c.path("etc", "nvlblock.yaml")
+            with open(conf) as f:
+                text = f.read()
+            with open(conf, "w") as f:
+                f.write(text.replace(prom, os.path.join(hostile, "nvlblock.prom")))
+            c.run("scontrol", "reconfigure")
+            c.wait_log(r"nvlblock: cannot write metrics .*hostile/nvlblock.prom: refusing to write .*"
+                       r"writable by every user and has no sticky bit", 15)
+            with open(victim) as f:
+                self.assertEqual(f.read(), "precious\n")
+            self.assertEqual(os.listdir(hostile), ["nvlblock.prom"])
+            self.assertTrue(os.path.islink(os.path.join(hostile, "nvlblock.prom")))
+            self.assertIn("UP", c.run("scontrol", "ping").stdout)
+
 
 if __name__ == "__main__":
     main()

@@ -1,14 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 //
 // libFuzzer targets for everything that parses operator or disk input: the
-// YAML and topology.conf readers, hostlist expressions and saved state. A
-// parser may reject input only with ConfigError/HostlistError; any other
-// exception, crash, leak or sanitizer report is a bug. Built by
-// test/fuzz/run with clang; the NVLBLOCK_FUZZ_TARGET environment variable
-// selects the parser (yaml, conf, hostlist, state), so one binary serves all.
+// YAML and topology.conf readers, hostlist expressions, saved state,
+// slurm.conf (nvlblock-check), the JSON status file (nvlblock-status) and the
+// simulator's input files (traces, failure logs, tables, model strings). A
+// parser may reject input only with its documented error (ConfigError,
+// HostlistError, CsvError, ParseError, the status reader's runtime_error);
+// any other exception,
+// crash, leak or sanitizer report is a bug. Built by test/fuzz/run with clang;
+// the NVLBLOCK_FUZZ_TARGET environment variable selects the parser (yaml,
+// conf, hostlist, state, slurmconf, status, simfiles), so one binary serves
+// all. (The packed data clients unpack is fuzz_packed.c's.)
+#include "csv.hpp"
+#include "failure_model.hpp"
+#include "json_file.hpp"
 #include "model/hostlist.hpp"
 #include "readers/load_topology.hpp"
-#include "state/ledger.hpp"
+#include "recovery/ledger.hpp"
+#include "slurm_conf.hpp"
+#include "status_view.hpp"
+#include "synthetic.hpp"
+#include "trace_reader.hpp"
+#include "units.hpp"
+
+#include <fstream>
+#include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -36,9 +52,44 @@ int target() {
             return 2;
         if (!std::strcmp(e, "hostlist"))
             return 3;
+        if (!std::strcmp(e, "slurmconf"))
+            return 5;
+        if (!std::strcmp(e, "status"))
+            return 6;
+        if (!std::strcmp(e, "simfiles"))
+            return 7;
         return 4;
     }();
     return t;
+}
+
+// The simulator reads its inputs from files: one per process, on tmpfs.
+std::string sim_input_path() {
+    static const std::string p = "/dev/shm/nvlblock-fuzz-" + std::to_string(::getpid()) + ".csv";
+    return p;
+}
+
+void simfiles(const std::string& text) {
+    {
+        std::ofstream out(sim_input_path(), std::ios::binary | std::ios::trunc);
+        out << text;
+    }
+    const std::string& path = sim_input_path();
+    auto guarded = [](auto&& fn) {
+        try {
+            fn();
+        } catch (const sim::CsvError&) {
+        } catch (const sim::ParseError&) {
+        }
+    };
+    guarded([&] { (void)sim::read_trace(path); });
+    guarded([&] { (void)sim::read_failure_trace(path, 36); });
+    guarded([&] { (void)sim::read_llama3_table(path); });
+    guarded([&] { (void)sim::read_shares(path); });
+    const std::string line = text.substr(0, text.find('\n'));
+    guarded([&] { (void)sim::parse_failure_model(line, 4); });
+    guarded([&] { (void)sim::parse_synthetic(line); });
+    guarded([&] { (void)sim::parse_seconds(line, 's', "fuzz"); });
 }
 
 } // namespace
@@ -56,6 +107,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         case 3:
             (void)hostlist::compress(hostlist::expand(text));
             break;
+        case 5: {
+            // Includes resolve in a directory that does not exist.
+            const check::SlurmConf c = check::read_slurm_conf_text(text, "slurm.conf", "/nonexistent-fuzz-dir");
+            (void)c.node_names();
+            break;
+        }
+        case 6:
+            try {
+                (void)status::parse_status(text, "status.json");
+            } catch (const std::runtime_error& e) {
+                // Its documented refusal of a wrong shape: "file: not an nvlblock status file: ...".
+                if (std::string(e.what()).rfind("status.json: ", 0) != 0)
+                    throw;
+            }
+            break;
+        case 7:
+            simfiles(text);
+            break;
         default: {
             Ledger l;
             l.deserialize(state_topology(), text, "nvlblock_state");
@@ -64,6 +133,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         }
     } catch (const ConfigError&) {
     } catch (const hostlist::HostlistError&) {
+    } catch (const check::JsonShapeError&) {
     }
     return 0;
 }

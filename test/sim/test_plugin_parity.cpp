@@ -7,12 +7,17 @@
 // decision of whole simulations (every policy, EASY backfill with its
 // what-if placements, failures, in-place restarts, lending, preemption,
 // spares reclaimed from running work) is replayed through it, with the ledger
-// fed the same failures, restarts and reclaims, and node sets, reasons,
-// messages and reclaimed jobs must match.
+// fed the same failures, restarts and reclaims and its clock advanced at the
+// same moments, and node sets, reasons, messages, reclaimed jobs and
+// fallbacks must match. So must every other rule the simulator takes from
+// the core: whether a job could ever run (at submission), which jobs are
+// preemptible (the topology's selector), the state of nodes running
+// preemptible work (lent), and which restarts were in place.
 #include "nvlblock/nvlblock.h"
 #include "sim_test_support.hpp"
 #include "synthetic.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -35,6 +40,11 @@ struct Capi {
     decltype(&nvlb_reason_name) reason_name = nullptr;
     decltype(&nvlb_plan_reclaim) plan_reclaim = nullptr;
     decltype(&nvlb_reclaim_started) reclaim_started = nullptr;
+    decltype(&nvlb_advance) advance = nullptr;
+    decltype(&nvlb_can_ever_run) can_ever_run = nullptr;
+    decltype(&nvlb_is_preemptible) is_preemptible = nullptr;
+    decltype(&nvlb_report) report = nullptr;
+    decltype(&nvlb_free) free_text = nullptr;
 
     Capi() {
         handle = dlopen(NVLBLOCK_LIBRARY, RTLD_NOW | RTLD_LOCAL);
@@ -50,6 +60,11 @@ struct Capi {
         get(reason_name, "nvlb_reason_name");
         get(plan_reclaim, "nvlb_plan_reclaim");
         get(reclaim_started, "nvlb_reclaim_started");
+        get(advance, "nvlb_advance");
+        get(can_ever_run, "nvlb_can_ever_run");
+        get(is_preemptible, "nvlb_is_preemptible");
+        get(report, "nvlb_report");
+        get(free_text, "nvlb_free");
     }
     ~Capi() {
         if (handle)
@@ -57,14 +72,25 @@ struct Capi {
     }
     bool ok() const {
         return handle && load && free_planner && set_requeue_delay && place && job_failed && job_started &&
-               plan_reclaim && reclaim_started;
+               plan_reclaim && reclaim_started && advance && can_ever_run && is_preemptible && report && free_text;
     }
 };
 
 struct Tally {
     std::size_t decisions = 0, placed = 0, hypothetical = 0, in_place = 0, with_available = 0, mismatches = 0;
     std::size_t reclaim_plans = 0, reclaims = 0;
+    std::size_t advances = 0, fallbacks = 0;            // clock moves, and jobs that fell back
+    std::size_t submissions = 0, never_runnable = 0;    // can-ever-run questions, and refusals
+    std::size_t preemptible_jobs = 0;                   // the selector said yes
+    std::size_t decisions_with_lent_nodes = 0;          // states where preemptible work ran
+    std::uint64_t sim_in_place = 0, sim_ledger_in_place = 0, capi_in_place = 0;
 };
+
+// "in_place": N from the C ABI's JSON status (the ledger's counter).
+std::uint64_t json_counter(const std::string& json, const std::string& key) {
+    const auto at = json.find("\"" + key + "\": ");
+    return at == std::string::npos ? ~0ull : std::stoull(json.substr(at + key.size() + 4));
+}
 
 Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t seed) {
     SimOptions o;
@@ -88,7 +114,8 @@ Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t s
         ADD_FAILURE() << "nvlb_planner_load: " << err.message;
         return {};
     }
-    capi.set_requeue_delay(planner, o.requeue_delay + o.hold_slack);
+    capi.set_requeue_delay(planner, o.requeue_delay);
+    const bool nvlblock_selector = policy.topology_format == nvlblock::SourceFormat::kYaml;
 
     Tally t;
     SimHooks hooks;
@@ -114,6 +141,8 @@ Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t s
         const std::vector<nvlblock::NodeIndex> nodes(buffer.begin(),
                                                      buffer.begin() + static_cast<std::ptrdiff_t>(out.node_count));
         ++t.decisions;
+        t.decisions_with_lent_nodes +=
+            std::any_of(d.states.begin(), d.states.end(), [](NodeState st) { return st == NodeState::kLent; });
         t.placed += d.result.placed();
         t.hypothetical += d.hypothetical;
         t.in_place += d.result.recovery_in_place;
@@ -164,6 +193,38 @@ Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t s
         ++t.reclaims;
         EXPECT_EQ(capi.reclaim_started(planner, id, &r, now), NVLB_OK);
     };
+    hooks.on_advance = [&](const AdvanceRecord& a) {
+        std::vector<std::uint8_t> states(a.states.size());
+        for (std::size_t i = 0; i < states.size(); ++i)
+            states[i] = static_cast<std::uint8_t>(a.states[i]);
+        std::size_t fell_back = 0;
+        EXPECT_EQ(capi.advance(planner, states.data(), states.size(), a.now, &fell_back), NVLB_OK);
+        ++t.advances;
+        t.fallbacks += fell_back;
+        if (fell_back != a.fell_back && ++t.mismatches <= 5)
+            ADD_FAILURE() << policy.name << " advance at " << a.now << ": simulator " << a.fell_back
+                          << " fell back, plugin " << fell_back;
+    };
+    hooks.on_can_ever_run = [&](const CanEverRunRecord& c) {
+        nvlb_request_t req{};
+        req.job_id = c.request.job_id;
+        req.min_nodes = c.request.min_nodes;
+        req.max_nodes = c.request.max_nodes;
+        req.segment = c.request.segment;
+        req.preemptible = c.request.preemptible;
+        ++t.submissions;
+        t.never_runnable += !c.result;
+        if (capi.can_ever_run(planner, &req) != c.result && ++t.mismatches <= 5)
+            ADD_FAILURE() << policy.name << " job " << req.job_id << " of " << req.min_nodes
+                          << " nodes: could ever run? simulator " << c.result;
+    };
+    hooks.on_preemptible = [&](const std::string& qos, bool preemptible) {
+        t.preemptible_jobs += preemptible;
+        // topology/block has no selector of its own (Slurm's preempt/qos stands in).
+        if (nvlblock_selector && capi.is_preemptible(planner, qos.c_str(), nullptr) != preemptible &&
+            ++t.mismatches <= 5)
+            ADD_FAILURE() << policy.name << " QOS " << qos << ": preemptible? simulator " << preemptible;
+    };
     hooks.on_job_failed = [&](std::uint32_t id, const std::vector<nvlblock::NodeIndex>& nodes,
                               const std::vector<nvlblock::NodeIndex>& failed, Seconds now) {
         EXPECT_EQ(capi.job_failed(planner, id, nodes.data(), nodes.size(), failed.data(), failed.size(), now), NVLB_OK);
@@ -178,7 +239,18 @@ Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t s
                   FailureSource::model(parse_failure_model("mtbi=150h,mttr=6h,rack_mtbf=1500h,rack_mttr=4h", 4),
                                        o.shape.racks, o.shape.nodes_per_rack, seed),
                   hooks);
-    sim.run();
+    const PolicyResult r = sim.run();
+    // One definition of "in place": the simulator's metric, its own ledger
+    // and the plugin's ledger count the same restarts.
+    t.sim_in_place = r.multi_node_in_place;
+    t.sim_ledger_in_place = r.ledger_in_place;
+    std::vector<std::uint8_t> end_states;
+    for (NodeState st : sim.world().cluster().states())
+        end_states.push_back(static_cast<std::uint8_t>(st));
+    if (char* json = capi.report(planner, end_states.data(), end_states.size(), 0, NVLB_REPORT_JSON)) {
+        t.capi_in_place = json_counter(json, "in_place");
+        capi.free_text(json);
+    }
     capi.free_planner(planner);
     return t;
 }
@@ -188,6 +260,7 @@ class PluginParity : public ::testing::TestWithParam<PolicyKind> {};
 TEST_P(PluginParity, EveryDecisionMatchesTheCAbi) {
     static const Capi capi;
     ASSERT_TRUE(capi.ok()) << "cannot load " << NVLBLOCK_LIBRARY << ": " << dlerror();
+    std::size_t fallbacks = 0;
     for (QueueMode q : {QueueMode::kEasy, QueueMode::kFifo}) {
         const Tally t = replay(capi, GetParam(), q, 21);
         EXPECT_EQ(t.mismatches, 0u);
@@ -207,7 +280,62 @@ TEST_P(PluginParity, EveryDecisionMatchesTheCAbi) {
             EXPECT_GT(t.reclaims, 0u); // spares reclaimed from running work
             EXPECT_GT(t.reclaim_plans, t.reclaims);
         }
+        EXPECT_GT(t.submissions, 100u);
+        EXPECT_GT(t.preemptible_jobs, 0u);
+        EXPECT_GT(t.decisions_with_lent_nodes, 0u); // preemptible work runs on LENT nodes, lending or not
+        if (make_policy(GetParam(), ClusterShape{}, PreemptionMode::kLend).recovery) {
+            EXPECT_GT(t.advances, 0u);
+            EXPECT_EQ(t.sim_in_place, t.sim_ledger_in_place);
+            EXPECT_EQ(t.sim_ledger_in_place, t.capi_in_place);
+            EXPECT_GT(t.capi_in_place, 0u);
+        }
+        fallbacks += t.fallbacks;
     }
+    if (make_policy(GetParam(), ClusterShape{}, PreemptionMode::kLend).recovery) {
+        EXPECT_GT(fallbacks, 0u) << "no job fell back: the clock's rule went untested";
+    }
+}
+
+// Whether a job could ever run, for every shape up to beyond the cluster:
+// the simulator's answer (it rejects such jobs at submission) is the
+// plugin's. Under idle spares a job needing the spares can never run.
+TEST_P(PluginParity, CouldEverRunMatchesTheCAbi) {
+    static const Capi capi;
+    ASSERT_TRUE(capi.ok());
+    SimOptions o;
+    o.shape.racks = 6;
+    const PolicyConfig policy = make_policy(GetParam(), o.shape, PreemptionMode::kLend);
+    const std::string dir = "/tmp/nvlblock-sim-ever-" + std::to_string(::getpid());
+    std::filesystem::create_directories(dir);
+    const std::string path = write_policy_files(policy, dir);
+    nvlb_planner_t* planner = nullptr;
+    nvlb_error_t err{};
+    ASSERT_EQ(capi.load(path.c_str(), nullptr, 0, &planner, &err), NVLB_OK) << err.message;
+    std::filesystem::remove_all(dir);
+    const World world(o, policy);
+    std::size_t yes = 0, no = 0;
+    for (std::uint32_t n = 1; n <= o.shape.nodes() + 1; ++n)
+        for (std::uint32_t segment : {0u, 4u, 16u})
+            for (bool preemptible : {false, true}) {
+                if (segment && n % segment)
+                    continue;
+                nvlblock::Request r;
+                r.job_id = n;
+                r.min_nodes = r.max_nodes = n;
+                r.segment = segment;
+                r.preemptible = preemptible;
+                nvlb_request_t req{};
+                req.job_id = n;
+                req.min_nodes = req.max_nodes = n;
+                req.segment = segment;
+                req.preemptible = preemptible;
+                const bool sim = world.planner().can_ever_run(r);
+                EXPECT_EQ(capi.can_ever_run(planner, &req), sim) << n << " nodes, segment " << segment;
+                (sim ? yes : no)++;
+            }
+    EXPECT_GT(yes, 0u);
+    EXPECT_GT(no, 0u);
+    capi.free_planner(planner);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllPolicies, PluginParity,

@@ -96,9 +96,12 @@ TEST(Policy, FourPoliciesAsTopologiesAndSwitches) {
     EXPECT_EQ(t.policy().recovery.wait_seconds, 300);
     JobSpec small;
     small.preemptible = true;
-    EXPECT_TRUE(selector_matches(lend, small));
+    EXPECT_TRUE(preemptible_selector(lend, t).matches(small.qos(), ""));
     small.preemptible = false;
-    EXPECT_FALSE(selector_matches(lend, small));
+    EXPECT_FALSE(preemptible_selector(lend, t).matches(small.qos(), ""));
+    // topology/block has no selector of its own: Slurm's preempt/qos stands in.
+    small.preemptible = true;
+    EXPECT_TRUE(preemptible_selector(block, build_policy_topology(block)).matches(small.qos(), ""));
     EXPECT_EQ(parse_policies("nvlblock,block").size(), 2u);
     EXPECT_THROW(parse_policies("nvlblock,blok"), std::invalid_argument);
 }

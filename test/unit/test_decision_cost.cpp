@@ -4,6 +4,7 @@
 // definitions: word-at-a-time availability counts, block tallies kept across
 // decisions, and a planner's cached decisions against fresh snapshots.
 #include "core/planner.hpp"
+#include "recovery/rules.hpp"
 #include "placement/availability_counts.hpp"
 #include "placement/tally_cache.hpp"
 #include "test_support.hpp"
@@ -205,10 +206,12 @@ TEST(DecisionCost, PlannerDecisionsEqualFreshSnapshots) {
         const std::int64_t now = 10 + step;
         Request fresh_request = r;
         // What the planner adds for a job in its ledger (in-place restart).
-        if (const RecoveryRecord* rec = planner.ledger().find(r.job_id); rec && !rec->fallback)
-            fresh_request.recovery = Ledger::claim_for(t, *rec);
-        const std::vector<RecoveryClaim> claims = planner.ledger().active_claims(t, now);
-        const Placement want = place(Snapshot(t, states, claims), fresh_request);
+        std::vector<NodeState> shaped;
+        const std::span<const NodeState> asked = offered_as_healthy(states, r.available, shaped);
+        if (const RecoveryRecord* rec = planner.recovery().waiting_in_place(r.job_id))
+            fresh_request.recovery = claim_for(t, *rec, asked);
+        const std::vector<RecoveryClaim> claims = planner.recovery().active_claims(t, asked, now);
+        const Placement want = place(Snapshot(t, asked, claims), fresh_request);
         const Placement got = planner.place(states, r, now);
         if (fresh_request.recovery && !want.placed())
             continue; // the planner may also fall back here: not the engine's question

@@ -3,7 +3,10 @@
 // The recovery ledger (records, claims, outcomes, log lines, persistence,
 // remapping across reconfigures) and the atomic file helpers it is saved with.
 #include "state/atomic_file.hpp"
-#include "state/ledger.hpp"
+#include "core/planner.hpp"
+#include "recovery/ledger.hpp"
+#include "recovery/recovery.hpp"
+#include "recovery/rules.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -21,7 +24,7 @@ using test::TempDir;
 
 // rack01 = gb0001..gb0018 (0..17), rack02 = gb0019..gb0036 (18..35), and
 // login1 (36), a node of slurm.conf outside every block.
-Topology cluster() {
+Topology cluster(std::int64_t wait = 300) {
     std::vector<std::string> universe;
     for (int i = 1; i <= 36; ++i) {
         char buf[16];
@@ -29,7 +32,8 @@ Topology cluster() {
         universe.push_back(buf);
     }
     universe.push_back("login1");
-    return test::yaml_topology("blocks:\n  - name: rack01\n    nodes: gb[0001-0018]\n"
+    return test::yaml_topology("recovery:\n  wait: " + std::to_string(wait) +
+                                   "\nblocks:\n  - name: rack01\n    nodes: gb[0001-0018]\n"
                                "  - name: rack02\n    nodes: gb[0019-0036]\n",
                                &universe);
 }
@@ -59,13 +63,23 @@ ConfigError load_error(const Topology& t, const std::string& text) {
 class LedgerTest : public ::testing::Test {
   protected:
     Topology topo = cluster();
-    Ledger ledger;
+    Recovery recovery;
+    Ledger& ledger = recovery.ledger();
     const std::vector<NodeIndex> job = range(0, 15); // 16 nodes of rack01
+
+    // A node failure requeued `id`: with recovery.wait `wait` and nodes held
+    // at least `hold` s (Slurm's requeue delay + the scheduling slack).
+    void fail(std::uint32_t id, const std::vector<NodeIndex>& nodes, const std::vector<NodeIndex>& failed,
+              std::int64_t now, std::int64_t wait, std::int64_t hold) {
+        recovery.set_slurm_requeue_delay(hold - kRequeueSchedulingSlack);
+        recovery.job_failed(wait == topo.policy().recovery.wait_seconds ? topo : cluster(wait), id, nodes, failed,
+                            now);
+    }
 };
 
 TEST_F(LedgerTest, JobFailedCreatesARecord) {
     const std::vector<NodeIndex> failed = {3};
-    ledger.job_failed(topo, 7, job, failed, 1000, 300, 130);
+    fail(7, job, failed, 1000, 300, 130);
     const RecoveryRecord* r = ledger.find(7);
     ASSERT_NE(r, nullptr);
     EXPECT_EQ(r->job_id, 7u);
@@ -87,14 +101,14 @@ TEST_F(LedgerTest, JobFailedCreatesARecord) {
 }
 
 TEST_F(LedgerTest, HoldLastsAtLeastTheRequeueDelay) {
-    ledger.job_failed(topo, 7, job, std::vector<NodeIndex>{3}, 1000, 60, 130);
+    fail(7, job, std::vector<NodeIndex>{3}, 1000, 60, 130);
     EXPECT_EQ(ledger.find(7)->fallback_at, 1060);
     EXPECT_EQ(ledger.find(7)->hold_until, 1130);
 }
 
 TEST_F(LedgerTest, NodesOutsideBlocksAreIgnored) {
     const auto nodes = with(job, {36});
-    ledger.job_failed(topo, 7, nodes, std::vector<NodeIndex>{36, 5}, 1000, 300, 0);
+    fail(7, nodes, std::vector<NodeIndex>{36, 5}, 1000, 300, 0);
     ASSERT_NE(ledger.find(7), nullptr);
     EXPECT_EQ(ledger.find(7)->nodes, job);
     EXPECT_EQ(ledger.find(7)->failed, std::vector<NodeIndex>{5});
@@ -102,18 +116,18 @@ TEST_F(LedgerTest, NodesOutsideBlocksAreIgnored) {
 
 TEST_F(LedgerTest, NoRecordWhenNothingOfOursFailed) {
     // Only the login node failed.
-    ledger.job_failed(topo, 7, with(job, {36}), std::vector<NodeIndex>{36}, 1000, 300, 0);
+    fail(7, with(job, {36}), std::vector<NodeIndex>{36}, 1000, 300, 0);
     // Nothing failed at all.
-    ledger.job_failed(topo, 8, job, std::vector<NodeIndex>{}, 1000, 300, 0);
+    fail(8, job, std::vector<NodeIndex>{}, 1000, 300, 0);
     // The failed node was not the job's.
-    ledger.job_failed(topo, 9, job, std::vector<NodeIndex>{17}, 1000, 300, 0);
+    fail(9, job, std::vector<NodeIndex>{17}, 1000, 300, 0);
     // A job entirely outside the blocks.
-    ledger.job_failed(topo, 10, std::vector<NodeIndex>{36}, std::vector<NodeIndex>{36}, 1000, 300,
+    fail(10, std::vector<NodeIndex>{36}, std::vector<NodeIndex>{36}, 1000, 300,
                       0);
     // A single-node job restarts anywhere: it needs no NVLink domain.
-    ledger.job_failed(topo, 12, std::vector<NodeIndex>{4}, std::vector<NodeIndex>{4}, 1000, 300, 0);
+    fail(12, std::vector<NodeIndex>{4}, std::vector<NodeIndex>{4}, 1000, 300, 0);
     // Out-of-range indices are not ours either.
-    ledger.job_failed(topo, 11, std::vector<NodeIndex>{999}, std::vector<NodeIndex>{999}, 1000, 300,
+    fail(11, std::vector<NodeIndex>{999}, std::vector<NodeIndex>{999}, 1000, 300,
                       0);
     EXPECT_TRUE(ledger.empty());
     EXPECT_EQ(ledger.counters().failures, 0u);
@@ -121,15 +135,15 @@ TEST_F(LedgerTest, NoRecordWhenNothingOfOursFailed) {
 }
 
 TEST_F(LedgerTest, RepeatedFailedNodeCountsOnce) {
-    ledger.job_failed(topo, 7, job, std::vector<NodeIndex>{3, 3, 4}, 1000, 300, 0);
+    fail(7, job, std::vector<NodeIndex>{3, 3, 4}, 1000, 300, 0);
     EXPECT_EQ(ledger.find(7)->failed, (std::vector<NodeIndex>{3, 4}));
 }
 
 TEST_F(LedgerTest, ClaimPerBlock) {
     // 8 nodes on each rack; one lost on rack01, two on rack02.
     const auto nodes = with(range(10, 17), {18, 19, 20, 21, 22, 23, 24, 25});
-    ledger.job_failed(topo, 42, nodes, std::vector<NodeIndex>{12, 20, 21}, 500, 300, 0);
-    const RecoveryClaim c = Ledger::claim_for(topo, *ledger.find(42));
+    fail(42, nodes, std::vector<NodeIndex>{12, 20, 21}, 500, 300, 0);
+    const RecoveryClaim c = claim_for(topo, *ledger.find(42), {});
     EXPECT_EQ(c.job_id, 42u);
     EXPECT_EQ(c.deadline, 800);
     EXPECT_EQ(c.total_need(), 16u);
@@ -151,30 +165,30 @@ TEST_F(LedgerTest, ClaimPerBlock) {
 }
 
 TEST_F(LedgerTest, ActiveClaimsRespectHoldAndFallback) {
-    ledger.job_failed(topo, 1, job, std::vector<NodeIndex>{0}, 1000, 300, 0);
-    ledger.job_failed(topo, 2, range(18, 33), std::vector<NodeIndex>{18}, 1100, 300, 0);
-    EXPECT_EQ(ledger.active_claims(topo, 1000).size(), 2u);
-    EXPECT_EQ(ledger.active_claims(topo, 1299).size(), 2u);
+    fail(1, job, std::vector<NodeIndex>{0}, 1000, 300, 0);
+    fail(2, range(18, 33), std::vector<NodeIndex>{18}, 1100, 300, 0);
+    EXPECT_EQ(recovery.active_claims(topo, {}, 1000).size(), 2u);
+    EXPECT_EQ(recovery.active_claims(topo, {}, 1299).size(), 2u);
     // Job 1's hold ends at 1300 (exclusive), job 2's at 1400.
-    auto claims = ledger.active_claims(topo, 1300);
+    auto claims = recovery.active_claims(topo, {}, 1300);
     ASSERT_EQ(claims.size(), 1u);
     EXPECT_EQ(claims[0].job_id, 2u);
     EXPECT_EQ(claims[0].blocks.at(0).block, 1);
-    EXPECT_TRUE(ledger.active_claims(topo, 1400).empty());
+    EXPECT_TRUE(recovery.active_claims(topo, {}, 1400).empty());
     // A job that fell back holds nothing, even within its hold.
-    ledger.fall_back(topo, 2, 1200, "test");
-    EXPECT_EQ(ledger.active_claims(topo, 1200).size(), 1u);
-    EXPECT_EQ(ledger.active_claims(topo, 1200)[0].job_id, 1u);
+    ledger.mark_fallback(2);
+    EXPECT_EQ(recovery.active_claims(topo, {}, 1200).size(), 1u);
+    EXPECT_EQ(recovery.active_claims(topo, {}, 1200)[0].job_id, 1u);
     // The record itself stays until the job starts or leaves.
     EXPECT_NE(ledger.find(2), nullptr);
 }
 
 TEST_F(LedgerTest, StartedInPlace) {
-    ledger.job_failed(topo, 7, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
+    fail(7, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
     ledger.take_log();
     // Its 15 healthy nodes and one spare (node 16) of the same rack.
     const auto restart = with(without(job, {3}), {16});
-    ledger.job_started(topo, 7, restart, 1040);
+    recovery.job_started(topo, 7, restart, 1040);
     EXPECT_EQ(ledger.find(7), nullptr);
     EXPECT_TRUE(ledger.empty());
     EXPECT_EQ(ledger.counters().failures, 1u);
@@ -195,9 +209,9 @@ TEST_F(LedgerTest, StartedInPlace) {
 }
 
 TEST_F(LedgerTest, StartedInPlaceOnOtherNodesOfTheSameBlock) {
-    ledger.job_failed(topo, 7, range(0, 7), std::vector<NodeIndex>{0, 1}, 1000, 300, 0);
+    fail(7, range(0, 7), std::vector<NodeIndex>{0, 1}, 1000, 300, 0);
     // Same rack, but only 4 of its old nodes: the other 4 count as spares.
-    ledger.job_started(topo, 7, with(range(4, 7), {10, 11, 12, 13}), 1010);
+    recovery.job_started(topo, 7, with(range(4, 7), {10, 11, 12, 13}), 1010);
     const RecoveryEvent& e = ledger.recent().back();
     EXPECT_EQ(e.outcome, RecoveryOutcome::kInPlace);
     EXPECT_EQ(e.lost, 2u);
@@ -205,9 +219,9 @@ TEST_F(LedgerTest, StartedInPlaceOnOtherNodesOfTheSameBlock) {
 }
 
 TEST_F(LedgerTest, StartedElsewhere) {
-    ledger.job_failed(topo, 7, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
+    fail(7, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
     ledger.take_log();
-    ledger.job_started(topo, 7, range(18, 33), 1400);
+    recovery.job_started(topo, 7, range(18, 33), 1400);
     EXPECT_EQ(ledger.find(7), nullptr);
     EXPECT_EQ(ledger.counters().in_place, 0u);
     EXPECT_EQ(ledger.counters().elsewhere, 1u);
@@ -222,21 +236,21 @@ TEST_F(LedgerTest, StartedElsewhere) {
 }
 
 TEST_F(LedgerTest, PartlyElsewhereIsElsewhere) {
-    ledger.job_failed(topo, 7, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
-    ledger.job_started(topo, 7, with(range(0, 14), {18}), 1100);
+    fail(7, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
+    recovery.job_started(topo, 7, with(range(0, 14), {18}), 1100);
     EXPECT_EQ(ledger.recent().back().outcome, RecoveryOutcome::kElsewhere);
 }
 
 TEST_F(LedgerTest, StartWithNoNodesIsNotInPlace) {
-    ledger.job_failed(topo, 7, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
-    ledger.job_started(topo, 7, std::vector<NodeIndex>{}, 1100);
+    fail(7, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
+    recovery.job_started(topo, 7, std::vector<NodeIndex>{}, 1100);
     EXPECT_EQ(ledger.recent().back().outcome, RecoveryOutcome::kElsewhere);
 }
 
 TEST_F(LedgerTest, StartOfAnUnknownJobChangesNothing) {
-    ledger.job_started(topo, 99, job, 1000);
-    ledger.job_gone(topo, 99, 1000);
-    ledger.fall_back(topo, 99, 1000, "x");
+    recovery.job_started(topo, 99, job, 1000);
+    recovery.job_gone(topo, 99, 1000);
+    ledger.mark_fallback(99);
     EXPECT_TRUE(ledger.recent().empty());
     EXPECT_TRUE(ledger.take_log().empty());
     EXPECT_EQ(
@@ -244,9 +258,9 @@ TEST_F(LedgerTest, StartOfAnUnknownJobChangesNothing) {
 }
 
 TEST_F(LedgerTest, JobGoneIsAbandoned) {
-    ledger.job_failed(topo, 7, job, std::vector<NodeIndex>{3, 4}, 1000, 300, 0);
+    fail(7, job, std::vector<NodeIndex>{3, 4}, 1000, 300, 0);
     ledger.take_log();
-    ledger.job_gone(topo, 7, 1050);
+    recovery.job_gone(topo, 7, 1050);
     EXPECT_EQ(ledger.find(7), nullptr);
     EXPECT_EQ(ledger.counters().abandoned, 1u);
     const RecoveryEvent& e = ledger.recent().back();
@@ -258,26 +272,37 @@ TEST_F(LedgerTest, JobGoneIsAbandoned) {
               std::vector<std::string>{"nvlblock: recovery JobId=7 left the queue before "
                                        "restarting; released the hold on rack01"});
     // A second call finds nothing to do.
-    ledger.job_gone(topo, 7, 1060);
+    recovery.job_gone(topo, 7, 1060);
     EXPECT_EQ(ledger.counters().abandoned, 1u);
 }
 
-TEST_F(LedgerTest, FallBackOnce) {
-    ledger.job_failed(topo, 7, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
+TEST_F(LedgerTest, FallBackOnceWhenTheWaitIsOverAndTheBlockCannotTakeIt) {
+    fail(7, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
     ledger.take_log();
-    ledger.fall_back(topo, 7, 1300, "rack01 has room for 14 of the 16 nodes it needs");
+    std::vector<NodeState> states(topo.node_count(), NodeState::kFree);
+    states[3] = states[4] = states[5] = NodeState::kDown; // 3 failed, 2 spares: room for 15
+    Planner never_used(topo);                                 // (advance needs only a snapshot)
+    const Snapshot snap(topo, states, recovery.active_claims(topo, states, 1299));
+    EXPECT_EQ(recovery.advance(snap, 1299), 0u); // still within its wait
+    EXPECT_EQ(recovery.advance(snap, 1300), 1u);
     ASSERT_NE(ledger.find(7), nullptr);
     EXPECT_TRUE(ledger.find(7)->fallback);
-    ledger.fall_back(topo, 7, 1400, "again");
+    EXPECT_EQ(recovery.advance(snap, 1400), 0u); // once
     EXPECT_EQ(ledger.take_log(),
               std::vector<std::string>{
-                  "nvlblock: recovery JobId=7 fallback after 300 s: rack01 has room for 14 of "
-                  "the 16 nodes it needs; placing it anywhere (had rack01)"});
+                  "nvlblock: recovery JobId=7 fallback after 300 s: rack01 has room for 15 of "
+                  "the 16 nodes it needs (3 failed, 2 spares); placing it anywhere (had rack01)"});
+    // Past its wait, a job whose block can take it does not fall back: it restarts in place.
+    fail(8, range(18, 33), std::vector<NodeIndex>{20}, 1000, 300, 0);
+    states[20] = NodeState::kDown;
+    const Snapshot snap2(topo, states, recovery.active_claims(topo, states, 1300));
+    EXPECT_EQ(recovery.advance(snap2, 1300), 0u);
+    EXPECT_FALSE(ledger.find(8)->fallback);
 }
 
 TEST_F(LedgerTest, TakeLogEmptiesTheQueue) {
-    ledger.job_failed(topo, 1, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
-    ledger.job_failed(topo, 2, range(18, 33), std::vector<NodeIndex>{20}, 1000, 300, 0);
+    fail(1, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
+    fail(2, range(18, 33), std::vector<NodeIndex>{20}, 1000, 300, 0);
     const auto lines = ledger.take_log();
     ASSERT_EQ(lines.size(), 2u);
     for (const auto& l : lines)
@@ -288,8 +313,8 @@ TEST_F(LedgerTest, TakeLogEmptiesTheQueue) {
 
 TEST_F(LedgerTest, RecentEventsAreBounded) {
     for (std::uint32_t id = 1; id <= 40; ++id) {
-        ledger.job_failed(topo, id, job, std::vector<NodeIndex>{3}, id * 10, 300, 0);
-        ledger.job_gone(topo, id, id * 10 + 1);
+        fail(id, job, std::vector<NodeIndex>{3}, id * 10, 300, 0);
+        recovery.job_gone(topo, id, id * 10 + 1);
     }
     ASSERT_EQ(ledger.recent().size(), Ledger::kRecentEvents);
     EXPECT_EQ(ledger.recent().front().job_id, 9u);
@@ -307,11 +332,11 @@ TEST(LedgerNames, OutcomeNames) {
 // ---- Persistence ---------------------------------------------------------------
 
 TEST_F(LedgerTest, SerializeFormat) {
-    ledger.job_failed(topo, 7, job, std::vector<NodeIndex>{3}, 1000, 300, 130);
-    ledger.job_failed(topo, 8, range(18, 33), std::vector<NodeIndex>{20, 21}, 1010, 300, 400);
-    ledger.fall_back(topo, 8, 1350, "x");
-    ledger.job_failed(topo, 9, range(0, 3), std::vector<NodeIndex>{0}, 900, 300, 0);
-    ledger.job_started(topo, 9, range(4, 7), 950);
+    fail(7, job, std::vector<NodeIndex>{3}, 1000, 300, 130);
+    fail(8, range(18, 33), std::vector<NodeIndex>{20, 21}, 1010, 300, 400);
+    ledger.mark_fallback(8);
+    fail(9, range(0, 3), std::vector<NodeIndex>{0}, 900, 300, 0);
+    recovery.job_started(topo, 9, range(4, 7), 950);
     EXPECT_EQ(ledger.serialize(topo), "nvlblock-state 1\n"
                                       "counters 3 1 0 0\n"
                                       "record 7 1000 1300 1300 0 gb[0001-0016] gb0004\n"
@@ -321,14 +346,14 @@ TEST_F(LedgerTest, SerializeFormat) {
 }
 
 TEST_F(LedgerTest, RoundTrip) {
-    ledger.job_failed(topo, 7, job, std::vector<NodeIndex>{3}, 1000, 300, 130);
-    ledger.job_failed(topo, 8, with(range(10, 17), {18, 19}), std::vector<NodeIndex>{18}, 1010, 300,
+    fail(7, job, std::vector<NodeIndex>{3}, 1000, 300, 130);
+    fail(8, with(range(10, 17), {18, 19}), std::vector<NodeIndex>{18}, 1010, 300,
                       0);
-    ledger.fall_back(topo, 8, 1350, "x");
-    ledger.job_failed(topo, 9, range(0, 3), std::vector<NodeIndex>{0}, 900, 300, 0);
-    ledger.job_started(topo, 9, range(18, 21), 950);
-    ledger.job_failed(topo, 10, range(0, 3), std::vector<NodeIndex>{0}, 900, 300, 0);
-    ledger.job_gone(topo, 10, 990);
+    ledger.mark_fallback(8);
+    fail(9, range(0, 3), std::vector<NodeIndex>{0}, 900, 300, 0);
+    recovery.job_started(topo, 9, range(18, 21), 950);
+    fail(10, range(0, 3), std::vector<NodeIndex>{0}, 900, 300, 0);
+    recovery.job_gone(topo, 10, 990);
     const std::string saved = ledger.serialize(topo);
 
     Ledger back;
@@ -359,8 +384,9 @@ TEST_F(LedgerTest, RoundTrip) {
 TEST_F(LedgerTest, EmptyLedgerRoundTrip) {
     const std::string saved = ledger.serialize(topo);
     EXPECT_EQ(saved, "nvlblock-state 1\ncounters 0 0 0 0\nend 0 0\n");
-    Ledger back;
-    back.job_failed(topo, 1, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
+    Recovery other;
+    other.job_failed(topo, 1, job, std::vector<NodeIndex>{3}, 1000);
+    Ledger& back = other.ledger();
     back.deserialize(topo, saved, "state"); // replaces the contents
     EXPECT_TRUE(back.empty());
     EXPECT_EQ(back.counters().failures, 0u);
@@ -413,7 +439,7 @@ TEST(LedgerCorrupt, EachProblemWithItsLine) {
 }
 
 TEST_F(LedgerTest, CorruptLoadLeavesTheLedgerAsItWas) {
-    ledger.job_failed(topo, 7, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
+    fail(7, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
     const std::string before = ledger.serialize(topo);
     EXPECT_THROW(ledger.deserialize(topo, "nvlblock-state 1\ncounters 5 5 5 5\n", "state"),
                  ConfigError);
@@ -421,10 +447,10 @@ TEST_F(LedgerTest, CorruptLoadLeavesTheLedgerAsItWas) {
 }
 
 TEST_F(LedgerTest, StaleRecordsAreDroppedOnLoad) {
-    ledger.job_failed(topo, 7, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
-    ledger.job_failed(topo, 8, range(18, 33), std::vector<NodeIndex>{20}, 1000, 300, 0);
+    fail(7, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
+    fail(8, range(18, 33), std::vector<NodeIndex>{20}, 1000, 300, 0);
     // Job 9 had six nodes on rack02 and one on rack01; both its failed nodes count.
-    ledger.job_failed(topo, 9, with(range(30, 35), {0}), std::vector<NodeIndex>{35, 0}, 1000, 300,
+    fail(9, with(range(30, 35), {0}), std::vector<NodeIndex>{35, 0}, 1000, 300,
                       0);
     const std::string saved = ledger.serialize(topo);
 
@@ -446,7 +472,7 @@ TEST_F(LedgerTest, StaleRecordsAreDroppedOnLoad) {
 }
 
 TEST_F(LedgerTest, RecordWhoseFailedNodesAreGoneIsDropped) {
-    ledger.job_failed(topo, 7, with(range(0, 3), {18}), std::vector<NodeIndex>{18}, 1000, 300, 0);
+    fail(7, with(range(0, 3), {18}), std::vector<NodeIndex>{18}, 1000, 300, 0);
     const Topology small =
         test::yaml_topology("blocks:\n  - name: rack01\n    nodes: gb[0001-0018]\n");
     Ledger back;
@@ -455,8 +481,8 @@ TEST_F(LedgerTest, RecordWhoseFailedNodesAreGoneIsDropped) {
 }
 
 TEST_F(LedgerTest, RemapAcrossRenumberedTopology) {
-    ledger.job_failed(topo, 7, range(18, 33), std::vector<NodeIndex>{20}, 1000, 300, 0);
-    ledger.job_failed(topo, 8, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
+    fail(7, range(18, 33), std::vector<NodeIndex>{20}, 1000, 300, 0);
+    fail(8, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
     ledger.take_log();
     // rack02 is listed first now and rack01 is gone: gb0019 is node 0.
     const Topology next =
@@ -470,7 +496,7 @@ TEST_F(LedgerTest, RemapAcrossRenumberedTopology) {
     EXPECT_EQ(r->failed, std::vector<NodeIndex>{2});
     EXPECT_EQ(r->failed_at, 1000);
     EXPECT_EQ(r->hold_until, 1300);
-    const RecoveryClaim c = Ledger::claim_for(next, *r);
+    const RecoveryClaim c = claim_for(next, *r, {});
     ASSERT_EQ(c.blocks.size(), 1u);
     EXPECT_EQ(c.blocks[0].block, 0);
     EXPECT_EQ(next.block(c.blocks[0].block).name, "rack02");
@@ -482,77 +508,11 @@ TEST_F(LedgerTest, RemapAcrossRenumberedTopology) {
                                        "nodes are no longer in any block"});
 }
 
-// ---- Atomic files ------------------------------------------------------------------
-
-std::vector<std::string> entries(const std::string& dir) {
-    std::vector<std::string> out;
-    for (const auto& e : std::filesystem::directory_iterator(dir))
-        out.push_back(e.path().filename().string());
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
-TEST(AtomicFile, MissingFileIsNullopt) {
-    TempDir dir;
-    EXPECT_EQ(read_file_if_exists(dir.path() + "/nothing"), std::nullopt);
-}
-
-TEST(AtomicFile, RoundTripAndNoTemporaryLeft) {
-    TempDir dir;
-    const std::string path = dir.path() + "/state";
-    std::string content = "nvlblock-state 1\n";
-    content += std::string("binary\0bytes\n", 13);
-    content += std::string(200000, 'x'); // more than one read buffer
-    write_file_atomically(path, content);
-    EXPECT_EQ(read_file_if_exists(path), content);
-    EXPECT_EQ(entries(dir.path()), std::vector<std::string>{"state"});
-}
-
-TEST(AtomicFile, ReplacesTheOldContents) {
-    TempDir dir;
-    const std::string path = dir.path() + "/state";
-    write_file_atomically(path, "a much longer first version\n");
-    write_file_atomically(path, "second\n", false);
-    EXPECT_EQ(read_file_if_exists(path), "second\n");
-    write_file_atomically(path, "");
-    EXPECT_EQ(read_file_if_exists(path), "");
-    EXPECT_EQ(entries(dir.path()), std::vector<std::string>{"state"});
-}
-
-TEST(AtomicFile, RelativePath) {
-    TempDir dir;
-    const auto old = std::filesystem::current_path();
-    std::filesystem::current_path(dir.path());
-    write_file_atomically("rel", "x");
-    std::filesystem::current_path(old);
-    EXPECT_EQ(read_file_if_exists(dir.path() + "/rel"), "x");
-}
-
-TEST(AtomicFile, ErrorsNameThePath) {
-    TempDir dir;
-    const std::string path = dir.path() + "/no/such/dir/state";
-    try {
-        write_file_atomically(path, "x");
-        FAIL() << "no error";
-    } catch (const std::system_error& e) {
-        EXPECT_EQ(e.code().value(), ENOENT);
-        EXPECT_NE(std::string(e.what()).find("cannot create " + path + ".tmp."), std::string::npos)
-            << e.what();
-    }
-    // Renaming onto a directory fails, and the temporary file is removed.
-    std::filesystem::create_directory(dir.path() + "/adir");
-    std::filesystem::create_directory(dir.path() + "/adir/inside");
-    EXPECT_THROW(write_file_atomically(dir.path() + "/adir", "x"), std::system_error);
-    EXPECT_EQ(entries(dir.path()), std::vector<std::string>{"adir"});
-    // Reading a directory is an error, not "missing".
-    EXPECT_THROW(read_file_if_exists(dir.path() + "/adir"), std::system_error);
-}
-
 TEST_F(LedgerTest, SaveAndLoadThroughAFile) {
     TempDir dir;
-    ledger.job_failed(topo, 7, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
+    fail(7, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
     const std::string path = dir.path() + "/nvlblock_state";
-    write_file_atomically(path, ledger.serialize(topo));
+    write_file_atomically(path, ledger.serialize(topo), kPrivateFileMode);
     const auto text = read_file_if_exists(path);
     ASSERT_TRUE(text.has_value());
     Ledger back;

@@ -396,7 +396,8 @@ TEST(Levels, FallbackRestartPrefersItsOwnGroup) {
     set(s, range(16, 19), NodeState::kBusy); // rack05 taken meanwhile
     set(s, rack(1), NodeState::kBusy);       // su1: 8 free (best fit), su2: 7 free (rack04 3 + rack06 4)
     Request r = nodes(6);
-    Placement p = pl.place(s, r, 1000 + 3600); // long past the recovery wait: fallback
+    EXPECT_EQ(pl.advance(s, 1000 + 3600), 1u); // long past the recovery wait: fallback
+    Placement p = pl.place(s, r, 1000 + 3600);
     ASSERT_TRUE(p.placed()) << p.message;
     EXPECT_FALSE(p.recovery_in_place);
     EXPECT_EQ(p.group, "su2") << "its own SU, though su1 fits better";

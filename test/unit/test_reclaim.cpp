@@ -37,7 +37,7 @@ struct ReclaimTest : ::testing::Test {
     std::vector<RunningJob> running = {{7, {34}, 0, true, false, false}, {8, {35}, 900, true, false, false}};
 
     void SetUp() override {
-        planner.set_requeue_delay(41);
+        planner.set_slurm_requeue_delay(11); // held 11 + 30 s
         set(s, range(0, 17), NodeState::kBusy); // rack01 full of other work
         set(s, {34, 35}, NodeState::kBusy);
     }
@@ -78,7 +78,7 @@ TEST_F(ReclaimTest, TheYoungestJobOnTheBlockIsRequeuedForOneLostNode) {
     EXPECT_EQ(plan->lost_node_seconds, 101);            // 1 node x (1001 - 900) s
     EXPECT_EQ(plan->budget_node_seconds, 15 * 300);     // held nodes x recovery.wait
     planner.reclaim_started(kJob, *plan, 1001);
-    EXPECT_EQ(planner.ledger().take_log().back(),
+    EXPECT_EQ(planner.take_log().back(),
               "nvlblock: recovery JobId=42 reclaiming 1 spare node on rack02: requeueing JobId=8 "
               "(101 node-seconds of run time lost, budget 4500)");
     // No second round while the first one's node is released.
@@ -140,9 +140,11 @@ TEST_F(ReclaimTest, WithoutRoomTheJobFallsBackAfterTheRequeueDelayNotTheRecovery
     fail({20});
     EXPECT_FALSE(planner.plan_reclaim(s, job(kJob, 16), running, 1001));
     // Held until the requeue delay (41 s) is over, not recovery.wait (300 s)...
-    Placement p = planner.place(s, job(kJob, 16), 1030);
+    planner.advance(s, 1040);
+    Placement p = planner.place(s, job(kJob, 16), 1040);
     EXPECT_EQ(p.reason, Reason::kRecoveryWaiting);
     // ...then placed like any other job: rack03 is idle.
+    EXPECT_EQ(planner.advance(s, 1041), 1u);
     p = planner.place(s, job(kJob, 16), 1041);
     ASSERT_TRUE(p.placed()) << p.message;
     EXPECT_FALSE(p.recovery_in_place);

@@ -83,15 +83,22 @@ TEST_F(RecoveryTest, ThirdFailureWaitsThenFallsBackElsewhere) {
     EXPECT_EQ(wait.reason, Reason::kRecoveryWaiting);
     EXPECT_EQ(wait.message, "in-place restart after a node failure: waiting for its block; rack02 has room for 15 of "
                             "the 16 nodes it needs (3 failed, 2 spares)");
-    planner.ledger().take_log();
-    // After the configured wait (60 s) it is placed like any other job.
+    planner.take_log();
+    // Time moves only through advance(): past its wait, a placement question
+    // alone still keeps it waiting (and changes nothing)...
+    EXPECT_EQ(planner.place(s, job(kJob, 16), 1061).reason, Reason::kRecoveryWaiting);
+    EXPECT_TRUE(planner.take_log().empty());
+    EXPECT_FALSE(planner.ledger().find(kJob)->fallback);
+    // ...advance() ends its wait (60 s), and it is placed like any other job.
+    EXPECT_EQ(planner.advance(s, 1059), 0u); // not quite yet
+    EXPECT_EQ(planner.advance(s, 1060), 1u);
     Placement p = planner.place(s, job(kJob, 16), 1061);
     ASSERT_TRUE(p.placed()) << p.message;
     EXPECT_FALSE(p.recovery_in_place);
     EXPECT_EQ(p.nodes, range(36, 51)); // rack03
-    auto log = planner.ledger().take_log();
+    auto log = planner.take_log();
     ASSERT_EQ(log.size(), 1u);
-    EXPECT_EQ(log[0], "nvlblock: recovery JobId=42 fallback after 61 s: rack02 has room for 15 of the 16 nodes it needs "
+    EXPECT_EQ(log[0], "nvlblock: recovery JobId=42 fallback after 60 s: rack02 has room for 15 of the 16 nodes it needs "
                       "(3 failed, 2 spares); placing it anywhere (had rack02)");
     planner.job_started(kJob, p.nodes, 1062);
     EXPECT_EQ(planner.ledger().counters().elsewhere, 1u);
@@ -113,13 +120,13 @@ TEST_F(RecoveryTest, NothingElseTakesTheHeldNodesWhileTheJobWaits) {
 TEST_F(RecoveryTest, HoldLastsAtLeastTheRequeueDelayEvenWithoutAWait) {
     Topology t = test::racks(2, 18, 16, 2, false, "recovery:\n  wait: 0\n");
     Planner pl(t);
-    pl.set_requeue_delay(11);
+    pl.set_slurm_requeue_delay(11); // cred_expire + 1; held 30 s more (a scheduling pass)
     auto st = all(t);
     set(st, range(18, 35), NodeState::kBusy);
     pl.job_failed(kJob, range(0, 15), std::vector<NodeIndex>{3}, 1000);
     st[3] = NodeState::kDown;
-    EXPECT_FALSE(pl.place(st, job(9, 1), 1010).placed()); // held during the requeue delay
-    EXPECT_TRUE(pl.place(st, job(9, 1), 1011).placed());  // released after it
+    EXPECT_FALSE(pl.place(st, job(9, 1), 1040).placed()); // held during the requeue delay
+    EXPECT_TRUE(pl.place(st, job(9, 1), 1041).placed());  // released after it
 }
 
 TEST_F(RecoveryTest, ZeroWaitFallsBackAtOnceWhenTheBlockCannotTakeIt) {
@@ -128,6 +135,7 @@ TEST_F(RecoveryTest, ZeroWaitFallsBackAtOnceWhenTheBlockCannotTakeIt) {
     auto st = all(t);
     pl.job_failed(kJob, range(0, 15), std::vector<NodeIndex>{1, 2, 3}, 1000);
     set(st, {1, 2, 3}, NodeState::kDown);
+    EXPECT_EQ(pl.advance(st, 1000), 1u);
     Placement p = pl.place(st, job(kJob, 16), 1000);
     ASSERT_TRUE(p.placed()) << p.message;
     EXPECT_EQ(p.nodes, range(18, 33));
@@ -178,10 +186,13 @@ TEST_F(RecoveryTest, WithoutARecoveryLentWorkKeepsItsNodes) {
 TEST_F(RecoveryTest, BlockFaultSendsItsJobsElsewhereWithoutEatingSpares) {
     fail(range(18, 35)); // the whole of rack02
     set(s, range(36, 51), NodeState::kBusy); // rack03: only its spares free
+    // Down as a whole: its wait ends at the next advance(), long before recovery.wait.
+    EXPECT_EQ(planner.place(s, job(kJob, 16), 1001).reason, Reason::kRecoveryWaiting);
+    EXPECT_EQ(planner.advance(s, 1001), 1u);
     Placement p = planner.place(s, job(kJob, 16), 1011);
     ASSERT_TRUE(p.placed()) << p.message;
     EXPECT_EQ(p.nodes, range(54, 69)); // rack04, not rack03's spares
-    auto log = planner.ledger().take_log();
+    auto log = planner.take_log();
     ASSERT_EQ(log.size(), 2u);
     EXPECT_NE(log[1].find("rack02 is down (block fault: 18 of 18 nodes failed)"), std::string::npos) << log[1];
     // With rack04 busy too it waits instead of taking rack03's spares.
@@ -189,6 +200,7 @@ TEST_F(RecoveryTest, BlockFaultSendsItsJobsElsewhereWithoutEatingSpares) {
     auto s2 = s;
     set(s2, range(54, 71), NodeState::kBusy);
     pl2.job_failed(kJob, kRack02First16, range(18, 35), 1000);
+    pl2.advance(s2, 1001);
     Placement q = pl2.place(s2, job(kJob, 16), 1011);
     EXPECT_FALSE(q.placed());
     EXPECT_EQ(q.reason, Reason::kNoBlockFits);
@@ -198,11 +210,11 @@ TEST_F(RecoveryTest, InPlaceStartClosesTheRecord) {
     fail({20});
     Placement p = planner.place(s, job(kJob, 16), 1011);
     ASSERT_TRUE(p.placed());
-    planner.ledger().take_log();
+    planner.take_log();
     planner.job_started(kJob, p.nodes, 1012);
     EXPECT_EQ(planner.ledger().find(kJob), nullptr);
     EXPECT_EQ(planner.ledger().counters().in_place, 1u);
-    auto log = planner.ledger().take_log();
+    auto log = planner.take_log();
     ASSERT_EQ(log.size(), 1u);
     EXPECT_EQ(log[0], "nvlblock: recovery JobId=42 restarted in place on rack02: 15 prior nodes + 1 spares (gb0035) 12 s "
                       "after the failure");

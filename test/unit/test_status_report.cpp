@@ -239,7 +239,7 @@ TEST(JsonWriter, Escaping) {
 }
 
 TEST(JsonWriter, EscapedStringsParseBack) {
-    const std::string nasty = std::string("q\"b\\n\nt\tc\x02 end", 16);
+    const std::string nasty = "q\"b\\n\nt\tc\x02 end";
     JsonWriter w(false);
     w.begin_object().field(nasty, nasty).end_object();
     const Json j = parse_json(w.str());
@@ -375,7 +375,7 @@ TEST_F(ReportTest, HealthyBlockWithLentSpares) {
 }
 
 TEST_F(ReportTest, DegradedBlock) {
-    const BlockReport& b = report().blocks[1];
+    const BlockReport b = report().blocks[1]; // a copy: the report is a temporary
     EXPECT_EQ(b.name, "rack02");
     EXPECT_EQ(b.health, BlockHealth::kDegraded);
     EXPECT_EQ(b.failed, 3);
@@ -394,7 +394,7 @@ TEST_F(ReportTest, DegradedBlock) {
 }
 
 TEST_F(ReportTest, DownBlock) {
-    const BlockReport& b = report().blocks[2];
+    const BlockReport b = report().blocks[2]; // a copy: the report is a temporary
     EXPECT_EQ(b.name, "rack03");
     EXPECT_EQ(b.health, BlockHealth::kDown);
     EXPECT_EQ(b.failed, 10);
@@ -408,7 +408,7 @@ TEST_F(ReportTest, DownBlock) {
 }
 
 TEST_F(ReportTest, BlockHeldForARecovery) {
-    const BlockReport& b = report().blocks[3];
+    const BlockReport b = report().blocks[3]; // a copy: the report is a temporary
     EXPECT_EQ(b.name, "rack04");
     EXPECT_EQ(b.health, BlockHealth::kHealthy);
     EXPECT_EQ(b.failed, 1);
@@ -420,7 +420,7 @@ TEST_F(ReportTest, BlockHeldForARecovery) {
     EXPECT_EQ(b.ordinary_free, 0);
     EXPECT_EQ(b.stranded, 0);
     // Once the hold has expired the block's nodes are ordinary capacity again.
-    const BlockReport& later = report(1300).blocks[3];
+    const BlockReport later = report(1300).blocks[3];
     EXPECT_EQ(later.held, 0);
     EXPECT_EQ(later.ordinary_free, 16);
 }

@@ -9,6 +9,7 @@
 #include "readers/load_topology.hpp"
 #include "slurm_conf.hpp"
 #include "topology_yaml.hpp"
+#include "state/atomic_file.hpp"
 #include "validate.hpp"
 
 #include <sys/stat.h>
@@ -138,19 +139,10 @@ int run_local(const cli::Args& args) {
     return r.problems.empty() ? 0 : 1;
 }
 
+// The generated file replaces the old one atomically and safely (the same
+// writer slurmctld uses for its files).
 void write_output(const std::string& path, const std::string& text) {
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << text;
-        out.flush();
-        if (!out)
-            throw std::runtime_error("cannot write " + tmp);
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        throw std::runtime_error("cannot rename " + tmp + " to " + path);
-    }
+    write_file_atomically(path, text, kReportFileMode, false);
 }
 
 int run_generate(const cli::Args& args) {

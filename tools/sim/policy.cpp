@@ -228,9 +228,10 @@ Seconds time_limit_for(Seconds duration) {
     return (twice + 59) / 60 * 60;
 }
 
-bool selector_matches(const PolicyConfig& policy, const JobSpec& job) {
-    const auto& qos = policy.preemptible_qos;
-    return std::find(qos.begin(), qos.end(), job.qos()) != qos.end();
+nvlblock::PreemptibleSelector preemptible_selector(const PolicyConfig& policy, const nvlblock::Topology& topo) {
+    if (!topo.policy().preemptible.empty())
+        return topo.policy().preemptible;
+    return {policy.preemptible_qos, {}};
 }
 
 } // namespace nvlblock::sim

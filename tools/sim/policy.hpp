@@ -117,8 +117,10 @@ JobShape shape_for(const JobSpec& job, const PolicyConfig& policy);
 // whole minutes (traces carry none; data/traces/README.md).
 Seconds time_limit_for(Seconds duration);
 
-// Whether the job's QOS is the preemptible one (nvlblock's `preemptible:`
-// selector; Slurm's preempt/qos for topology/block).
-bool selector_matches(const PolicyConfig& policy, const JobSpec& job);
+// Which jobs are preemptible work: the topology's `preemptible:` selector
+// (nvlblock policies, the plugin's own), else the policy's preemptible QOS
+// (standing for Slurm's preempt/qos under topology/block). Either way the
+// core's PreemptibleSelector::matches decides, as for the plugin.
+nvlblock::PreemptibleSelector preemptible_selector(const PolicyConfig& policy, const nvlblock::Topology& topo);
 
 } // namespace nvlblock::sim

@@ -19,7 +19,7 @@ std::uint64_t Scheduler::shape_key(const SimJob& j, Seconds now) const {
 // Jobs restarting in place are decided by their own ledger record, not by their shape.
 bool Scheduler::cacheable(const SimJob& j) {
     return !w_.policy().recovery ||
-           !w_.planner().ledger().find(World::job_id(static_cast<std::uint32_t>(&j - w_.jobs().data())));
+           !w_.planner().recovery().recovering(World::job_id(static_cast<std::uint32_t>(&j - w_.jobs().data())));
 }
 
 int Scheduler::pass(Seconds now) {
@@ -29,8 +29,11 @@ int Scheduler::pass(Seconds now) {
     auto& pending = w_.pending();
     bool blocked = false;
     std::uint32_t head = 0;
-    // Jobs waiting to restart in place first reclaim spares on their blocks
-    // (rule 3b), as the plugin's background thread does between passes.
+    // The recovery clock first (jobs whose wait is over fall back), then
+    // jobs waiting to restart in place reclaim spares on their blocks (rule
+    // 3b), as the plugin's background thread does between passes.
+    if (w_.policy().recovery && !w_.planner().ledger().empty())
+        w_.advance(now);
     if (w_.policy().recovery && w_.reclaims() && !w_.planner().ledger().empty()) {
         std::vector<std::uint32_t> waiting;
         for (const auto& [id, rec] : w_.planner().ledger().records()) {

@@ -116,7 +116,7 @@ PolicyResult Simulator::run(const Progress& progress) {
         int started = scheduler_.pass(t);
         for (int rounds = 0; target > 0 && started > 0 && top_up() > 0 && rounds < 10000; ++rounds)
             started = scheduler_.pass(t);
-        world_.planner().ledger().take_log();
+        world_.planner().take_log();
         lv = world_.levels(t);
         if (progress && c.events >= next_report) {
             progress(t, c.completed);

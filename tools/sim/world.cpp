@@ -2,6 +2,7 @@
 #include "world.hpp"
 
 #include "model/hostlist.hpp"
+#include "recovery/rules.hpp"
 
 #include <algorithm>
 #include <ostream>
@@ -19,8 +20,9 @@ World::World(const SimOptions& options, PolicyConfig policy, SimHooks hooks)
       cluster_(planner_.topology()),
       reclaims_(std::any_of(planner_.topology().blocks().begin(), planner_.topology().blocks().end(),
                             [](const nvlblock::Block& b) { return b.settings.reserve == nvlblock::SpareReserve::kReclaim; })),
+      selector_(preemptible_selector(policy_, planner_.topology())),
       metrics_(options.window_start, options.window_end, options.bucket) {
-    planner_.set_requeue_delay(opt_.requeue_delay + opt_.hold_slack); // as the plugin does
+    planner_.set_slurm_requeue_delay(opt_.requeue_delay); // as the plugin does (cred_expire + 1)
     avail_.resize(cluster_.size());
 }
 
@@ -30,20 +32,33 @@ std::uint32_t World::submit(JobSpec spec, Seconds now) {
     j.spec = std::move(spec);
     j.shape = shape_for(j.spec, policy_);
     j.limit = time_limit_for(j.shape.duration);
-    j.preemptible = selector_matches(policy_, j.spec);
+    j.preemptible = selector_.matches(j.spec.qos(), "");
+    if (hooks_.on_preemptible)
+        hooks_.on_preemptible(j.spec.qos(), j.preemptible);
     j.remaining = j.shape.duration;
     j.eligible_at = now;
     j.queued_at = j.spec.submit;
     ++counters_.submitted;
-    // Larger than the whole cluster (or its slices): it could never run.
-    const std::size_t capacity = j.shape.segment
-                                     ? topology().block_count() * static_cast<std::size_t>(j.shape.segment)
-                                     : topology().nodes_in_blocks();
-    if (j.shape.nodes > capacity) {
+    // A job that could never start as asked (larger than what the blocks
+    // can hold for it, spares withheld included) is refused, as Slurm holds
+    // it at submission: it would otherwise block the queue for ever.
+    Request r;
+    r.job_id = job_id(index);
+    r.min_nodes = r.max_nodes = j.shape.nodes;
+    r.segment = j.shape.segment;
+    r.preemptible = j.preemptible;
+    const auto key = std::make_tuple(r.min_nodes, r.segment, r.preemptible);
+    auto known = can_ever_run_.find(key);
+    if (known == can_ever_run_.end())
+        known = can_ever_run_.emplace(key, planner_.can_ever_run(r)).first; // the topology never changes here
+    const bool can_run = known->second;
+    if (hooks_.on_can_ever_run)
+        hooks_.on_can_ever_run({r, can_run});
+    if (!can_run) {
         j.state = SimJob::State::kRejected;
         ++counters_.rejected;
         jobs_.push_back(std::move(j));
-        log_line(now, "reject", jobs_.back(), {}, "larger than the cluster");
+        log_line(now, "reject", jobs_.back(), {}, "can never run as asked");
         return index;
     }
     if (j.spec.closed_loop)
@@ -64,17 +79,14 @@ Request World::request_for(const SimJob& j, Seconds now) const {
     return r;
 }
 
-NodeState World::running_state(const SimJob& j) const {
-    // As the plugin marks them: preemptible work is lent only where lending is on.
-    return j.preemptible && policy_.lending ? NodeState::kLent : NodeState::kBusy;
-}
+NodeState World::running_state(const SimJob& j) const { return nvlblock::running_state(j.preemptible); }
 
 bool World::may_preempt(const SimJob& j) const { return policy_.preemption && !j.preemptible; }
 
 int World::usable_nodes(const SimJob& j) const {
     // A job restarting in place may reclaim spares from running work.
     if (policy_.recovery && reclaims_ &&
-        planner_.ledger().find(job_id(static_cast<std::uint32_t>(&j - jobs_.data()))))
+        planner_.recovery().waiting_in_place(job_id(static_cast<std::uint32_t>(&j - jobs_.data()))))
         return cluster_.healthy_count();
     return cluster_.free_count() + (may_preempt(j) ? cluster_.busy_preemptible_count() : 0);
 }
@@ -84,37 +96,31 @@ Placement World::decide(std::span<const NodeState> states, Request request, cons
     if (available)
         request.available = std::span<const std::uint8_t>(*available);
     ++counters_.place_calls;
-    const std::uint32_t id = request.job_id;
-    auto held = [&] {
-        const nvlblock::RecoveryRecord* r = policy_.recovery ? planner_.ledger().find(id) : nullptr;
-        return r && !r->fallback;
-    };
-    const bool held_before = held();
-    Placement result;
-    if (!hooks_.on_place) {
-        result = planner_.place(states, std::move(request), now);
-    } else {
-        DecisionRecord d;
-        d.now = now;
-        d.hypothetical = hypothetical;
-        d.states.assign(states.begin(), states.end());
-        d.job_id = request.job_id;
-        d.min_nodes = request.min_nodes;
-        d.max_nodes = request.max_nodes;
-        d.segment = request.segment;
-        d.preemptible = request.preemptible;
-        d.waited = request.waited;
-        if (available)
-            d.available = *available;
-        d.result = planner_.place(states, std::move(request), now);
-        hooks_.on_place(d);
-        result = std::move(d.result);
-    }
-    // A job whose wait for its block is over falls back inside place(): its
-    // hold on the block ends, which may let refused jobs start.
-    if (held_before && !held())
-        bump_epoch();
-    return result;
+    if (!hooks_.on_place)
+        return planner_.place(states, std::move(request), now);
+    DecisionRecord d;
+    d.now = now;
+    d.hypothetical = hypothetical;
+    d.states.assign(states.begin(), states.end());
+    d.job_id = request.job_id;
+    d.min_nodes = request.min_nodes;
+    d.max_nodes = request.max_nodes;
+    d.segment = request.segment;
+    d.preemptible = request.preemptible;
+    d.waited = request.waited;
+    if (available)
+        d.available = *available;
+    d.result = planner_.place(states, std::move(request), now);
+    hooks_.on_place(d);
+    return std::move(d.result);
+}
+
+void World::advance(Seconds now) {
+    const std::size_t fell_back = planner_.advance(cluster_.states(), now);
+    if (hooks_.on_advance)
+        hooks_.on_advance({now, cluster_.states(), fell_back});
+    if (fell_back)
+        bump_epoch(); // their holds ended: refused jobs may fit now
 }
 
 Placement World::attempt(SimJob& j, Seconds now, const std::vector<std::uint8_t>* exclude) {
@@ -143,8 +149,8 @@ Placement World::attempt(SimJob& j, Seconds now, const std::vector<std::uint8_t>
 
 bool World::reclaim_for(const SimJob& j, Seconds now) {
     const std::uint32_t id = job_id(static_cast<std::uint32_t>(&j - jobs_.data()));
-    const nvlblock::RecoveryRecord* rec = planner_.ledger().find(id);
-    if (!rec || rec->fallback)
+    const nvlblock::RecoveryRecord* rec = planner_.recovery().waiting_in_place(id);
+    if (!rec)
         return false;
     // The running jobs on the blocks the job had, as the plugin lists them.
     std::set<nvlblock::BlockIndex> blocks;
@@ -236,19 +242,14 @@ void World::start(std::uint32_t index, const Placement& p, Seconds now) {
     }
     std::string detail;
     if (j.awaiting_restart) {
-        std::set<nvlblock::BlockIndex> before;
-        for (NodeIndex n : j.prev_nodes)
-            before.insert(topology().block_of(n));
-        bool in_place = j.nodes.size() == j.prev_nodes.size();
-        for (NodeIndex n : j.nodes)
-            in_place = in_place && before.count(topology().block_of(n));
+        const bool in_place = nvlblock::restarted_in_place(topology(), j.prev_nodes, j.nodes);
         metrics_.restarted(in_place, now - j.failed_at, j.prev_nodes.size() > 1);
         j.awaiting_restart = false;
         detail = in_place ? "restart in place" : "restart elsewhere";
     }
     if (policy_.recovery) {
         // Closing a recovery record ends its holds: a change for every other decision.
-        if (planner_.ledger().find(job_id(index)))
+        if (planner_.recovery().recovering(job_id(index)))
             bump_epoch();
         planner_.job_started(job_id(index), j.nodes, now);
         if (hooks_.on_job_started)
@@ -289,7 +290,7 @@ void World::kill(std::uint32_t index, Seconds now, LossCause cause, const std::v
             planner_.job_failed(job_id(index), j.nodes, failed, now);
             if (hooks_.on_job_failed)
                 hooks_.on_job_failed(job_id(index), j.nodes, failed, now);
-            if (const auto* rec = planner_.ledger().find(job_id(index))) {
+            if (const auto* rec = planner_.recovery().waiting_in_place(job_id(index))) {
                 timer(rec->fallback_at, true);
                 timer(rec->hold_until, true);
             }

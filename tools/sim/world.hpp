@@ -16,6 +16,8 @@
 #include "core/planner.hpp"
 
 #include <functional>
+#include <map>
+#include <tuple>
 #include <optional>
 #include <iosfwd>
 #include <set>
@@ -38,9 +40,8 @@ struct SimOptions {
     QueueMode queue = QueueMode::kEasy;
     PreemptionMode preemption = PreemptionMode::kLend;
     Seconds checkpoint_interval = 3600; // 0: no checkpoints, a failure loses the whole run
-    Seconds requeue_delay = 11;         // a requeued job cannot start before now + this
+    Seconds requeue_delay = 11;         // a requeued job cannot start before now + this (cred_expire + 1)
     RequeueOrder requeue_order = RequeueOrder::kSubmit;
-    Seconds hold_slack = 30;            // the plugin holds a failed job's nodes for requeue_delay + this at least
     Seconds horizon = 0;                // 0: run until every job has finished
     Seconds window_start = 0;           // the measured window
     Seconds window_end = 0;
@@ -74,8 +75,24 @@ struct ReclaimRecord {
     std::optional<nvlblock::Reclaim> result;
 };
 
+// One advance of the recovery clock (Planner::advance), for the same tests.
+struct AdvanceRecord {
+    Seconds now = 0;
+    std::vector<nvlblock::NodeState> states;
+    std::size_t fell_back = 0;
+};
+
+// One "could this job ever run" decision, at submission.
+struct CanEverRunRecord {
+    nvlblock::Request request;
+    bool result = false;
+};
+
 struct SimHooks {
     std::function<void(const DecisionRecord&)> on_place;
+    std::function<void(const AdvanceRecord&)> on_advance;
+    std::function<void(const CanEverRunRecord&)> on_can_ever_run;
+    std::function<void(const std::string& qos, bool preemptible)> on_preemptible;
     std::function<void(const ReclaimRecord&)> on_reclaim; // every plan asked for, also when it finds none
     std::function<void(std::uint32_t job, const nvlblock::Reclaim& plan, Seconds now)> on_reclaim_started;
     std::function<void(std::uint32_t job, const std::vector<nvlblock::NodeIndex>& nodes,
@@ -170,6 +187,9 @@ public:
     // Nodes this job could use at most (free healthy, plus preemptible work it may preempt).
     int usable_nodes(const SimJob& j) const;
 
+    // Time passes for the recovery module (Planner::advance): jobs whose wait
+    // for their block is over fall back. Called at the start of each pass.
+    void advance(Seconds now);
     // The only place decisions are made.
     nvlblock::Placement decide(std::span<const nvlblock::NodeState> states, nvlblock::Request request,
                                const std::vector<std::uint8_t>* available, Seconds now, bool hypothetical);
@@ -201,6 +221,8 @@ private:
     nvlblock::Planner planner_;
     ClusterState cluster_;
     bool reclaims_ = false;
+    nvlblock::PreemptibleSelector selector_;
+    std::map<std::tuple<std::uint32_t, std::uint32_t, bool>, bool> can_ever_run_; // by job shape
     Metrics metrics_;
     EventQueue events_;
     Counters counters_;

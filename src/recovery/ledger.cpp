@@ -1,22 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "state/ledger.hpp"
+#include "recovery/ledger.hpp"
 
 #include "model/hostlist.hpp"
+#include "recovery/rules.hpp"
 
 #include <algorithm>
-#include <set>
 #include <sstream>
 
 namespace nvlblock {
 namespace {
-
-std::string names_of(const Topology& topo, std::span<const NodeIndex> nodes) {
-    std::vector<std::string> names;
-    names.reserve(nodes.size());
-    for (NodeIndex n : nodes)
-        names.push_back(topo.node_name(n));
-    return names.empty() ? "-" : hostlist::compress(names);
-}
 
 std::vector<NodeIndex> indices_of(const Topology& topo, const std::string& expr, std::size_t& unknown) {
     std::vector<NodeIndex> out;
@@ -47,128 +39,46 @@ const char* outcome_name(RecoveryOutcome o) {
     return "unknown";
 }
 
-std::string Ledger::blocks_of(const Topology& topo, std::span<const NodeIndex> nodes) {
-    std::set<BlockIndex> seen;
-    std::string out;
-    for (NodeIndex n : nodes) {
-        const BlockIndex b = topo.block_of(n);
-        if (b == kNoBlock || !seen.insert(b).second)
-            continue;
-        if (!out.empty())
-            out += ',';
-        out += topo.block(b).name;
-    }
-    return out.empty() ? "-" : out;
-}
-
-void Ledger::job_failed(const Topology& topo, std::uint32_t job_id, std::span<const NodeIndex> nodes,
-                        std::span<const NodeIndex> failed, std::int64_t now, std::int64_t wait,
-                        std::int64_t requeue_delay) {
-    RecoveryRecord r;
-    r.job_id = job_id;
-    for (NodeIndex n : nodes)
-        if (n < topo.node_count() && topo.block_of(n) != kNoBlock)
-            r.nodes.push_back(n);
-    for (NodeIndex n : failed)
-        if (contains(r.nodes, n) && !contains(r.failed, n))
-            r.failed.push_back(n);
-    if (r.nodes.empty() || r.failed.empty())
-        return; // nothing of ours was lost: an ordinary requeue
-    // A single-node job needs no NVLink domain: holding its block's spares
-    // for it would only take them from the multi-node jobs they exist for.
-    if (r.nodes.size() < 2)
-        return;
-    r.failed_at = now;
-    r.fallback_at = now + wait;
-    r.hold_until = now + std::max(wait, requeue_delay);
+void Ledger::open(RecoveryRecord r) {
     ++counters_.failures;
-    const std::string where = blocks_of(topo, r.nodes);
-    log("JobId=" + std::to_string(job_id) + " lost " + std::to_string(r.failed.size()) + " of " +
-        std::to_string(r.nodes.size()) + " nodes (" + names_of(topo, r.failed) + ") on " + where + "; holding " +
-        where + " for an in-place restart (" + std::to_string(r.nodes.size() - r.failed.size()) + " prior nodes + " +
-        std::to_string(r.failed.size()) + " spares), fallback after " + std::to_string(wait) + " s");
-    records_[job_id] = std::move(r);
+    const std::uint32_t id = r.job_id;
+    records_[id] = std::move(r);
 }
 
-void Ledger::job_started(const Topology& topo, std::uint32_t job_id, std::span<const NodeIndex> nodes,
-                         std::int64_t now) {
+void Ledger::update(RecoveryRecord r) {
+    if (auto it = records_.find(r.job_id); it != records_.end())
+        it->second = std::move(r);
+}
+
+void Ledger::close(std::uint32_t job_id, RecoveryEvent e) {
     auto it = records_.find(job_id);
     if (it == records_.end())
         return;
-    const RecoveryRecord& r = it->second;
-    std::set<BlockIndex> before, after;
-    for (NodeIndex n : r.nodes)
-        before.insert(topo.block_of(n));
-    std::uint32_t reused = 0;
-    bool in_place = !nodes.empty();
-    for (NodeIndex n : nodes) {
-        if (n >= topo.node_count())
-            continue;
-        after.insert(topo.block_of(n));
-        if (!before.count(topo.block_of(n)))
-            in_place = false;
-        if (contains(r.nodes, n))
-            ++reused; // a prior node, even one that failed and was repaired since
-    }
-    RecoveryEvent e;
-    e.at = now;
-    e.job_id = job_id;
-    e.lost = static_cast<std::uint32_t>(r.failed.size());
-    e.seconds = now - r.failed_at;
-    e.blocks = blocks_of(topo, r.nodes);
-    if (in_place) {
-        e.outcome = RecoveryOutcome::kInPlace;
-        e.spares_used = static_cast<std::uint32_t>(nodes.size()) - reused;
+    switch (e.outcome) {
+    case RecoveryOutcome::kInPlace:
         ++counters_.in_place;
-        std::vector<NodeIndex> spares;
-        for (NodeIndex n : nodes)
-            if (!contains(r.nodes, n))
-                spares.push_back(n);
-        log("JobId=" + std::to_string(job_id) + " restarted in place on " + e.blocks + ": " + std::to_string(reused) +
-            " prior nodes + " + std::to_string(e.spares_used) + " spares (" + names_of(topo, spares) + ") " +
-            std::to_string(e.seconds) + " s after the failure");
-    } else {
-        e.outcome = RecoveryOutcome::kElsewhere;
+        break;
+    case RecoveryOutcome::kElsewhere:
         ++counters_.elsewhere;
-        log("JobId=" + std::to_string(job_id) + " restarted elsewhere on " + blocks_of(topo, nodes) + " (had " +
-            e.blocks + ") " + std::to_string(e.seconds) + " s after the failure");
+        break;
+    case RecoveryOutcome::kAbandoned:
+        ++counters_.abandoned;
+        break;
     }
-    record_event(std::move(e));
+    recent_.push_back(std::move(e));
+    while (recent_.size() > kRecentEvents)
+        recent_.pop_front();
     records_.erase(it);
 }
 
-void Ledger::job_gone(const Topology& topo, std::uint32_t job_id, std::int64_t now) {
-    auto it = records_.find(job_id);
-    if (it == records_.end())
-        return;
-    RecoveryEvent e;
-    e.at = now;
-    e.job_id = job_id;
-    e.outcome = RecoveryOutcome::kAbandoned;
-    e.lost = static_cast<std::uint32_t>(it->second.failed.size());
-    e.seconds = now - it->second.failed_at;
-    e.blocks = blocks_of(topo, it->second.nodes);
-    ++counters_.abandoned;
-    log("JobId=" + std::to_string(job_id) + " left the queue before restarting; released the hold on " + e.blocks);
-    record_event(std::move(e));
-    records_.erase(it);
+void Ledger::mark_fallback(std::uint32_t job_id) {
+    if (auto it = records_.find(job_id); it != records_.end())
+        it->second.fallback = true;
 }
 
-void Ledger::reclaimed(std::uint32_t job_id, std::int64_t until, const std::string& line) {
-    auto it = records_.find(job_id);
-    if (it == records_.end())
-        return;
-    it->second.reclaimed_until = until;
-    log(line);
-}
-
-void Ledger::fall_back(const Topology& topo, std::uint32_t job_id, std::int64_t now, const std::string& why) {
-    auto it = records_.find(job_id);
-    if (it == records_.end() || it->second.fallback)
-        return;
-    it->second.fallback = true;
-    log("JobId=" + std::to_string(job_id) + " fallback after " + std::to_string(now - it->second.failed_at) +
-        " s: " + why + "; placing it anywhere (had " + blocks_of(topo, it->second.nodes) + ")");
+void Ledger::mark_reclaimed(std::uint32_t job_id, std::int64_t until) {
+    if (auto it = records_.find(job_id); it != records_.end())
+        it->second.reclaimed_until = until;
 }
 
 const RecoveryRecord* Ledger::find(std::uint32_t job_id) const {
@@ -176,44 +86,10 @@ const RecoveryRecord* Ledger::find(std::uint32_t job_id) const {
     return it == records_.end() ? nullptr : &it->second;
 }
 
-RecoveryClaim Ledger::claim_for(const Topology& topo, const RecoveryRecord& r) {
-    RecoveryClaim c;
-    c.job_id = r.job_id;
-    c.deadline = r.hold_until;
-    for (NodeIndex n : r.nodes) {
-        const BlockIndex b = topo.block_of(n);
-        auto it = std::find_if(c.blocks.begin(), c.blocks.end(), [b](const RecoveryNeed& x) { return x.block == b; });
-        if (it == c.blocks.end()) {
-            c.blocks.push_back({b, 0, 0, {}});
-            it = c.blocks.end() - 1;
-        }
-        ++it->need;
-        if (contains(r.failed, n))
-            ++it->lost;
-        else
-            it->prior_healthy.push_back(n);
-    }
-    return c;
-}
-
-std::vector<RecoveryClaim> Ledger::active_claims(const Topology& topo, std::int64_t now) const {
-    std::vector<RecoveryClaim> out;
-    for (const auto& [id, r] : records_)
-        if (!r.fallback && now < r.hold_until)
-            out.push_back(claim_for(topo, r));
-    return out;
-}
-
 std::vector<std::string> Ledger::take_log() {
     std::vector<std::string> out;
     out.swap(log_);
     return out;
-}
-
-void Ledger::record_event(RecoveryEvent e) {
-    recent_.push_back(std::move(e));
-    while (recent_.size() > kRecentEvents)
-        recent_.pop_front();
 }
 
 // Format, one item per line, fields separated by single spaces:
@@ -230,7 +106,7 @@ std::string Ledger::serialize(const Topology& topo) const {
       << counters_.abandoned << '\n';
     for (const auto& [id, r] : records_)
         o << "record " << id << ' ' << r.failed_at << ' ' << r.fallback_at << ' ' << r.hold_until << ' '
-          << (r.fallback ? 1 : 0) << ' ' << names_of(topo, r.nodes) << ' ' << names_of(topo, r.failed) << '\n';
+          << (r.fallback ? 1 : 0) << ' ' << hostlist_of(topo, r.nodes) << ' ' << hostlist_of(topo, r.failed) << '\n';
     for (const auto& e : recent_)
         o << "event " << e.at << ' ' << e.job_id << ' ' << outcome_name(e.outcome) << ' ' << e.lost << ' '
           << e.spares_used << ' ' << e.seconds << ' ' << e.blocks << '\n';

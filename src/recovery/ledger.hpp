@@ -3,9 +3,11 @@
 // The ledger remembers what Slurm forgets: which nodes a job had when a node
 // failure requeued it (Slurm clears the node list on requeue), so that the job
 // can restart on the same block, and what became of each recovery. It also
-// keeps the counters operators watch. Saved across slurmctld restarts by
-// state_file.hpp; spare accounting itself is derived from node states and the
-// held claims here, so it cannot drift.
+// keeps the counters operators watch, and is saved across slurmctld restarts
+// (serialize/deserialize, written by state/atomic_file.hpp). It holds data
+// only: the rules are recovery/rules.hpp's, the clock recovery/recovery.hpp's.
+// Spare accounting is derived from node states and the held claims, so it
+// cannot drift.
 #pragma once
 
 #include "model/topology.hpp"
@@ -54,25 +56,21 @@ struct LedgerCounters {
     std::uint64_t abandoned = 0; // left the queue before restarting
 };
 
+// The records themselves; recovery.hpp applies the rules and moves the clock.
 class Ledger {
 public:
     static constexpr std::size_t kRecentEvents = 32;
 
-    // A job lost `failed` of its `nodes` and was requeued. `wait`: seconds to
-    // wait for its block before placing it anywhere; `requeue_delay`: seconds
-    // before Slurm will even consider it again (its nodes stay held at least
-    // that long).
-    void job_failed(const Topology& topo, std::uint32_t job_id, std::span<const NodeIndex> nodes,
-                    std::span<const NodeIndex> failed, std::int64_t now, std::int64_t wait, std::int64_t requeue_delay);
-    // The job runs again on `nodes`: closes its record (in place or elsewhere).
-    void job_started(const Topology& topo, std::uint32_t job_id, std::span<const NodeIndex> nodes, std::int64_t now);
-    // The job left the queue (cancelled, finished) before restarting.
-    void job_gone(const Topology& topo, std::uint32_t job_id, std::int64_t now);
-    // Jobs were requeued to make room for the job's in-place restart (`line`
-    // says which); no new round for it until `until`.
-    void reclaimed(std::uint32_t job_id, std::int64_t until, const std::string& line);
-    // Give up on the job's block: from now on it is placed like any other job.
-    void fall_back(const Topology& topo, std::uint32_t job_id, std::int64_t now, const std::string& why);
+    // A job's recovery starts (a new failure replaces an older record of it).
+    void open(RecoveryRecord r);
+    // An open record changes (not a new failure: no counter moves).
+    void update(RecoveryRecord r);
+    // It ends: restarted (in place or elsewhere) or left the queue.
+    void close(std::uint32_t job_id, RecoveryEvent e);
+    // From now on the job is placed like any other job.
+    void mark_fallback(std::uint32_t job_id);
+    // Spares were reclaimed for it: no new round until `until`.
+    void mark_reclaimed(std::uint32_t job_id, std::int64_t until);
 
     const RecoveryRecord* find(std::uint32_t job_id) const;
     bool empty() const { return records_.empty(); }
@@ -80,12 +78,9 @@ public:
     const std::deque<RecoveryEvent>& recent() const { return recent_; }
     const LedgerCounters& counters() const { return counters_; }
 
-    // What the job needs back, per block.
-    static RecoveryClaim claim_for(const Topology& topo, const RecoveryRecord& r);
-    // Claims whose holds are in force at `now`.
-    std::vector<RecoveryClaim> active_claims(const Topology& topo, std::int64_t now) const;
-
-    // One line per decision, for the operator's log; taken by the caller.
+    // One line per decision for the operator's log ("nvlblock: recovery " +
+    // line); taken by the caller.
+    void log(std::string line) { log_.push_back("nvlblock: recovery " + std::move(line)); }
     std::vector<std::string> take_log();
 
     // Persistence (by node name, so a reconfigure that renumbers nodes is safe).
@@ -98,10 +93,6 @@ public:
     void remap(const Topology& from, const Topology& to);
 
 private:
-    void record_event(RecoveryEvent e);
-    void log(std::string line) { log_.push_back("nvlblock: recovery " + std::move(line)); }
-    static std::string blocks_of(const Topology& topo, std::span<const NodeIndex> nodes);
-
     std::map<std::uint32_t, RecoveryRecord> records_;
     std::deque<RecoveryEvent> recent_;
     LedgerCounters counters_;

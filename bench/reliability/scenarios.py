@@ -1,0 +1,237 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The reliability scenarios (bench/reliability/run, test/cluster/test_reliability.py):
+each starts its own cluster, injects its faults with the invariant sampler
+running (harness.py), and returns its figures as a dict. Times are bounded:
+every wait has a deadline.
+"""
+
+import os
+import re
+import sys
+import time
+from types import SimpleNamespace
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import harness  # noqa: E402
+from harness import Cluster, Churn, Sampler, log, rack_of  # noqa: E402,F401
+
+# cred_expire=10 on test clusters: a requeued job may start 11 s later; a
+# failed job's nodes are held 11 + 30 s at least, so the recovery wait is
+# longer than that (its hold then ends at its fallback time).
+RECOVERY_WAIT = 60
+SLURMD_TIMEOUT = 10
+EXTRA_CONF = ["MinJobAge=3600"]  # finished jobs stay visible for the whole run
+
+
+def cluster_flags(reserve, extra=()):
+    flags = ["--recovery-wait", str(RECOVERY_WAIT), "--slurmd-timeout", str(SLURMD_TIMEOUT),
+             "--status-interval", "5", "--extra-conf", *EXTRA_CONF]
+    if reserve == "reclaim":
+        flags += ["--reserve", "reclaim"]
+    return flags + list(extra)
+
+
+def start_slice_jobs(c, sampler, count, nodes=16):
+    jobs = []
+    for _ in range(count):
+        job = c.sbatch(f"-N{nodes}", "--requeue", "-J", "slice", "-t", "60", wrap="sleep 3600")
+        sampler.track(job, nodes)
+        jobs.append(job)
+    for job in jobs:
+        c.wait_running(job, 120)
+    return jobs
+
+
+def storm(c, sampler, rng, racks, settle, on_failures=None):
+    """Slice jobs on every rack, small jobs around them; 10% of the nodes
+    stopped within 10 s; then `settle` seconds of recovery."""
+    slices = start_slice_jobs(c, sampler, racks)
+    churn = Churn(c, sampler, count=2 * racks + 4, seed=rng.random())
+    churn.start()
+    time.sleep(15)  # small jobs fill what the slices leave
+    nodes = [f"gb{i:04d}" for i in range(1, racks * 18 + 1)]
+    victims = sorted(rng.sample(nodes, max(1, round(0.10 * len(nodes)))))
+    log(f"storm: stopping {len(victims)} nodes within 10 s: {','.join(victims)}")
+    t_fail = time.time()
+    spread = harness.stop_nodes(c, victims, 10)
+    if on_failures:
+        on_failures(victims, churn)
+    time.sleep(settle)
+    churn.stop()
+    # The failed nodes come back (repair): they rejoin their blocks' spares.
+    harness.start_nodes(c, victims)
+    time.sleep(15)
+    restarted = sum(1 for j in slices if int(c.job(j).get("Restarts", "0")) >= 1)
+    running = sum(1 for j in slices if c.state(j) == "RUNNING")
+    return {"nodes": len(nodes), "faults": len(victims), "fault_spread_s": round(spread, 1),
+            "slice_jobs": len(slices), "slice_jobs_restarted": restarted, "slice_jobs_running_at_end": running,
+            "small_jobs": churn.submitted, "failed_at": t_fail}
+
+
+def run_storm(args, rng, extra_action=None, name=None):
+    racks = 4
+    with Cluster(name or f"rel-storm-{args.reserve}", racks=racks, flags=cluster_flags(args.reserve)) as c:
+        sampler = Sampler(c, reserve=args.reserve)
+        sampler.start()
+        t0 = time.monotonic()
+        try:
+            out = storm(c, sampler, rng, racks, args.settle,
+                        on_failures=(lambda v, churn: extra_action(c, sampler, churn, v)) if extra_action else None)
+        finally:
+            sampler.stop()
+        out["seconds"] = round(time.monotonic() - t0)
+        out["recoveries"] = harness.recoveries(c)
+        out["invariants"] = sampler.summary()
+        out["reserve"] = args.reserve
+        out["slurmctld_kills"] = sampler.kills
+        out["rejected_reconfigures"] = getattr(sampler, "rejected_reconfigures", None)
+        return out
+
+
+def kill_ctld(c, sampler, churn, why):
+    # slurmctld saves submitted jobs asynchronously (within about 5 s): a
+    # job submitted just before a SIGKILL may be lost by Slurm itself. No
+    # submissions in the 8 s before each kill, so every loss seen is ours.
+    churn.paused.set()
+    time.sleep(8)
+    log(f"kill: SIGKILL slurmctld {why}")
+    sampler.pause_ctld()
+    try:
+        c.restart_ctld(kill=True)
+    finally:
+        sampler.resume_ctld()
+        churn.paused.clear()
+    sampler.kills.append(why)
+
+
+def kill_actions(c, sampler, churn, victims):
+    # Mid-storm: right after the last node was stopped (slurmctld has not
+    # declared most of them down yet).
+    kill_ctld(c, sampler, churn, "mid-storm")
+    # Mid-recovery: once a job waits to restart in place (requeued, its
+    # record saved, not yet running again).
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if any(l.startswith("RecoveryPending ") and "Fallback=no" in l
+               for l in c.run("scontrol", "show", "topology", check=False).stdout.splitlines()):
+            kill_ctld(c, sampler, churn, "mid-recovery")
+            return
+        time.sleep(0.5)
+
+
+def reconfigure(c, sampler):
+    # A reconfigure starts slurmctld afresh (Slurm 23.11+; in the foreground
+    # it re-executes itself): it does not answer for a moment.
+    sampler.pause_ctld()
+    try:
+        c.run("scontrol", "reconfigure", check=False)
+        c.wait_for(lambda: "UP" in c.run("scontrol", "ping", check=False).stdout, 60, "slurmctld to answer")
+    finally:
+        sampler.resume_ctld()
+
+
+def badconf_action(c, sampler, churn, victims):
+    conf = c.path("etc", "nvlblock.yaml")
+    with open(conf) as f:
+        good = f.read()
+    # Mid-storm: a broken file (a YAML syntax error) and a reconfigure.
+    with open(conf, "w") as f:
+        f.write(good + "blocks_typo: [\nnot yaml at all: : :\n")
+    reconfigure(c, sampler)
+    c.wait_log(r"nvlblock: keeping the previous topology", 30)
+    time.sleep(20)  # recoveries go on under the previous topology
+    with open(conf, "w") as f:
+        f.write(good)
+    accepted = len(c.log_lines(rf"nvlblock: \d+ blocks, \d+ nodes from {re.escape(conf)}"))
+    reconfigure(c, sampler)
+    c.wait_for(lambda: len(c.log_lines(rf"nvlblock: \d+ blocks, \d+ nodes from {re.escape(conf)}")) > accepted,
+               30, "the good nvlblock.yaml to be read again")
+    sampler.rejected_reconfigures = len(c.log_lines(r"nvlblock: keeping the previous topology"))
+
+
+def run_flap(args, rng):
+    with Cluster("rel-flap", racks=2, flags=cluster_flags(args.reserve)) as c:
+        sampler = Sampler(c, reserve=args.reserve)
+        sampler.start()
+        t0 = time.monotonic()
+        try:
+            job = start_slice_jobs(c, sampler, 1)[0]
+            flapper = c.nodes(job)[5]
+            flaps = 0
+            end = time.monotonic() + args.flap_seconds
+            while time.monotonic() < end:
+                c.set_down(flapper, reason="flap")
+                flaps += 1
+                time.sleep(rng.uniform(10, 20))
+                c.resume(flapper)
+                time.sleep(rng.uniform(10, 20))
+            time.sleep(30)
+            final = c.job(job)
+        finally:
+            sampler.stop()
+        return {"nodes": 36, "faults": flaps, "flapping_node": flapper, "slice_jobs": 1,
+                "slice_job_restarts": int(final.get("Restarts", "0")), "slice_job_state": final.get("JobState"),
+                "slice_job_rack": rack_of(c.expand(final.get("NodeList", ""))[0]) if final.get("NodeList") else None,
+                "seconds": round(time.monotonic() - t0), "recoveries": harness.recoveries(c),
+                "invariants": sampler.summary(), "reserve": args.reserve}
+
+
+def run_scale(args, rng):
+    racks = 1024
+    flags = ["--front-end", "--recovery-wait", str(RECOVERY_WAIT), "--status-interval", "10",
+             "--extra-conf", *EXTRA_CONF, "SchedulerParameters=sched_interval=5,bf_interval=5,default_queue_depth=1000"]
+    if args.reserve == "reclaim":
+        flags += ["--reserve", "reclaim"]
+    with Cluster("rel-scale", racks=racks, flags=flags) as c:
+        sampler = Sampler(c, interval=1.0, accounting_every=5, reserve=args.reserve)
+        sampler.start()
+        t0 = time.monotonic()
+        try:
+            jobs = []
+            for _ in range(args.scale_jobs):
+                job = c.sbatch("-N16", "--requeue", "-J", "slice", "-t", "60", wrap="sleep 3600")
+                sampler.track(job, 16)
+                jobs.append(job)
+            c.wait_for(lambda: sum(1 for j in c.squeue() if j["state"] == "RUNNING") >= len(jobs), 600,
+                       f"{len(jobs)} slice jobs to run")
+            placed = {j["id"]: c.expand(j["nodes"]) for j in c.squeue() if j["id"] in set(jobs)}
+            # One node of each job fails; a tenth lose three (more than their
+            # rack's spares: they restart elsewhere once their wait is over).
+            order = list(jobs)
+            rng.shuffle(order)
+            heavy = set(order[: len(order) // 10])
+            victims = []
+            for j in order:
+                nodes = placed[j]
+                victims.append(nodes[3:6] if j in heavy else [nodes[3]])
+            log(f"scale: failing {sum(len(v) for v in victims)} nodes under {len(order)} slice jobs within 60 s")
+            t_fail = time.monotonic()
+            batch = 16
+            for i in range(0, len(victims), batch):
+                target = t_fail + 60 * i / len(victims)
+                time.sleep(max(0.0, target - time.monotonic()))
+                c.set_down(*[n for v in victims[i:i + batch] for n in v], reason="scale")
+            spread = time.monotonic() - t_fail
+            # Every job back: in place within Slurm's requeue delay, the rest
+            # after their recovery wait.
+            c.wait_for(lambda: sum(1 for j in jobs if int(c.job(j).get("Restarts", "0")) >= 1
+                                   and c.state(j) == "RUNNING") >= len(jobs),
+                       RECOVERY_WAIT + 600, "every slice job to run again")
+            time.sleep(10)
+        finally:
+            sampler.stop()
+        summary = c.topology_summary()
+        return {"nodes": racks * 18, "faults": sum(len(v) for v in victims), "fault_spread_s": round(spread, 1),
+                "slice_jobs": len(jobs), "slice_jobs_losing_more_than_spares": len(heavy),
+                "seconds": round(time.monotonic() - t0), "recoveries": harness.recoveries(c),
+                "ledger": summary, "invariants": sampler.summary(), "reserve": args.reserve}
+
+
+
+
+def options(**overrides):
+    """The scenarios' settings, as the command line gives them."""
+    base = dict(reserve="idle", seed=1, settle=90, flap_seconds=120, scale_jobs=320)
+    base.update(overrides)
+    return SimpleNamespace(**base)

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "recovery/recovery.hpp"
+
+#include "placement/engine.hpp"
+#include "recovery/rules.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace nvlblock {
+namespace {
+
+bool contains(std::span<const NodeIndex> v, NodeIndex n) { return std::find(v.begin(), v.end(), n) != v.end(); }
+
+} // namespace
+
+std::int64_t Recovery::hold_delay() const { return nvlblock::hold_delay(slurm_requeue_delay_); }
+
+void Recovery::job_failed(const Topology& topo, std::uint32_t job_id, std::span<const NodeIndex> nodes,
+                          std::span<const NodeIndex> failed, std::int64_t now) {
+    RecoveryRecord r;
+    r.job_id = job_id;
+    for (NodeIndex n : nodes)
+        if (n < topo.node_count() && topo.block_of(n) != kNoBlock && !contains(r.nodes, n))
+            r.nodes.push_back(n);
+    for (NodeIndex n : failed)
+        if (contains(r.nodes, n) && !contains(r.failed, n))
+            r.failed.push_back(n);
+    if (!earns_hold(r.nodes, r.failed))
+        return; // an ordinary requeue, or a single-node job: restarts anywhere
+    if (const RecoveryRecord* open = ledger_.find(job_id); open && open->nodes == r.nodes) {
+        // The same run failing again: slurmctld, restarted after a crash,
+        // restored the run from before its requeue and requeued it once more.
+        // One failure, one clock: its wait still counts from the first time.
+        RecoveryRecord same = *open;
+        for (NodeIndex n : r.failed)
+            if (!contains(same.failed, n))
+                same.failed.push_back(n);
+        ledger_.log("JobId=" + std::to_string(job_id) + " failure reported again (" + hostlist_of(topo, same.failed) +
+                    "): the same run, restored by slurmctld; still waiting since " +
+                    std::to_string(now - same.failed_at) + " s");
+        ledger_.update(std::move(same));
+        return;
+    }
+    const std::int64_t hold = hold_delay();
+    const std::int64_t wait = wait_after_failure(topo, r.nodes, hold);
+    r.failed_at = now;
+    r.fallback_at = now + wait;
+    r.hold_until = now + std::max(wait, hold);
+    const std::string where = blocks_of(topo, r.nodes);
+    ledger_.log("JobId=" + std::to_string(job_id) + " lost " + std::to_string(r.failed.size()) + " of " +
+                std::to_string(r.nodes.size()) + " nodes (" + hostlist_of(topo, r.failed) + ") on " + where +
+                "; holding " + where + " for an in-place restart (" +
+                std::to_string(r.nodes.size() - r.failed.size()) + " prior nodes + " +
+                std::to_string(r.failed.size()) + " spares), fallback after " + std::to_string(wait) + " s");
+    ledger_.open(std::move(r));
+}
+
+void Recovery::job_started(const Topology& topo, std::uint32_t job_id, std::span<const NodeIndex> nodes,
+                           std::int64_t started) {
+    const RecoveryRecord* r = ledger_.find(job_id);
+    if (!r || started < r->failed_at)
+        return;
+    RecoveryEvent e;
+    e.at = started;
+    e.job_id = job_id;
+    e.lost = static_cast<std::uint32_t>(r->failed.size());
+    e.seconds = started - r->failed_at;
+    e.blocks = blocks_of(topo, r->nodes);
+    std::uint32_t reused = 0;
+    std::vector<NodeIndex> spares;
+    for (NodeIndex n : nodes) {
+        if (contains(r->nodes, n))
+            ++reused; // a prior node, even one that failed and was repaired since
+        else
+            spares.push_back(n);
+    }
+    if (restarted_in_place(topo, r->nodes, nodes)) {
+        e.outcome = RecoveryOutcome::kInPlace;
+        e.spares_used = static_cast<std::uint32_t>(spares.size());
+        ledger_.log("JobId=" + std::to_string(job_id) + " restarted in place on " + e.blocks + ": " +
+                    std::to_string(reused) + " prior nodes + " + std::to_string(e.spares_used) + " spares (" +
+                    hostlist_of(topo, spares) + ") " + std::to_string(e.seconds) + " s after the failure");
+    } else {
+        e.outcome = RecoveryOutcome::kElsewhere;
+        ledger_.log("JobId=" + std::to_string(job_id) + " restarted elsewhere on " + blocks_of(topo, nodes) +
+                    " (had " + e.blocks + ") " + std::to_string(e.seconds) + " s after the failure");
+    }
+    ledger_.close(job_id, std::move(e));
+}
+
+void Recovery::job_gone(const Topology& topo, std::uint32_t job_id, std::int64_t now) {
+    const RecoveryRecord* r = ledger_.find(job_id);
+    if (!r)
+        return;
+    RecoveryEvent e;
+    e.at = now;
+    e.job_id = job_id;
+    e.outcome = RecoveryOutcome::kAbandoned;
+    e.lost = static_cast<std::uint32_t>(r->failed.size());
+    e.seconds = now - r->failed_at;
+    e.blocks = blocks_of(topo, r->nodes);
+    ledger_.log("JobId=" + std::to_string(job_id) + " left the queue before restarting; released the hold on " +
+                e.blocks);
+    ledger_.close(job_id, std::move(e));
+}
+
+void Recovery::reclaim_started(const Topology& topo, std::uint32_t job_id, const Reclaim& plan, std::int64_t now) {
+    const RecoveryRecord* r = ledger_.find(job_id);
+    if (!r)
+        return;
+    ledger_.log(describe_reclaim(topo, claim_for(topo, *r, {}), plan));
+    ledger_.mark_reclaimed(job_id, now + std::max<std::int64_t>(hold_delay(), 1));
+}
+
+void Recovery::fall_back(const Topology& topo, const RecoveryRecord& r, std::int64_t now, const std::string& why) {
+    ledger_.log("JobId=" + std::to_string(r.job_id) + " fallback after " + std::to_string(now - r.failed_at) +
+                " s: " + why + "; placing it anywhere (had " + blocks_of(topo, r.nodes) + ")");
+    ledger_.mark_fallback(r.job_id);
+}
+
+std::size_t Recovery::advance(const Snapshot& snap, std::int64_t now) {
+    const Topology& topo = snap.topology();
+    // Decide first, then change: falling back changes the records walked.
+    std::vector<std::pair<const RecoveryRecord*, std::string>> falling;
+    for (const auto& [id, r] : ledger_.records()) {
+        if (r.fallback)
+            continue;
+        RecoveryClaim claim = claim_for(topo, r, snap.states());
+        if (!wait_over(r, now) && !any_block_down(snap, claim))
+            continue; // still waiting for its block
+        Request in_place;
+        in_place.job_id = r.job_id;
+        in_place.min_nodes = in_place.max_nodes = claim.total_need();
+        in_place.recovery = std::move(claim);
+        const Placement p = place(snap, in_place);
+        if (p.placed())
+            continue; // it can restart in place now: it will when Slurm asks
+        falling.emplace_back(&r, p.shortfalls.empty() ? p.message : describe_shortfall(topo, p.shortfalls.front()));
+    }
+    for (const auto& [r, why] : falling)
+        fall_back(topo, *r, now, why);
+    return falling.size();
+}
+
+std::int64_t Recovery::next_deadline(std::int64_t now) const {
+    std::int64_t next = std::numeric_limits<std::int64_t>::max();
+    for (const auto& [id, r] : ledger_.records())
+        if (!r.fallback)
+            for (std::int64_t t : {r.fallback_at, r.hold_until})
+                if (t > now)
+                    next = std::min(next, t);
+    return next;
+}
+
+bool Recovery::any_waiting() const {
+    return std::any_of(ledger_.records().begin(), ledger_.records().end(),
+                       [](const auto& kv) { return !kv.second.fallback; });
+}
+
+const RecoveryRecord* Recovery::waiting_in_place(std::uint32_t job_id) const {
+    const RecoveryRecord* r = ledger_.find(job_id);
+    return r && !r->fallback ? r : nullptr;
+}
+
+std::vector<RecoveryClaim> Recovery::active_claims(const Topology& topo, std::span<const NodeState> states,
+                                                   std::int64_t now) const {
+    std::vector<RecoveryClaim> out;
+    for (const auto& [id, r] : ledger_.records())
+        if (holds_at(r, now))
+            out.push_back(claim_for(topo, r, states));
+    return out;
+}
+
+} // namespace nvlblock

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// In-place recovery as one state machine (docs/placement.md rules 3b, 5-7):
+// the ledger of jobs restarting after failures, changed only by explicit
+// calls, each for a fact the caller reports or for time passing:
+//   job_failed       a node failure requeued the job (hold or not: rules.hpp)
+//   job_started      it runs again: closed, in place or elsewhere
+//   job_gone         it left the queue before restarting
+//   reclaim_started  jobs were requeued to make room for it (rule 3b)
+//   advance(now)     time passes: jobs whose wait is over (or whose block is
+//                    down) and whose block cannot take them now fall back
+// Everything else is a question and changes nothing: what a job needs back
+// and whether it still waits for its block (Planner::place asks these), which
+// nodes are held. So Slurm's test-only and will-run evaluations, which ask
+// the same questions as real ones, leave the state as they found it.
+#pragma once
+
+#include "model/topology.hpp"
+#include "placement/node_state.hpp"
+#include "placement/request.hpp"
+#include "placement/snapshot.hpp"
+#include "recovery/ledger.hpp"
+#include "recovery/reclaim.hpp"
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace nvlblock {
+
+class Recovery {
+public:
+    // Seconds after a requeue before Slurm lets the job start again
+    // (cred_expire + 1); nodes are held for this plus the scheduling slack.
+    void set_slurm_requeue_delay(std::int64_t seconds) { slurm_requeue_delay_ = seconds; }
+    std::int64_t slurm_requeue_delay() const { return slurm_requeue_delay_; }
+    std::int64_t hold_delay() const;
+
+    Ledger& ledger() { return ledger_; }
+    const Ledger& ledger() const { return ledger_; }
+
+    // ---- Facts -----------------------------------------------------------------
+    // A node failure requeued the job: it had `nodes`, of which `failed` failed.
+    void job_failed(const Topology& topo, std::uint32_t job_id, std::span<const NodeIndex> nodes,
+                    std::span<const NodeIndex> failed, std::int64_t now);
+    // The job runs on `nodes`, a run that began at `started`. A run that
+    // began before the failure is the failed run itself (slurmctld restored
+    // from state saved before the requeue, after a crash): not a restart,
+    // the record stays. Otherwise the recovery ends, in place or elsewhere,
+    // `started - failed_at` seconds after the failure.
+    void job_started(const Topology& topo, std::uint32_t job_id, std::span<const NodeIndex> nodes,
+                     std::int64_t started);
+    // The job left the queue (cancelled, finished) before restarting.
+    void job_gone(const Topology& topo, std::uint32_t job_id, std::int64_t now);
+    // The caller requeued the jobs of `plan` for the job: no new round until
+    // they have had the hold delay to release their nodes.
+    void reclaim_started(const Topology& topo, std::uint32_t job_id, const Reclaim& plan, std::int64_t now);
+
+    // ---- Time ------------------------------------------------------------------
+    // Every job whose wait for its block is over at `now` (rules.hpp:
+    // wait_over) or whose block is down (rule 7), and that cannot restart in
+    // place on `snap` now, falls back: from then on it is placed like any
+    // other job, and its holds end. Logged one line each, with the shortfall
+    // that made it fall back. Returns how many fell back.
+    std::size_t advance(const Snapshot& snap, std::int64_t now);
+    // The earliest time after `now` at which advance() could change
+    // something by time alone (a wait ending); INT64_MAX when none.
+    std::int64_t next_deadline(std::int64_t now) const;
+    // Whether any job still waits for its own block(s).
+    bool any_waiting() const;
+
+    // ---- Questions -------------------------------------------------------------
+    bool recovering(std::uint32_t job_id) const { return ledger_.find(job_id) != nullptr; }
+    // The job's record while it still waits for its own block(s); null when
+    // it has none or has fallen back.
+    const RecoveryRecord* waiting_in_place(std::uint32_t job_id) const;
+    // Claims whose holds are in force at `now` (what the engine keeps for them).
+    std::vector<RecoveryClaim> active_claims(const Topology& topo, std::span<const NodeState> states,
+                                             std::int64_t now) const;
+
+    // Reconfigure: records follow their nodes by name.
+    void remap(const Topology& from, const Topology& to) { ledger_.remap(from, to); }
+
+private:
+    void fall_back(const Topology& topo, const RecoveryRecord& r, std::int64_t now, const std::string& why);
+
+    Ledger ledger_;
+    std::int64_t slurm_requeue_delay_ = 0;
+};
+
+} // namespace nvlblock

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "recovery/rules.hpp"
+
+#include "model/hostlist.hpp"
+#include "recovery/ledger.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace nvlblock {
+namespace {
+
+bool contains(std::span<const NodeIndex> v, NodeIndex n) { return std::find(v.begin(), v.end(), n) != v.end(); }
+
+} // namespace
+
+bool node_counts_as_failed(unsigned signs) {
+    return (signs & (kNodeMissing | kNodeDown | kNodeNotResponding | kNodeFailing | kNodeNamedFailed)) != 0;
+}
+
+bool requeued_after_node_failure(unsigned signs) {
+    const unsigned all = kJobBatch | kJobRequeueAllowed | kJobEndedByNodeFail;
+    return (signs & all) == all;
+}
+
+bool earns_hold(std::span<const NodeIndex> nodes, std::span<const NodeIndex> failed) {
+    return nodes.size() >= 2 && !failed.empty();
+}
+
+std::int64_t hold_delay(std::int64_t slurm_requeue_delay) {
+    return std::max<std::int64_t>(0, slurm_requeue_delay) + kRequeueSchedulingSlack;
+}
+
+std::int64_t wait_after_failure(const Topology& topo, std::span<const NodeIndex> nodes, std::int64_t hold) {
+    bool reclaim = !nodes.empty();
+    for (NodeIndex n : nodes) {
+        const BlockIndex b = n < topo.node_count() ? topo.block_of(n) : kNoBlock;
+        reclaim = reclaim && b != kNoBlock && topo.block(b).settings.reserve == SpareReserve::kReclaim;
+    }
+    return reclaim ? hold : topo.policy().recovery.wait_seconds;
+}
+
+bool holds_at(const RecoveryRecord& r, std::int64_t now) { return !r.fallback && now < r.hold_until; }
+
+bool wait_over(const RecoveryRecord& r, std::int64_t now) { return now >= r.fallback_at || now >= r.hold_until; }
+
+RecoveryClaim claim_for(const Topology& topo, const RecoveryRecord& r, std::span<const NodeState> states) {
+    RecoveryClaim c;
+    c.job_id = r.job_id;
+    c.deadline = r.hold_until;
+    for (NodeIndex n : r.nodes) {
+        const BlockIndex b = topo.block_of(n);
+        auto it = std::find_if(c.blocks.begin(), c.blocks.end(), [b](const RecoveryNeed& x) { return x.block == b; });
+        if (it == c.blocks.end()) {
+            c.blocks.push_back({b, 0, 0, {}});
+            it = c.blocks.end() - 1;
+        }
+        ++it->need;
+        const bool repaired = n < states.size() && is_healthy(states[n]);
+        if (contains(r.failed, n) && !repaired)
+            ++it->lost;
+        else
+            it->prior_healthy.push_back(n);
+    }
+    return c;
+}
+
+bool any_block_down(const Snapshot& snap, const RecoveryClaim& claim) {
+    for (const RecoveryNeed& need : claim.blocks)
+        if (need.block >= 0 && static_cast<std::size_t>(need.block) < snap.topology().block_count() &&
+            snap.tally(need.block).fault)
+            return true;
+    return false;
+}
+
+bool restarted_in_place(const Topology& topo, std::span<const NodeIndex> before, std::span<const NodeIndex> after) {
+    if (after.empty() || after.size() != before.size())
+        return false;
+    std::set<BlockIndex> had;
+    for (NodeIndex n : before)
+        if (n < topo.node_count())
+            had.insert(topo.block_of(n));
+    return std::all_of(after.begin(), after.end(), [&](NodeIndex n) {
+        return n < topo.node_count() && topo.block_of(n) != kNoBlock && had.count(topo.block_of(n));
+    });
+}
+
+std::string describe_shortfall(const Topology& topo, const Shortfall& s) {
+    const std::string name = s.block >= 0 && static_cast<std::size_t>(s.block) < topo.block_count()
+                                 ? topo.block(s.block).name
+                                 : "an unknown block";
+    if (s.block_down)
+        return name + " is down (block fault: " + std::to_string(s.failed) + " of " + std::to_string(s.size) +
+               " nodes failed)";
+    std::string out = name + " has room for " + std::to_string(s.room) + " of the " + std::to_string(s.need) +
+                      " nodes it needs (" + std::to_string(s.failed) + " failed, " + std::to_string(s.spares) +
+                      " spares";
+    if (s.lent)
+        out += ", " + std::to_string(s.lent) + " lent";
+    return out + ")";
+}
+
+std::string hostlist_of(const Topology& topo, std::span<const NodeIndex> nodes) {
+    std::vector<std::string> names;
+    names.reserve(nodes.size());
+    for (NodeIndex n : nodes)
+        names.push_back(topo.node_name(n));
+    return names.empty() ? "-" : hostlist::compress(names);
+}
+
+std::string blocks_of(const Topology& topo, std::span<const NodeIndex> nodes) {
+    std::set<BlockIndex> seen;
+    std::string out;
+    for (NodeIndex n : nodes) {
+        const BlockIndex b = n < topo.node_count() ? topo.block_of(n) : kNoBlock;
+        if (b == kNoBlock || !seen.insert(b).second)
+            continue;
+        if (!out.empty())
+            out += ',';
+        out += topo.block(b).name;
+    }
+    return out.empty() ? "-" : out;
+}
+
+} // namespace nvlblock

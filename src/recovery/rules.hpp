@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// The rules of in-place recovery (docs/placement.md rules 3b, 5, 6 and 7), as
+// pure functions. Whoever must decide one of these questions (the Slurm
+// plugins through the C ABI, the simulator, the Planner) asks here; nothing
+// else in the tree answers them:
+//   - which failures count, and which requeues are recoveries;
+//   - whether a failed job earns a hold on its block(s);
+//   - the clock: how long Slurm keeps a requeued job from starting, how long
+//     its nodes are held, when it stops waiting for its block;
+//   - block faults (a whole block down);
+//   - what a job needs back per block, with repaired nodes counted as its own;
+//   - whether a restart was in place;
+//   - the sentence that says why an in-place restart cannot happen now.
+// The state that moves with time (records, fallbacks) is recovery.hpp's.
+#pragma once
+
+#include "model/topology.hpp"
+#include "placement/node_state.hpp"
+#include "placement/request.hpp"
+#include "placement/snapshot.hpp"
+#include "recovery/block_fault.hpp"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace nvlblock {
+
+struct RecoveryRecord;
+
+// ---- Which failures count ------------------------------------------------------
+
+// What Slurm says about one node of a job that ended, as bits.
+enum NodeFailureSign : unsigned {
+    kNodeMissing = 1u << 0,       // no such node any more
+    kNodeDown = 1u << 1,          // DOWN (or powered off)
+    kNodeNotResponding = 1u << 2, // NO_RESPOND
+    kNodeFailing = 1u << 3,       // FAIL (an operator's or health check's failure)
+    kNodeNamedFailed = 1u << 4,   // the node Slurm named when it requeued the job (failed_node)
+};
+// A node of a job counts as failed if any sign says so.
+bool node_counts_as_failed(unsigned signs);
+
+// What Slurm says about a job whose nodes are being released, as bits.
+enum RequeueSign : unsigned {
+    kJobBatch = 1u << 0,           // a batch job
+    kJobRequeueAllowed = 1u << 1,  // --requeue (or JobRequeue=1)
+    kJobEndedByNodeFail = 1u << 2, // its state is NODE_FAIL
+};
+// Slurm requeues a batch job that may be requeued when a node fails under
+// it (its state is NODE_FAIL while its nodes are released): such a requeue,
+// and only such, may start a recovery.
+bool requeued_after_node_failure(unsigned signs);
+
+// ---- Hold or not -----------------------------------------------------------------
+
+// A job earns a hold on its block(s) when it lost block nodes and had at
+// least two of them: a single-node job needs no NVLink domain, and holding
+// spares for it would only take them from the multi-node jobs they exist for.
+// `nodes` and `failed`: its block nodes and the failed ones among them.
+bool earns_hold(std::span<const NodeIndex> nodes, std::span<const NodeIndex> failed);
+
+// ---- The clock -------------------------------------------------------------------
+
+// Seconds a scheduling pass may take to reach a requeued job once Slurm lets
+// it run again: the failed job's nodes stay held this much longer than
+// Slurm's own requeue delay (cred_expire + 1).
+inline constexpr std::int64_t kRequeueSchedulingSlack = 30;
+
+// How long a failed job's nodes are held at least: Slurm's requeue delay
+// (seconds after a requeue before it lets the job start, cred_expire + 1)
+// plus the scheduling slack.
+std::int64_t hold_delay(std::int64_t slurm_requeue_delay);
+
+// How long the job waits for its block before it is placed anywhere: the
+// topology's recovery.wait; but a job whose blocks all reclaim their spares
+// (rule 3b) waits only for the hold delay, since holding its nodes idle
+// longer is the cost reclaiming exists to avoid.
+std::int64_t wait_after_failure(const Topology& topo, std::span<const NodeIndex> nodes, std::int64_t hold_delay);
+
+// Whether the record's nodes are held at `now`.
+bool holds_at(const RecoveryRecord& r, std::int64_t now);
+// Whether the job's wait for its block is over at `now` (a block fault ends
+// it too: see any_block_down).
+bool wait_over(const RecoveryRecord& r, std::int64_t now);
+
+// ---- Needs, repair, in place --------------------------------------------------
+
+// What the job needs back, per block: its nodes there, of which its own
+// healthy ones (prior nodes, and failed nodes repaired since: a repaired
+// node goes back to its job, rule 6) and the rest it must take from spares.
+// `states`: the nodes' states now, or empty to count the record's failed
+// nodes as still failed.
+RecoveryClaim claim_for(const Topology& topo, const RecoveryRecord& r, std::span<const NodeState> states);
+
+// Whether any of the claim's blocks is down as a whole (rule 7): its job
+// goes elsewhere at once.
+bool any_block_down(const Snapshot& snap, const RecoveryClaim& claim);
+
+// A restart is in place when the job runs again on the same number of nodes,
+// all on blocks it had (its own NVLink domains; which nodes there may differ).
+bool restarted_in_place(const Topology& topo, std::span<const NodeIndex> before, std::span<const NodeIndex> after);
+
+// ---- Refusals --------------------------------------------------------------------
+
+// Why one block cannot take the job back now, as a sentence:
+// "rack02 has room for 15 of the 16 nodes it needs (3 failed, 2 spares)",
+// "rack02 is down (block fault: 18 of 18 nodes failed)".
+std::string describe_shortfall(const Topology& topo, const Shortfall& s);
+
+// A node list as a host list expression ("gb[0019-0021]"); "-" when empty.
+std::string hostlist_of(const Topology& topo, std::span<const NodeIndex> nodes);
+// Block names of a node list, comma-separated, in order of first appearance; "-" when none.
+std::string blocks_of(const Topology& topo, std::span<const NodeIndex> nodes);
+
+} // namespace nvlblock

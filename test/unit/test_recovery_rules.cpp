@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// The recovery module's rules (src/recovery/rules.hpp) one by one, the clock
+// (time moves only through advance()), the purity of every question (what
+// Slurm's will-run and test-only evaluations ask changes nothing), repaired
+// nodes going back to their job, Slurm's "could it ever run" question, the
+// segments of an allocation, and 10,000 open recoveries at once.
+#include "core/planner.hpp"
+#include "placement/segments.hpp"
+#include "recovery/rules.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+
+namespace nvlblock {
+namespace {
+
+using test::all;
+using test::range;
+using test::set;
+
+constexpr std::uint32_t kJob = 42;
+const std::vector<NodeIndex> kRack02First16 = range(18, 33);
+
+Request job(std::uint32_t id, std::uint32_t n, std::uint32_t segment = 0) {
+    Request r;
+    r.job_id = id;
+    r.min_nodes = r.max_nodes = n;
+    r.segment = segment;
+    return r;
+}
+
+// ---- Which failures count ------------------------------------------------------
+
+TEST(RecoveryRules, WhichNodesCountAsFailed) {
+    EXPECT_FALSE(node_counts_as_failed(0)); // a healthy node of the job
+    for (unsigned sign : {kNodeMissing, kNodeDown, kNodeNotResponding, kNodeFailing, kNodeNamedFailed})
+        EXPECT_TRUE(node_counts_as_failed(sign)) << sign;
+    EXPECT_TRUE(node_counts_as_failed(kNodeDown | kNodeNotResponding));
+}
+
+TEST(RecoveryRules, OnlyARequeueByANodeFailureStartsARecovery) {
+    const unsigned all_signs = kJobBatch | kJobRequeueAllowed | kJobEndedByNodeFail;
+    EXPECT_TRUE(requeued_after_node_failure(all_signs));
+    EXPECT_FALSE(requeued_after_node_failure(kJobBatch | kJobRequeueAllowed));  // ended otherwise
+    EXPECT_FALSE(requeued_after_node_failure(kJobBatch | kJobEndedByNodeFail)); // --no-requeue
+    EXPECT_FALSE(requeued_after_node_failure(kJobRequeueAllowed | kJobEndedByNodeFail)); // srun/salloc
+}
+
+TEST(RecoveryRules, HoldOrNot) {
+    EXPECT_TRUE(earns_hold(std::vector<NodeIndex>{1, 2}, std::vector<NodeIndex>{2}));
+    EXPECT_FALSE(earns_hold(std::vector<NodeIndex>{1}, std::vector<NodeIndex>{1})); // single node
+    EXPECT_FALSE(earns_hold(std::vector<NodeIndex>{1, 2}, std::vector<NodeIndex>{}));  // nothing lost
+}
+
+// ---- The clock -------------------------------------------------------------------
+
+TEST(RecoveryRules, TheClock) {
+    EXPECT_EQ(hold_delay(11), 11 + kRequeueSchedulingSlack);
+    EXPECT_EQ(hold_delay(-5), kRequeueSchedulingSlack);
+    const Topology idle = test::racks(2, 18, 16, 2, false, "recovery:\n  wait: 300\n");
+    const Topology reclaim = test::racks(2, 18, 16, 2, false, "  reserve: reclaim\nrecovery:\n  wait: 300\n");
+    EXPECT_EQ(wait_after_failure(idle, range(0, 15), 41), 300);
+    EXPECT_EQ(wait_after_failure(reclaim, range(0, 15), 41), 41); // reclaiming holds nothing longer
+    RecoveryRecord r;
+    r.fallback_at = 1300;
+    r.hold_until = 1300;
+    EXPECT_TRUE(holds_at(r, 1299));
+    EXPECT_FALSE(holds_at(r, 1300));
+    EXPECT_FALSE(wait_over(r, 1299));
+    EXPECT_TRUE(wait_over(r, 1300));
+    r.fallback = true;
+    EXPECT_FALSE(holds_at(r, 1000));
+}
+
+// ---- In place, shortfalls -------------------------------------------------------
+
+TEST(RecoveryRules, OneDefinitionOfInPlace) {
+    const Topology t = test::racks(3);
+    const auto before = range(0, 15);
+    EXPECT_TRUE(restarted_in_place(t, before, before));
+    std::vector<NodeIndex> swapped = range(1, 16); // a spare of the same rack instead of node 0
+    EXPECT_TRUE(restarted_in_place(t, before, swapped));
+    EXPECT_FALSE(restarted_in_place(t, before, range(18, 33)));   // another rack
+    EXPECT_FALSE(restarted_in_place(t, before, range(0, 14)));    // fewer nodes
+    EXPECT_FALSE(restarted_in_place(t, before, {}));
+    std::vector<NodeIndex> two = range(10, 25);                   // rack01 and rack02
+    EXPECT_TRUE(restarted_in_place(t, two, range(2, 17)));         // only its own rack01
+    EXPECT_FALSE(restarted_in_place(t, range(0, 15), two));        // rack02 it never had
+}
+
+TEST(RecoveryRules, ShortfallSentencesAreMadeFromFacts) {
+    const Topology t = test::racks(2);
+    Shortfall s;
+    s.block = 1;
+    s.need = 16;
+    s.room = 15;
+    s.failed = 3;
+    s.spares = 2;
+    EXPECT_EQ(describe_shortfall(t, s), "rack02 has room for 15 of the 16 nodes it needs (3 failed, 2 spares)");
+    s.lent = 2;
+    EXPECT_EQ(describe_shortfall(t, s),
+              "rack02 has room for 15 of the 16 nodes it needs (3 failed, 2 spares, 2 lent)");
+    s.block_down = true;
+    s.failed = 18;
+    s.size = 18;
+    EXPECT_EQ(describe_shortfall(t, s), "rack02 is down (block fault: 18 of 18 nodes failed)");
+}
+
+// ---- Repair ------------------------------------------------------------------------
+
+TEST(RecoveryRules, ARepairedNodeGoesBackToItsJob) {
+    const Topology t = test::racks(3);
+    Planner planner(t);
+    auto s = all(t);
+    set(s, range(0, 17), NodeState::kBusy);
+    planner.job_failed(kJob, kRack02First16, std::vector<NodeIndex>{20}, 1000);
+    s[20] = NodeState::kDown;
+    const auto claim_down = claim_for(t, *planner.ledger().find(kJob), s);
+    EXPECT_EQ(claim_down.blocks.at(0).lost, 1u);
+    s[20] = NodeState::kFree; // resumed before the job restarted
+    const auto claim_up = claim_for(t, *planner.ledger().find(kJob), s);
+    EXPECT_EQ(claim_up.blocks.at(0).lost, 0u);
+    EXPECT_EQ(claim_up.blocks.at(0).prior_healthy.size(), 16u);
+    // It is held for its job (nothing else takes it)...
+    auto busy = s;
+    set(busy, range(36, 53), NodeState::kBusy);
+    set(busy, {34, 35}, NodeState::kBusy);
+    Request other = job(7, 1);
+    std::vector<std::uint8_t> only20(t.node_count(), 0);
+    only20[20] = 1;
+    other.available = only20;
+    EXPECT_FALSE(planner.place(busy, other, 1005).placed());
+    // ...and the job restarts on exactly its old nodes: no spare used.
+    Placement p = planner.place(s, job(kJob, 16), 1011);
+    ASSERT_TRUE(p.placed()) << p.message;
+    EXPECT_EQ(p.nodes, kRack02First16);
+    EXPECT_EQ(p.spares_used, 0u);
+    EXPECT_EQ(p.message, "restart in place: 16 prior nodes + 0 spares");
+}
+
+// ---- Purity: questions change nothing ------------------------------------------
+
+TEST(RecoveryClock, QuestionsChangeNothingOnlyAdvanceMovesTime) {
+    const Topology t = test::racks(4, 18, 16, 2, false, "recovery:\n  wait: 60\n");
+    Planner planner(t);
+    planner.set_slurm_requeue_delay(11);
+    auto s = all(t);
+    planner.job_failed(kJob, kRack02First16, std::vector<NodeIndex>{20, 25, 30}, 1000);
+    set(s, {20, 25, 30}, NodeState::kDown);
+    planner.take_log();
+    const std::string before = planner.save_state();
+    // Every question Slurm may ask, long past the job's wait: real, will-run
+    // (future times), test-only (all nodes offered), other jobs, reclaims.
+    std::vector<std::uint8_t> everything(t.node_count(), 1);
+    for (std::int64_t now : {1001, 1059, 1060, 5000, 999999}) {
+        Request r = job(kJob, 16);
+        EXPECT_EQ(planner.place(s, r, now).reason, Reason::kRecoveryWaiting) << now;
+        r.available = everything;
+        EXPECT_TRUE(planner.place(s, r, now).placed()) << now; // could it ever run: yes, in place
+        EXPECT_TRUE(planner.place(s, job(7, 16), now).placed());
+        EXPECT_FALSE(planner.plan_reclaim(s, job(kJob, 16), {}, now));
+        EXPECT_TRUE(planner.can_ever_run(job(kJob, 16)));
+        (void)planner.snapshot(s, now);
+    }
+    EXPECT_EQ(planner.save_state(), before);
+    EXPECT_TRUE(planner.take_log().empty());
+    // Time moves here, and only here.
+    EXPECT_EQ(planner.next_deadline(1000), 1060);
+    EXPECT_EQ(planner.advance(s, 1059), 0u);
+    EXPECT_EQ(planner.save_state(), before);
+    EXPECT_EQ(planner.advance(s, 1060), 1u);
+    EXPECT_NE(planner.save_state(), before);
+    EXPECT_EQ(planner.next_deadline(1060), std::numeric_limits<std::int64_t>::max());
+    Placement p = planner.place(s, job(kJob, 16), 1060);
+    ASSERT_TRUE(p.placed()) << p.message;
+    EXPECT_FALSE(p.recovery_in_place);
+}
+
+TEST(RecoveryClock, AdvanceLeavesAJobWhoseBlockCanTakeItInPlace) {
+    // Its wait is over, but its block has room again (a node was repaired):
+    // it does not fall back; it restarts in place when Slurm asks.
+    const Topology t = test::racks(3, 18, 16, 2, false, "recovery:\n  wait: 60\n");
+    Planner planner(t);
+    auto s = all(t);
+    planner.job_failed(kJob, kRack02First16, std::vector<NodeIndex>{20, 25, 30}, 1000);
+    set(s, {20, 25, 30}, NodeState::kDown);
+    s[30] = NodeState::kFree;
+    EXPECT_EQ(planner.advance(s, 2000), 0u);
+    Placement p = planner.place(s, job(kJob, 16), 2000);
+    ASSERT_TRUE(p.placed()) << p.message;
+    EXPECT_TRUE(p.recovery_in_place);
+}
+
+TEST(RecoveryClock, ARunFromBeforeTheFailureIsNotARestart) {
+    // slurmctld killed right after a requeue restores the failed run from
+    // state saved before it: the job shows RUNNING on its old nodes, then is
+    // requeued once more. Neither is a new recovery, nor its end.
+    const Topology t = test::racks(2, 18, 16, 2, false, "recovery:\n  wait: 60\n");
+    Planner planner(t);
+    planner.job_failed(kJob, kRack02First16, std::vector<NodeIndex>{20}, 1000);
+    planner.take_log();
+    planner.job_started(kJob, kRack02First16, 900); // the run that began at 900 and failed at 1000
+    ASSERT_TRUE(planner.recovery().recovering(kJob));
+    EXPECT_TRUE(planner.take_log().empty());
+    planner.job_failed(kJob, kRack02First16, std::vector<NodeIndex>{20, 21}, 1030); // requeued again
+    const RecoveryRecord* r = planner.ledger().find(kJob);
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r->failed_at, 1000); // one failure, one clock
+    EXPECT_EQ(r->fallback_at, 1060);
+    EXPECT_EQ(r->failed, (std::vector<NodeIndex>{20, 21}));
+    EXPECT_EQ(planner.ledger().counters().failures, 1u);
+    const auto log = planner.take_log();
+    ASSERT_EQ(log.size(), 1u);
+    EXPECT_EQ(log[0], "nvlblock: recovery JobId=42 failure reported again (gb[0021-0022]): the same run, restored "
+                      "by slurmctld; still waiting since 30 s");
+    planner.job_started(kJob, range(18, 33), 1045); // a real restart
+    EXPECT_FALSE(planner.recovery().recovering(kJob));
+    EXPECT_EQ(planner.ledger().recent().back().seconds, 45);
+}
+
+// ---- Slurm's "could it ever run" ------------------------------------------------
+
+TEST(RecoveryRules, FailedNodesSlurmOffersCountAsHealthy) {
+    // Slurm offers down nodes only when it asks whether a job could ever
+    // run; a refusal there would hold the job for good.
+    const Topology t = test::racks(1);
+    Planner planner(t);
+    auto s = all(t);
+    set(s, range(0, 5), NodeState::kDown);
+    std::vector<std::uint8_t> everything(t.node_count(), 1);
+    Request r = job(9, 16);
+    EXPECT_FALSE(planner.place(s, r, 0).placed()); // now: 12 healthy nodes
+    r.available = everything;
+    EXPECT_TRUE(planner.place(s, r, 0).placed()); // ever: yes
+    std::vector<NodeState> scratch;
+    EXPECT_EQ(offered_as_healthy(s, everything, scratch)[3], NodeState::kFree);
+    EXPECT_EQ(s[3], NodeState::kDown); // the caller's states are untouched
+    std::vector<std::uint8_t> none(t.node_count(), 0);
+    EXPECT_EQ(offered_as_healthy(s, none, scratch).data(), s.data()); // nothing offered: no copy
+}
+
+TEST(RecoveryRules, CanEverRun) {
+    const Topology idle = test::racks(2, 18, 16, 2, true);
+    const Planner p(idle);
+    EXPECT_TRUE(p.can_ever_run(job(1, 32)));
+    EXPECT_FALSE(p.can_ever_run(job(1, 33))); // only the spares could hold it
+    Request pre = job(1, 36);
+    pre.preemptible = true;                   // lending: preemptible work may use them
+    EXPECT_TRUE(p.can_ever_run(pre));
+    EXPECT_FALSE(p.can_ever_run(job(1, 32, 17))); // a segment larger than the slice
+    const Topology reclaim = test::racks(2, 18, 16, 2, false, "  reserve: reclaim\n");
+    EXPECT_TRUE(Planner(reclaim).can_ever_run(job(1, 36)));
+}
+
+// ---- Segments ----------------------------------------------------------------------
+
+TEST(Segments, PerBlockRunsAndTheRestOneMore) {
+    std::vector<std::string> universe;
+    for (int i = 1; i <= 36; ++i) {
+        char buf[16];
+        std::snprintf(buf, sizeof buf, "gb%04d", i);
+        universe.push_back(buf);
+    }
+    universe.push_back("cpu01");
+    const Topology t = test::yaml_topology("blocks:\n  - name: rack01\n    nodes: gb[0001-0018]\n"
+                                           "  - name: rack02\n    nodes: gb[0019-0036]\n",
+                                           &universe);
+    std::vector<NodeIndex> nodes = range(20, 27); // 8 on rack02
+    for (NodeIndex n : range(0, 7))
+        nodes.push_back(n); // 8 on rack01, given after
+    nodes.push_back(36);    // a server outside every block
+    const auto segs = segments_of(t, nodes, 4);
+    ASSERT_EQ(segs.size(), 5u);
+    EXPECT_EQ(segs[0], range(0, 3));
+    EXPECT_EQ(segs[1], range(4, 7));
+    EXPECT_EQ(segs[2], range(20, 23));
+    EXPECT_EQ(segs[3], range(24, 27));
+    EXPECT_EQ(segs[4], std::vector<NodeIndex>{36});
+    const auto whole = segments_of(t, nodes, 0); // no --segment: one per block
+    ASSERT_EQ(whole.size(), 3u);
+    EXPECT_EQ(whole[0].size(), 8u);
+    const auto odd = segments_of(t, range(0, 9), 4); // 10 nodes: 4 + 4 + 2
+    ASSERT_EQ(odd.size(), 3u);
+    EXPECT_EQ(odd[2], range(8, 9));
+    EXPECT_TRUE(segments_of(t, {}, 4).empty());
+}
+
+// ---- Scale: no fixed caps ------------------------------------------------------------
+
+TEST(RecoveryScale, TenThousandOpenRecoveries) {
+    // 1,250 racks (22,500 nodes), 8 two-node jobs on the first 16 nodes of
+    // each: all 10,000 lost a node. On each rack the failed nodes of 2 jobs
+    // are still down (they take the rack's 2 spares); those of the other 6
+    // were repaired (they go back to their jobs).
+    std::string y = "recovery:\n  wait: 300\nblocks:\n";
+    for (int r = 0; r < 1250; ++r) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "  - name: r%04d\n    nodes: n[%05d-%05d]\n", r, r * 18 + 1, r * 18 + 18);
+        y += buf;
+    }
+    const Topology t = test::yaml_topology(y);
+    Planner planner(t);
+    planner.set_slurm_requeue_delay(11);
+    auto s = all(t);
+    auto nodes_of = [](std::uint32_t j) { // job j = 1..10000
+        const NodeIndex first = (j - 1) / 8 * 18 + (j - 1) % 8 * 2;
+        return std::vector<NodeIndex>{first, first + 1};
+    };
+    const auto start = std::chrono::steady_clock::now();
+    for (std::uint32_t j = 1; j <= 10000; ++j) {
+        const auto nodes = nodes_of(j);
+        planner.job_failed(j, nodes, std::vector<NodeIndex>{nodes[1]}, 1000);
+        if ((j - 1) % 8 < 2)
+            s[nodes[1]] = NodeState::kDown;
+    }
+    EXPECT_EQ(planner.ledger().records().size(), 10000u);
+    for (std::uint32_t j = 1; j <= 10000; ++j)
+        ASSERT_TRUE(planner.recovery().recovering(j)) << j;
+    // Each one, the last as the first, goes back in place.
+    for (std::uint32_t j : {1u, 2u, 3u, 9999u, 10000u}) {
+        Placement p = planner.place(s, job(j, 2), 1011);
+        ASSERT_TRUE(p.placed()) << j << ": " << p.message;
+        EXPECT_TRUE(p.recovery_in_place);
+        EXPECT_EQ(p.spares_used, (j - 1) % 8 < 2 ? 1u : 0u) << j;
+    }
+    // Saved and loaded whole.
+    Planner other(t);
+    other.load_state(planner.save_state(), "state");
+    EXPECT_EQ(other.ledger().records().size(), 10000u);
+    // The clock looks at every one of them: past the wait, none falls back
+    // (their racks can take them)...
+    EXPECT_EQ(planner.advance(s, 1200), 0u);
+    EXPECT_EQ(planner.advance(s, 1300), 0u);
+    // ...until the last rack goes down as a whole: its 8 jobs fall back, the
+    // 9,992 others still go back in place.
+    set(s, range(1249 * 18, 1249 * 18 + 17), NodeState::kDown);
+    EXPECT_EQ(planner.advance(s, 1301), 8u);
+    EXPECT_TRUE(planner.ledger().find(10000)->fallback);
+    EXPECT_FALSE(planner.ledger().find(9992)->fallback);
+    EXPECT_EQ(planner.ledger().records().size(), 10000u);
+    for (std::uint32_t j = 1; j <= 10000; j += 2)
+        planner.job_started(j, nodes_of(j), 1400);
+    EXPECT_EQ(planner.ledger().records().size(), 5000u);
+    EXPECT_EQ(planner.ledger().counters().in_place, 5000u);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_LT(seconds, 60.0) << "10,000 recoveries took " << seconds << " s";
+}
+
+} // namespace
+} // namespace nvlblock
