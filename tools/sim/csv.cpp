@@ -32,8 +32,12 @@ CsvReader::CsvReader(const std::string& path) : path_(path), in_(path) {
         if (line.empty() || line[0] == '#' || line.find_first_not_of(" \t\r") == std::string::npos)
             continue;
         const auto names = split_csv_line(line);
+        // A repeated name would leave one of its columns unreachable and
+        // the row width below shorter than the header: refuse it.
         for (std::size_t i = 0; i < names.size(); ++i)
-            columns_.emplace(names[i], i);
+            if (!columns_.emplace(names[i], i).second)
+                fail("column '" + names[i] + "' appears twice in the header");
+        width_ = names.size();
         return;
     }
     throw CsvError(path + ": empty file (a header line is required)");
@@ -53,8 +57,8 @@ bool CsvReader::next(std::vector<std::string>& fields) {
         if (line.empty() || line[0] == '#' || line.find_first_not_of(" \t\r") == std::string::npos)
             continue;
         fields = split_csv_line(line);
-        if (fields.size() < columns_.size())
-            fields.resize(columns_.size());
+        if (fields.size() < width_)
+            fields.resize(width_);
         return true;
     }
     return false;
