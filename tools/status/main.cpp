@@ -2,6 +2,7 @@
 //
 // nvlblock-status: the status file slurmctld writes, as a table.
 #include "cli.hpp"
+#include "run_main.hpp"
 #include "readers/load_topology.hpp"
 #include "slurm_conf.hpp"
 #include "status_view.hpp"
@@ -48,7 +49,7 @@ Located locate(const cli::Args& args) {
     Located l;
     const std::string conf_path = args.str("slurm-conf", check::default_slurm_conf_path());
     // nvlblock.yaml beside slurm.conf may move the file and set the interval.
-    const std::string yaml = check::dirname_of(conf_path) + "/nvlblock.yaml";
+    const std::string yaml = dirname_of(conf_path) + "/nvlblock.yaml";
     std::string from_yaml;
     if (access(yaml.c_str(), R_OK) == 0) {
         try {
@@ -95,14 +96,4 @@ int run(int argc, char** argv) {
 
 } // namespace
 
-int main(int argc, char** argv) {
-    try {
-        return run(argc, argv);
-    } catch (const cli::UsageError& e) {
-        std::fprintf(stderr, "nvlblock-status: %s\n(try --help)\n", e.what());
-        return 2;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "nvlblock-status: %s\n", e.what());
-        return 1;
-    }
-}
+int main(int argc, char** argv) { return nvlblock::cli::run_main("nvlblock-status", run, argc, argv); }

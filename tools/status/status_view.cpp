@@ -3,6 +3,8 @@
 
 #include "common/diagnostic.hpp"
 #include "json_file.hpp"
+#include "readers/load_topology.hpp"
+#include "writers/status_schema.hpp"
 
 #include <json-c/json.h>
 
@@ -15,84 +17,85 @@ namespace nvlblock::status {
 namespace {
 
 using check::JsonDoc;
+namespace key = status_schema::key;
 namespace json = check::json;
 
 std::string idx(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
 
 Status parse_root(json_object* root) {
     Status s;
-    const std::string schema = json::string(root, "schema", "");
-    if (schema != kSchema)
-        throw check::JsonShapeError("schema: '" + schema + "' is not " + kSchema);
-    s.generated_at = json::integer(root, "generated_at", "");
-    json_object* c = json::required(root, "cluster", "");
-    s.nodes = json::integer(c, "nodes", "cluster");
-    s.nodes_in_blocks = json::integer(c, "nodes_in_blocks", "cluster");
-    s.healthy = json::integer(c, "healthy", "cluster");
-    s.failed = json::integer(c, "failed", "cluster");
-    s.busy = json::integer(c, "busy", "cluster");
-    s.lent = json::integer(c, "lent", "cluster");
-    s.free = json::integer(c, "free", "cluster");
-    s.ordinary_free = json::integer(c, "ordinary_free", "cluster");
-    s.stranded = json::integer(c, "stranded", "cluster");
-    s.fragmentation = json::number(c, "fragmentation", "cluster");
-    json_object* r = json::required(root, "recoveries", "");
-    s.failures = json::integer(r, "failures", "recoveries");
-    s.in_place = json::integer(r, "in_place", "recoveries");
-    s.fallbacks = json::integer(r, "fallbacks", "recoveries");
-    s.abandoned = json::integer(r, "abandoned", "recoveries");
-    json_object* pending = json::required(r, "pending", "recoveries");
+    const std::string schema = json::string(root, key::schema, "");
+    if (schema != kStatusSchema)
+        throw check::JsonShapeError("schema: '" + schema + "' is not " + kStatusSchema);
+    s.generated_at = json::integer(root, key::generated_at, "");
+    json_object* c = json::required(root, key::cluster, "");
+    s.nodes = json::integer(c, key::nodes, "cluster");
+    s.nodes_in_blocks = json::integer(c, key::nodes_in_blocks, "cluster");
+    s.healthy = json::integer(c, key::healthy, "cluster");
+    s.failed = json::integer(c, key::failed, "cluster");
+    s.busy = json::integer(c, key::busy, "cluster");
+    s.lent = json::integer(c, key::lent, "cluster");
+    s.free = json::integer(c, key::free, "cluster");
+    s.ordinary_free = json::integer(c, key::ordinary_free, "cluster");
+    s.stranded = json::integer(c, key::stranded, "cluster");
+    s.fragmentation = json::number(c, key::fragmentation, "cluster");
+    json_object* r = json::required(root, key::recoveries, "");
+    s.failures = json::integer(r, key::failures, "recoveries");
+    s.in_place = json::integer(r, key::in_place, "recoveries");
+    s.fallbacks = json::integer(r, key::fallbacks, "recoveries");
+    s.abandoned = json::integer(r, key::abandoned, "recoveries");
+    json_object* pending = json::required(r, key::pending, "recoveries");
     for (std::size_t i = 0, n = json::array_size(pending, "recoveries.pending"); i < n; ++i) {
         json_object* p = json::at(pending, i);
         const std::string path = idx("recoveries.pending", i);
         Pending x;
-        x.job_id = json::integer(p, "job_id", path);
-        x.blocks = json::string(p, "blocks", path);
-        x.lost = json::integer(p, "lost", path);
-        x.failed_at = json::integer(p, "failed_at", path);
-        x.fallback_at = json::integer(p, "fallback_at", path);
-        x.fallback = json::boolean_or(p, "fallback", path, false);
+        x.job_id = json::integer(p, key::job_id, path);
+        x.blocks = json::string(p, key::blocks, path);
+        x.lost = json::integer(p, key::lost, path);
+        x.failed_at = json::integer(p, key::failed_at, path);
+        x.fallback_at = json::integer(p, key::fallback_at, path);
+        x.fallback = json::boolean_or(p, key::fallback, path, false);
         s.pending.push_back(std::move(x));
     }
-    if (json_object* recent = json::member(r, "recent", "recoveries"); !json::is_null(recent)) {
+    if (json_object* recent = json::member(r, key::recent, "recoveries"); !json::is_null(recent)) {
         for (std::size_t i = 0, n = json::array_size(recent, "recoveries.recent"); i < n; ++i) {
             json_object* e = json::at(recent, i);
             const std::string path = idx("recoveries.recent", i);
             Event x;
-            x.at = json::integer(e, "at", path);
-            x.job_id = json::integer(e, "job_id", path);
-            x.outcome = json::string(e, "outcome", path);
-            x.blocks = json::string(e, "blocks", path);
-            x.lost = json::integer(e, "lost", path);
-            x.spares_used = json::integer(e, "spares_used", path);
-            x.seconds = json::integer(e, "seconds", path);
+            x.at = json::integer(e, key::at, path);
+            x.job_id = json::integer(e, key::job_id, path);
+            x.outcome = json::string(e, key::outcome, path);
+            x.blocks = json::string(e, key::blocks, path);
+            x.lost = json::integer(e, key::lost, path);
+            x.spares_used = json::integer(e, key::spares_used, path);
+            x.seconds = json::integer(e, key::seconds, path);
             s.recent.push_back(std::move(x));
         }
     }
-    json_object* blocks = json::required(root, "blocks", "");
-    for (std::size_t i = 0, n = json::array_size(blocks, "blocks"); i < n; ++i) {
+    json_object* blocks = json::required(root, key::blocks, "");
+    for (std::size_t i = 0, n = json::array_size(blocks, key::blocks); i < n; ++i) {
         json_object* b = json::at(blocks, i);
         const std::string path = idx("blocks", i);
         Block x;
-        x.name = json::string(b, "name", path);
-        x.nodes = json::string(b, "nodes", path);
-        x.size = json::integer(b, "size", path);
-        x.slice = json::integer(b, "slice", path);
-        x.spares = json::integer(b, "spares", path);
-        x.lending = json::boolean_or(b, "lending", path, false);
-        x.health = json::string(b, "health", path);
-        x.healthy = json::integer(b, "healthy", path);
-        x.failed = json::integer(b, "failed", path);
-        x.failed_nodes = json::string_or(b, "failed_nodes", path, "");
-        x.busy = json::integer(b, "busy", path);
-        x.lent = json::integer(b, "lent", path);
-        x.free = json::integer(b, "free", path);
-        x.spares_free = json::integer(b, "spares_free", path);
-        x.spares_used = json::integer(b, "spares_used", path);
-        x.spares_lent = json::integer(b, "spares_lent", path);
-        x.held = json::integer(b, "held", path);
-        x.ordinary_free = json::integer_or(b, "ordinary_free", path, 0);
-        x.stranded = json::integer(b, "stranded", path);
+        x.name = json::string(b, key::name, path);
+        x.nodes = json::string(b, key::nodes, path);
+        x.size = json::integer(b, key::size, path);
+        x.slice = json::integer(b, key::slice, path);
+        x.spares = json::integer(b, key::spares, path);
+        x.lending = json::boolean_or(b, key::lending, path, false);
+        x.health = json::string(b, key::health, path);
+        x.healthy = json::integer(b, key::healthy, path);
+        x.failed = json::integer(b, key::failed, path);
+        x.failed_nodes = json::string_or(b, key::failed_nodes, path, "");
+        x.busy = json::integer(b, key::busy, path);
+        x.lent = json::integer(b, key::lent, path);
+        x.free = json::integer(b, key::free, path);
+        x.spares_free = json::integer(b, key::spares_free, path);
+        x.spares_used = json::integer(b, key::spares_used, path);
+        x.spares_lent = json::integer(b, key::spares_lent, path);
+        x.held = json::integer(b, key::held, path);
+        x.ordinary_free = json::integer_or(b, key::ordinary_free, path, 0);
+        x.stranded = json::integer(b, key::stranded, path);
         s.blocks.push_back(std::move(x));
     }
     return s;
@@ -206,14 +209,7 @@ Status parse_status(const std::string& text, const std::string& label) {
     }
 }
 
-Status load_status(const std::string& path) {
-    JsonDoc doc = JsonDoc::load(path);
-    try {
-        return parse_root(doc.root());
-    } catch (const check::JsonShapeError& e) {
-        throw std::runtime_error(path + ": not an nvlblock status file: " + e.what());
-    }
-}
+Status load_status(const std::string& path) { return parse_status(read_text_file(path), path); }
 
 bool is_stale(const Status& s, const RenderOptions& o) { return o.now - s.generated_at > o.stale_after; }
 
