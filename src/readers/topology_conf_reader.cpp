@@ -13,18 +13,7 @@
 namespace nvlblock {
 namespace {
 
-using slurm_syntax::include_target;
-using slurm_syntax::is_space;
-using slurm_syntax::KeyValue;
-using slurm_syntax::kMaxIncludeDepth;
-using slurm_syntax::LogicalLine;
-using slurm_syntax::logical_lines;
-using slurm_syntax::lower;
-using slurm_syntax::only_space;
-using slurm_syntax::PairRules;
-using slurm_syntax::PairScan;
-using slurm_syntax::skip_space;
-using slurm_syntax::trim;
+using namespace slurm_syntax;
 
 // topology.conf keys are words of letters, digits, '_' and '.'; a value is
 // never empty, and a quoted one ends at white space.

@@ -13,17 +13,7 @@
 namespace nvlblock::check {
 namespace {
 
-using slurm_syntax::include_target;
-using slurm_syntax::is_space;
-using slurm_syntax::KeyValue;
-using slurm_syntax::kMaxIncludeDepth;
-using slurm_syntax::LogicalLine;
-using slurm_syntax::logical_lines;
-using slurm_syntax::lower;
-using slurm_syntax::next_pair;
-using slurm_syntax::PairRules;
-using slurm_syntax::PairScan;
-using slurm_syntax::skip_space;
+using namespace slurm_syntax;
 
 // slurm.conf keys are any run of characters up to '=' or white space.
 bool slurm_conf_key_char(char c) { return c != '=' && !is_space(c); }
