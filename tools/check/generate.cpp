@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "generate.hpp"
 
+#include "cli.hpp"
+
 #include "json_file.hpp"
 #include "local.hpp"
 #include "model/hostlist.hpp"
@@ -38,9 +40,7 @@ struct OutBlock {
     std::optional<bool> lending;
 };
 
-std::string plural(std::size_t n, const std::string& word) {
-    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
+using cli::plural;
 
 std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs, std::vector<Diagnostic>& errors) {
     std::vector<std::string> files;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "validate.hpp"
 
+#include "cli.hpp"
+
 #include "model/hostlist.hpp"
 #include "readers/load_topology.hpp"
 #include "readers/slurm_syntax.hpp"
@@ -16,9 +18,7 @@ namespace {
 
 using slurm_syntax::lower;
 
-std::string plural(std::size_t n, const std::string& word) {
-    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
+using cli::plural;
 
 class Collector {
 public:

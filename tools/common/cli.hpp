@@ -38,6 +38,12 @@ private:
 // included, so a caller can refuse them; "" is one empty item.
 std::vector<std::string> split_list(const std::string& text);
 
+// "1 block", "3 blocks": a count and its word for people.
+template <class Count>
+std::string plural(Count n, const std::string& word) {
+    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
 // "2257.9" -> "2,257.9": thousands separators for people.
 std::string grouped(double value, int decimals);
 

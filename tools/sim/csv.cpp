@@ -32,6 +32,7 @@ CsvReader::CsvReader(const std::string& path) : path_(path), in_(path) {
         if (line.empty() || line[0] == '#' || line.find_first_not_of(" \t\r") == std::string::npos)
             continue;
         const auto names = split_csv_line(line);
+        width_ = names.size();
         for (std::size_t i = 0; i < names.size(); ++i)
             columns_.emplace(names[i], i);
         return;
@@ -53,8 +54,8 @@ bool CsvReader::next(std::vector<std::string>& fields) {
         if (line.empty() || line[0] == '#' || line.find_first_not_of(" \t\r") == std::string::npos)
             continue;
         fields = split_csv_line(line);
-        if (fields.size() < columns_.size())
-            fields.resize(columns_.size());
+        if (fields.size() < width_)
+            fields.resize(width_);
         return true;
     }
     return false;

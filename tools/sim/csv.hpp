@@ -38,6 +38,7 @@ private:
     std::string path_;
     std::ifstream in_;
     std::map<std::string, std::size_t> columns_;
+    std::size_t width_ = 0; // header fields, duplicates included: every column index is below it
     unsigned line_ = 0;
 };
 

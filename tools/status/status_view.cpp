@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "status_view.hpp"
 
+#include "cli.hpp"
+
 #include "common/diagnostic.hpp"
 #include "json_file.hpp"
 #include "readers/load_topology.hpp"
@@ -9,6 +11,7 @@
 #include <json-c/json.h>
 
 #include <cstdio>
+#include <initializer_list>
 #include <ctime>
 #include <sstream>
 #include <stdexcept>
@@ -22,6 +25,19 @@ namespace json = check::json;
 
 std::string idx(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
 
+// A whole-number member and where it goes.
+struct Count {
+    const char* key;
+    std::int64_t* field;
+};
+
+// Reads required whole-number members of `o`, in the order given (the first
+// one missing or of the wrong type is the one reported).
+void counts(json_object* o, const std::string& path, std::initializer_list<Count> members) {
+    for (const Count& m : members)
+        *m.field = json::integer(o, m.key, path);
+}
+
 Status parse_root(json_object* root) {
     Status s;
     const std::string schema = json::string(root, key::schema, "");
@@ -29,71 +45,53 @@ Status parse_root(json_object* root) {
         throw check::JsonShapeError("schema: '" + schema + "' is not " + kStatusSchema);
     s.generated_at = json::integer(root, key::generated_at, "");
     json_object* c = json::required(root, key::cluster, "");
-    s.nodes = json::integer(c, key::nodes, "cluster");
-    s.nodes_in_blocks = json::integer(c, key::nodes_in_blocks, "cluster");
-    s.healthy = json::integer(c, key::healthy, "cluster");
-    s.failed = json::integer(c, key::failed, "cluster");
-    s.busy = json::integer(c, key::busy, "cluster");
-    s.lent = json::integer(c, key::lent, "cluster");
-    s.free = json::integer(c, key::free, "cluster");
-    s.ordinary_free = json::integer(c, key::ordinary_free, "cluster");
-    s.stranded = json::integer(c, key::stranded, "cluster");
-    s.fragmentation = json::number(c, key::fragmentation, "cluster");
+    counts(c, key::cluster,
+           {{key::nodes, &s.nodes}, {key::nodes_in_blocks, &s.nodes_in_blocks}, {key::healthy, &s.healthy},
+            {key::failed, &s.failed}, {key::busy, &s.busy}, {key::lent, &s.lent}, {key::free, &s.free},
+            {key::ordinary_free, &s.ordinary_free}, {key::stranded, &s.stranded}});
+    s.fragmentation = json::number(c, key::fragmentation, key::cluster);
     json_object* r = json::required(root, key::recoveries, "");
-    s.failures = json::integer(r, key::failures, "recoveries");
-    s.in_place = json::integer(r, key::in_place, "recoveries");
-    s.fallbacks = json::integer(r, key::fallbacks, "recoveries");
-    s.abandoned = json::integer(r, key::abandoned, "recoveries");
-    json_object* pending = json::required(r, key::pending, "recoveries");
+    counts(r, key::recoveries,
+           {{key::failures, &s.failures}, {key::in_place, &s.in_place}, {key::fallbacks, &s.fallbacks},
+            {key::abandoned, &s.abandoned}});
+    json_object* pending = json::required(r, key::pending, key::recoveries);
     for (std::size_t i = 0, n = json::array_size(pending, "recoveries.pending"); i < n; ++i) {
         json_object* p = json::at(pending, i);
         const std::string path = idx("recoveries.pending", i);
         Pending x;
         x.job_id = json::integer(p, key::job_id, path);
         x.blocks = json::string(p, key::blocks, path);
-        x.lost = json::integer(p, key::lost, path);
-        x.failed_at = json::integer(p, key::failed_at, path);
-        x.fallback_at = json::integer(p, key::fallback_at, path);
+        counts(p, path, {{key::lost, &x.lost}, {key::failed_at, &x.failed_at}, {key::fallback_at, &x.fallback_at}});
         x.fallback = json::boolean_or(p, key::fallback, path, false);
         s.pending.push_back(std::move(x));
     }
-    if (json_object* recent = json::member(r, key::recent, "recoveries"); !json::is_null(recent)) {
+    if (json_object* recent = json::member(r, key::recent, key::recoveries); !json::is_null(recent)) {
         for (std::size_t i = 0, n = json::array_size(recent, "recoveries.recent"); i < n; ++i) {
             json_object* e = json::at(recent, i);
             const std::string path = idx("recoveries.recent", i);
             Event x;
-            x.at = json::integer(e, key::at, path);
-            x.job_id = json::integer(e, key::job_id, path);
+            counts(e, path, {{key::at, &x.at}, {key::job_id, &x.job_id}});
             x.outcome = json::string(e, key::outcome, path);
             x.blocks = json::string(e, key::blocks, path);
-            x.lost = json::integer(e, key::lost, path);
-            x.spares_used = json::integer(e, key::spares_used, path);
-            x.seconds = json::integer(e, key::seconds, path);
+            counts(e, path, {{key::lost, &x.lost}, {key::spares_used, &x.spares_used}, {key::seconds, &x.seconds}});
             s.recent.push_back(std::move(x));
         }
     }
     json_object* blocks = json::required(root, key::blocks, "");
     for (std::size_t i = 0, n = json::array_size(blocks, key::blocks); i < n; ++i) {
         json_object* b = json::at(blocks, i);
-        const std::string path = idx("blocks", i);
+        const std::string path = idx(key::blocks, i);
         Block x;
         x.name = json::string(b, key::name, path);
         x.nodes = json::string(b, key::nodes, path);
-        x.size = json::integer(b, key::size, path);
-        x.slice = json::integer(b, key::slice, path);
-        x.spares = json::integer(b, key::spares, path);
+        counts(b, path, {{key::size, &x.size}, {key::slice, &x.slice}, {key::spares, &x.spares}});
         x.lending = json::boolean_or(b, key::lending, path, false);
         x.health = json::string(b, key::health, path);
-        x.healthy = json::integer(b, key::healthy, path);
-        x.failed = json::integer(b, key::failed, path);
+        counts(b, path, {{key::healthy, &x.healthy}, {key::failed, &x.failed}});
         x.failed_nodes = json::string_or(b, key::failed_nodes, path, "");
-        x.busy = json::integer(b, key::busy, path);
-        x.lent = json::integer(b, key::lent, path);
-        x.free = json::integer(b, key::free, path);
-        x.spares_free = json::integer(b, key::spares_free, path);
-        x.spares_used = json::integer(b, key::spares_used, path);
-        x.spares_lent = json::integer(b, key::spares_lent, path);
-        x.held = json::integer(b, key::held, path);
+        counts(b, path,
+               {{key::busy, &x.busy}, {key::lent, &x.lent}, {key::free, &x.free}, {key::spares_free, &x.spares_free},
+                {key::spares_used, &x.spares_used}, {key::spares_lent, &x.spares_lent}, {key::held, &x.held}});
         x.ordinary_free = json::integer_or(b, key::ordinary_free, path, 0);
         x.stranded = json::integer(b, key::stranded, path);
         s.blocks.push_back(std::move(x));
@@ -101,9 +99,7 @@ Status parse_root(json_object* root) {
     return s;
 }
 
-std::string plural(std::int64_t n, const std::string& word) {
-    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
+using cli::plural;
 
 // A table with left-aligned text and right-aligned number columns.
 class Table {
