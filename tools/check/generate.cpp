@@ -19,6 +19,8 @@
 #include <unordered_map>
 
 namespace nvlblock::check {
+
+using namespace tool;
 namespace {
 
 namespace fs = std::filesystem;

@@ -23,6 +23,7 @@
 
 using namespace nvlblock;
 using namespace nvlblock::check;
+using namespace nvlblock::tool;
 
 namespace {
 

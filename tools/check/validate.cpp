@@ -14,6 +14,8 @@
 #include <unordered_set>
 
 namespace nvlblock::check {
+
+using namespace tool;
 namespace {
 
 using slurm_syntax::lower;

@@ -10,7 +10,7 @@
 #include <set>
 #include <unordered_map>
 
-namespace nvlblock::check {
+namespace nvlblock::tool {
 namespace {
 
 using namespace slurm_syntax;
@@ -204,4 +204,4 @@ std::string default_slurm_conf_path() {
     return env && *env ? env : "/etc/slurm/slurm.conf";
 }
 
-} // namespace nvlblock::check
+} // namespace nvlblock::tool

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace nvlblock::check {
+namespace nvlblock::tool {
 
 struct SlurmNode {
     std::string name;
@@ -56,4 +56,4 @@ SlurmConf read_slurm_conf_text(const std::string& text, const std::string& label
 // $SLURM_CONF, else /etc/slurm/slurm.conf.
 std::string default_slurm_conf_path();
 
-} // namespace nvlblock::check
+} // namespace nvlblock::tool

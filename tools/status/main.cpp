@@ -47,7 +47,7 @@ struct Located {
 
 Located locate(const cli::Args& args) {
     Located l;
-    const std::string conf_path = args.str("slurm-conf", check::default_slurm_conf_path());
+    const std::string conf_path = args.str("slurm-conf", tool::default_slurm_conf_path());
     // nvlblock.yaml beside slurm.conf may move the file and set the interval.
     const std::string yaml = dirname_of(conf_path) + "/nvlblock.yaml";
     std::string from_yaml;
@@ -68,7 +68,7 @@ Located locate(const cli::Args& args) {
         l.path = from_yaml;
         return l;
     }
-    const check::SlurmConf conf = check::read_slurm_conf(conf_path);
+    const tool::SlurmConf conf = tool::read_slurm_conf(conf_path);
     if (!conf.problems.empty() && conf.settings.empty())
         throw std::runtime_error(conf.problems.front().str() + " (give the status file as an argument)");
     l.path = conf.get("StateSaveLocation").value_or("/var/spool/slurmctld") + "/nvlblock-status.json";

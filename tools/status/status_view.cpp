@@ -19,9 +19,9 @@
 namespace nvlblock::status {
 namespace {
 
-using check::JsonDoc;
+using tool::JsonDoc;
 namespace key = status_schema::key;
-namespace json = check::json;
+namespace json = tool::json;
 
 std::string idx(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
 
@@ -42,7 +42,7 @@ Status parse_root(json_object* root) {
     Status s;
     const std::string schema = json::string(root, key::schema, "");
     if (schema != kStatusSchema)
-        throw check::JsonShapeError("schema: '" + schema + "' is not " + kStatusSchema);
+        throw tool::JsonShapeError("schema: '" + schema + "' is not " + kStatusSchema);
     s.generated_at = json::integer(root, key::generated_at, "");
     json_object* c = json::required(root, key::cluster, "");
     counts(c, key::cluster,
@@ -200,7 +200,7 @@ Status parse_status(const std::string& text, const std::string& label) {
     JsonDoc doc = JsonDoc::parse(text, label);
     try {
         return parse_root(doc.root());
-    } catch (const check::JsonShapeError& e) {
+    } catch (const tool::JsonShapeError& e) {
         throw std::runtime_error(label + ": not an nvlblock status file: " + e.what());
     }
 }
