@@ -6,9 +6,9 @@
 #include "model/hostlist.hpp"
 #include "writers/json_writer.hpp"
 #include "writers/status_schema.hpp"
+#include "writers/time_text.hpp"
 
 #include <algorithm>
-#include <ctime>
 #include <sstream>
 #include <tuple>
 
@@ -156,14 +156,7 @@ std::string group_line(const GroupReport& g) {
 
 namespace {
 
-std::string local_time(std::int64_t t) {
-    std::time_t tt = static_cast<std::time_t>(t);
-    std::tm tm{};
-    localtime_r(&tt, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-    return buf;
-}
+std::string local_time(std::int64_t t) { return time_text(t, "%Y-%m-%dT%H:%M:%S", TimeZone::kLocal); }
 
 } // namespace
 

@@ -7,12 +7,12 @@
 #include "json_file.hpp"
 #include "readers/load_topology.hpp"
 #include "writers/status_schema.hpp"
+#include "writers/time_text.hpp"
 
 #include <json-c/json.h>
 
 #include <cstdio>
 #include <initializer_list>
-#include <ctime>
 #include <sstream>
 #include <stdexcept>
 
@@ -187,14 +187,7 @@ std::string format_age(std::int64_t s) {
     return b;
 }
 
-std::string format_time(std::int64_t t) {
-    std::time_t tt = static_cast<std::time_t>(t);
-    std::tm tm{};
-    gmtime_r(&tt, &tm);
-    char b[64];
-    std::strftime(b, sizeof b, "%Y-%m-%d %H:%M:%S UTC", &tm);
-    return b;
-}
+std::string format_time(std::int64_t t) { return time_text(t, "%Y-%m-%d %H:%M:%S UTC", TimeZone::kUtc); }
 
 Status parse_status(const std::string& text, const std::string& label) {
     JsonDoc doc = JsonDoc::parse(text, label);
