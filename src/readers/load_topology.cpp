@@ -16,6 +16,8 @@ bool ends_with(const std::string& s, const std::string& suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+} // namespace
+
 std::string dirname_of(const std::string& path) {
     auto slash = path.rfind('/');
     if (slash == std::string::npos)
@@ -23,7 +25,11 @@ std::string dirname_of(const std::string& path) {
     return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-} // namespace
+std::string path_in(const std::string& dir, const std::string& name) {
+    if (!name.empty() && name[0] == '/')
+        return name;
+    return (dir == "/" ? "" : dir) + "/" + name;
+}
 
 SourceFormat guess_format(const std::string& path) {
     return ends_with(path, ".yaml") || ends_with(path, ".yml") ? SourceFormat::kYaml : SourceFormat::kTopologyConf;

@@ -16,6 +16,12 @@ SourceFormat guess_format(const std::string& path);
 
 std::string read_text_file(const std::string& path); // throws ConfigError{path: ...}
 
+// "/etc/slurm/slurm.conf" -> "/etc/slurm", "/x" -> "/", "x" -> ".".
+std::string dirname_of(const std::string& path);
+// `name` as a file next to `dir`: itself when absolute, else "dir/name"
+// ("/name" when dir is "/"). How every Include and companion file resolves.
+std::string path_in(const std::string& dir, const std::string& name);
+
 TopologySpec read_topology_spec(const std::string& path);
 TopologySpec read_topology_spec_text(const std::string& text, const std::string& label,
                                      SourceFormat format, const std::string& base_dir = ".");

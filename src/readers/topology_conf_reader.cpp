@@ -13,63 +13,17 @@
 namespace nvlblock {
 namespace {
 
-// Include files may include others; this bounds a cycle.
-constexpr int kMaxIncludeDepth = 10;
+using namespace slurm_syntax;
 
-using slurm_syntax::is_space;
-using slurm_syntax::LogicalLine;
-using slurm_syntax::logical_lines;
-using slurm_syntax::lower;
+// topology.conf keys are words of letters, digits, '_' and '.'; a value is
+// never empty, and a quoted one ends at white space.
+bool conf_key_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
+constexpr PairRules kTopologyConfPairs{conf_key_char, true, true};
 
-struct KeyValue {
-    std::string key;
-    std::string value;
-};
-
-// One "Key=Value" or 'Key="quoted value"' from the front of `rest`; advances it.
-// Returns false when `rest` does not start with a key=value pair.
+// One pair from the front of `rest`; advances it. False when `rest` does not
+// start with a Key=Value pair.
 bool next_pair(std::string_view& rest, KeyValue& kv) {
-    std::size_t i = 0;
-    while (i < rest.size() && is_space(rest[i]))
-        ++i;
-    std::size_t k0 = i;
-    while (i < rest.size() && (std::isalnum(static_cast<unsigned char>(rest[i])) || rest[i] == '_' || rest[i] == '.'))
-        ++i;
-    if (i == k0)
-        return false;
-    std::size_t k1 = i;
-    while (i < rest.size() && is_space(rest[i]))
-        ++i;
-    if (i >= rest.size() || rest[i] != '=')
-        return false;
-    ++i;
-    while (i < rest.size() && is_space(rest[i]))
-        ++i;
-    std::string value;
-    if (i < rest.size() && rest[i] == '"') {
-        std::size_t close = rest.find('"', i + 1);
-        if (close == std::string_view::npos)
-            return false;
-        value = std::string(rest.substr(i + 1, close - i - 1));
-        i = close + 1;
-    } else {
-        std::size_t v0 = i;
-        while (i < rest.size() && !is_space(rest[i]))
-            ++i;
-        if (i == v0)
-            return false;
-        value = std::string(rest.substr(v0, i - v0));
-    }
-    if (i < rest.size() && !is_space(rest[i]))
-        return false;
-    kv.key = std::string(rest.substr(k0, k1 - k0));
-    kv.value = std::move(value);
-    rest.remove_prefix(i);
-    return true;
-}
-
-bool only_space(std::string_view s) {
-    return std::all_of(s.begin(), s.end(), [](char c) { return is_space(c); });
+    return slurm_syntax::next_pair(rest, kv, kTopologyConfPairs) == PairScan::kPair;
 }
 
 class ConfReader {
@@ -89,11 +43,9 @@ private:
             if (l.text.empty() || only_space(l.text))
                 continue;
             SourceLocation where{label, l.line};
-            std::string_view rest = l.text;
-            while (!rest.empty() && is_space(rest.front()))
-                rest.remove_prefix(1);
-            if (rest.size() > 8 && lower(std::string(rest.substr(0, 7))) == "include" && is_space(rest[7])) {
-                include(std::string(rest.substr(8)), where, base_dir, depth);
+            std::string_view rest = skip_space(l.text);
+            if (auto target = include_target(rest); target && !target->empty()) {
+                include(std::string(*target), where, base_dir, depth);
                 continue;
             }
             KeyValue kv;
@@ -118,25 +70,16 @@ private:
         }
     }
 
-    static std::string trim(std::string_view s) {
-        while (!s.empty() && is_space(s.front()))
-            s.remove_prefix(1);
-        while (!s.empty() && is_space(s.back()))
-            s.remove_suffix(1);
-        return std::string(s);
-    }
-
     void include(std::string path, const SourceLocation& where, const std::string& base_dir, int depth) {
         path = trim(path);
         if (depth >= kMaxIncludeDepth) {
             problems_.add(where, "Include nested more than " + std::to_string(kMaxIncludeDepth) + " deep");
             return;
         }
-        std::string full = !path.empty() && path[0] == '/' ? path : base_dir + "/" + path;
+        std::string full = path_in(base_dir, path);
         try {
             std::string text = read_text_file(full);
-            auto slash = full.rfind('/');
-            parse(text, full, slash == std::string::npos ? "." : full.substr(0, slash), depth + 1);
+            parse(text, full, dirname_of(full), depth + 1);
         } catch (const ConfigError& e) {
             problems_.add(where, "Include " + path + ": " + e.first().message);
         }

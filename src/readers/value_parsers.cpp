@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "readers/value_parsers.hpp"
 
+#include "readers/slurm_syntax.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -9,11 +11,7 @@
 namespace nvlblock {
 namespace {
 
-std::string lower(std::string s) {
-    for (auto& c : s)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
+using slurm_syntax::lower;
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {
     std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);

@@ -219,7 +219,7 @@ private:
         });
         if (!path)
             return;
-        std::string full = (*path)[0] == '/' ? *path : base_dir_ + "/" + *path;
+        std::string full = path_in(base_dir_, *path);
         spec_.included_as_written = *path;
         spec_.included_path = full;
         try {
@@ -402,11 +402,6 @@ private:
             return;
         }
         spec_.blocks.push_back(std::move(b));
-    }
-
-    static std::string dirname_of(const std::string& path) {
-        auto slash = path.rfind('/');
-        return slash == std::string::npos ? "." : path.substr(0, slash);
     }
 
     YamlDocument& doc_;

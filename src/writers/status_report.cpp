@@ -5,9 +5,10 @@
 
 #include "model/hostlist.hpp"
 #include "writers/json_writer.hpp"
+#include "writers/status_schema.hpp"
+#include "writers/time_text.hpp"
 
 #include <algorithm>
-#include <ctime>
 #include <sstream>
 #include <tuple>
 
@@ -155,14 +156,7 @@ std::string group_line(const GroupReport& g) {
 
 namespace {
 
-std::string local_time(std::int64_t t) {
-    std::time_t tt = static_cast<std::time_t>(t);
-    std::tm tm{};
-    localtime_r(&tt, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-    return buf;
-}
+std::string local_time(std::int64_t t) { return time_text(t, "%Y-%m-%dT%H:%M:%S", TimeZone::kLocal); }
 
 } // namespace
 
@@ -187,59 +181,60 @@ std::vector<std::string> recovery_lines(const ClusterReport& r, std::size_t rece
 }
 
 std::string report_json(const ClusterReport& r) {
+    namespace key = status_schema::key;
     JsonWriter w;
     w.begin_object();
-    w.field("schema", "nvlblock-status/1");
-    w.field("generated_at", r.generated_at);
-    w.key("cluster").begin_object();
-    w.field("nodes", r.nodes).field("nodes_in_blocks", r.nodes_in_blocks).field("healthy", r.healthy);
-    w.field("failed", r.failed).field("busy", r.busy).field("lent", r.lent).field("free", r.free);
-    w.field("ordinary_free", r.ordinary_free).field("stranded", r.stranded);
-    w.field("fragmentation", r.fragmentation, 4);
+    w.field(key::schema, kStatusSchema);
+    w.field(key::generated_at, r.generated_at);
+    w.key(key::cluster).begin_object();
+    w.field(key::nodes, r.nodes).field(key::nodes_in_blocks, r.nodes_in_blocks).field(key::healthy, r.healthy);
+    w.field(key::failed, r.failed).field(key::busy, r.busy).field(key::lent, r.lent).field(key::free, r.free);
+    w.field(key::ordinary_free, r.ordinary_free).field(key::stranded, r.stranded);
+    w.field(key::fragmentation, r.fragmentation, 4);
     w.end_object();
-    w.key("recoveries").begin_object();
-    w.field("failures", r.counters.failures).field("in_place", r.counters.in_place);
-    w.field("fallbacks", r.counters.elsewhere).field("abandoned", r.counters.abandoned);
-    w.key("pending").begin_array();
+    w.key(key::recoveries).begin_object();
+    w.field(key::failures, r.counters.failures).field(key::in_place, r.counters.in_place);
+    w.field(key::fallbacks, r.counters.elsewhere).field(key::abandoned, r.counters.abandoned);
+    w.key(key::pending).begin_array();
     for (const auto& p : r.pending) {
         w.begin_object();
-        w.field("job_id", static_cast<std::uint64_t>(p.job_id)).field("blocks", p.blocks);
-        w.field("lost", static_cast<std::uint64_t>(p.lost)).field("failed_at", p.failed_at);
-        w.field("fallback_at", p.fallback_at).field("fallback", p.fallback);
+        w.field(key::job_id, static_cast<std::uint64_t>(p.job_id)).field(key::blocks, p.blocks);
+        w.field(key::lost, static_cast<std::uint64_t>(p.lost)).field(key::failed_at, p.failed_at);
+        w.field(key::fallback_at, p.fallback_at).field(key::fallback, p.fallback);
         w.end_object();
     }
     w.end_array();
-    w.key("recent").begin_array();
+    w.key(key::recent).begin_array();
     for (const auto& e : r.recent) {
         w.begin_object();
-        w.field("at", e.at).field("job_id", static_cast<std::uint64_t>(e.job_id));
-        w.field("outcome", outcome_name(e.outcome)).field("blocks", e.blocks);
-        w.field("lost", static_cast<std::uint64_t>(e.lost)).field("spares_used", static_cast<std::uint64_t>(e.spares_used));
-        w.field("seconds", e.seconds);
+        w.field(key::at, e.at).field(key::job_id, static_cast<std::uint64_t>(e.job_id));
+        w.field(key::outcome, outcome_name(e.outcome)).field(key::blocks, e.blocks);
+        w.field(key::lost, static_cast<std::uint64_t>(e.lost)).field(key::spares_used, static_cast<std::uint64_t>(e.spares_used));
+        w.field(key::seconds, e.seconds);
         w.end_object();
     }
     w.end_array();
     w.end_object();
-    w.key("blocks").begin_array();
+    w.key(key::blocks).begin_array();
     for (const auto& b : r.blocks) {
         w.begin_object();
-        w.field("name", b.name).field("nodes", b.nodes).field("size", b.size).field("slice", b.slice);
-        w.field("spares", b.spares).field("lending", b.lending).field("reserve", b.reclaim ? "reclaim" : "idle");
-        w.field("health", health_name(b.health));
-        w.field("healthy", b.healthy).field("failed", b.failed).field("down", b.down).field("drained", b.drained);
-        w.field("failed_nodes", b.failed_nodes).field("busy", b.busy).field("lent", b.lent).field("free", b.free);
-        w.field("spares_free", b.spares_free).field("spares_used", b.spares_used).field("spares_lent", b.spares_lent);
-        w.field("held", b.held).field("ordinary_free", b.ordinary_free).field("stranded", b.stranded);
+        w.field(key::name, b.name).field(key::nodes, b.nodes).field(key::size, b.size).field(key::slice, b.slice);
+        w.field(key::spares, b.spares).field(key::lending, b.lending).field(key::reserve, b.reclaim ? "reclaim" : "idle");
+        w.field(key::health, health_name(b.health));
+        w.field(key::healthy, b.healthy).field(key::failed, b.failed).field(key::down, b.down).field(key::drained, b.drained);
+        w.field(key::failed_nodes, b.failed_nodes).field(key::busy, b.busy).field(key::lent, b.lent).field(key::free, b.free);
+        w.field(key::spares_free, b.spares_free).field(key::spares_used, b.spares_used).field(key::spares_lent, b.spares_lent);
+        w.field(key::held, b.held).field(key::ordinary_free, b.ordinary_free).field(key::stranded, b.stranded);
         w.end_object();
     }
     w.end_array();
-    w.key("groups").begin_array();
+    w.key(key::groups).begin_array();
     for (const auto& g : r.groups) {
         w.begin_object();
-        w.field("name", g.name).field("level", g.level).field("blocks", g.blocks).field("block_count", g.block_count);
-        w.field("size", g.size).field("healthy", g.healthy).field("failed", g.failed).field("busy", g.busy);
-        w.field("lent", g.lent).field("free", g.free).field("ordinary_free", g.ordinary_free);
-        w.field("spares_free", g.spares_free).field("held", g.held).field("degraded_blocks", g.degraded_blocks);
+        w.field(key::name, g.name).field(key::level, g.level).field(key::blocks, g.blocks).field(key::block_count, g.block_count);
+        w.field(key::size, g.size).field(key::healthy, g.healthy).field(key::failed, g.failed).field(key::busy, g.busy);
+        w.field(key::lent, g.lent).field(key::free, g.free).field(key::ordinary_free, g.ordinary_free);
+        w.field(key::spares_free, g.spares_free).field(key::held, g.held).field(key::degraded_blocks, g.degraded_blocks);
         w.end_object();
     }
     w.end_array();

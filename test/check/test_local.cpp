@@ -14,6 +14,8 @@
 namespace nvlblock::check {
 namespace {
 
+using namespace tool;
+
 using test::kData;
 
 const std::string kBin = CHECK_BIN;

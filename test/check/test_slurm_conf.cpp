@@ -10,6 +10,8 @@
 namespace nvlblock::check {
 namespace {
 
+using namespace tool;
+
 using test::kData;
 
 std::vector<std::string> messages(const SlurmConf& c) {

@@ -15,6 +15,8 @@
 namespace nvlblock::check {
 namespace {
 
+using namespace tool;
+
 using test::read_file;
 using test::Result;
 using test::run;

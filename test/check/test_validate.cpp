@@ -10,6 +10,8 @@
 namespace nvlblock::check {
 namespace {
 
+using namespace tool;
+
 using test::kData;
 
 const std::string kBin = CHECK_BIN;

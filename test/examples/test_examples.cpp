@@ -65,7 +65,7 @@ class Example : public ::testing::TestWithParam<Shape> {
 protected:
     std::string dir() const { return kDir + "/" + GetParam().name; }
     std::vector<std::string> universe() const {
-        const check::SlurmConf conf = check::read_slurm_conf(dir() + "/slurm-nodes.conf");
+        const tool::SlurmConf conf = tool::read_slurm_conf(dir() + "/slurm-nodes.conf");
         for (const auto& p : conf.problems)
             ADD_FAILURE() << p.str();
         return conf.node_names();
@@ -159,7 +159,7 @@ TEST(Examples, EveryDirectoryIsCovered) {
 }
 
 TEST(Examples, Gb200RackNamesAndNodes) {
-    const check::SlurmConf conf = check::read_slurm_conf(kDir + "/gb200-nvl72-128racks/slurm-nodes.conf");
+    const tool::SlurmConf conf = tool::read_slurm_conf(kDir + "/gb200-nvl72-128racks/slurm-nodes.conf");
     const auto nodes = conf.node_names();
     const Topology t = load_topology(kDir + "/gb200-nvl72-128racks/nvlblock.yaml", &nodes);
     EXPECT_EQ(t.blocks().front().name, "rack001");
@@ -179,7 +179,7 @@ TEST(Examples, Gb200RackNamesAndNodes) {
 }
 
 TEST(Examples, MixedClusterLeavesTheServersOutsideEveryBlock) {
-    const check::SlurmConf conf = check::read_slurm_conf(kDir + "/mixed-nvl72-hgx/slurm-nodes.conf");
+    const tool::SlurmConf conf = tool::read_slurm_conf(kDir + "/mixed-nvl72-hgx/slurm-nodes.conf");
     const auto nodes = conf.node_names();
     for (const char* f : {"nvlblock.yaml", "topology.conf"}) {
         const Topology t = load_topology(kDir + "/mixed-nvl72-hgx/" + f, &nodes);

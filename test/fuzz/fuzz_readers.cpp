@@ -109,7 +109,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             break;
         case 5: {
             // Includes resolve in a directory that does not exist.
-            const check::SlurmConf c = check::read_slurm_conf_text(text, "slurm.conf", "/nonexistent-fuzz-dir");
+            const tool::SlurmConf c = tool::read_slurm_conf_text(text, "slurm.conf", "/nonexistent-fuzz-dir");
             (void)c.node_names();
             break;
         }
@@ -133,7 +133,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         }
     } catch (const ConfigError&) {
     } catch (const hostlist::HostlistError&) {
-    } catch (const check::JsonShapeError&) {
+    } catch (const tool::JsonShapeError&) {
     }
     return 0;
 }

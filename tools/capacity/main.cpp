@@ -7,6 +7,7 @@
 #include "capacity/binomial_model.hpp"
 #include "capacity/monte_carlo.hpp"
 #include "cli.hpp"
+#include "run_main.hpp"
 #include "writers/json_writer.hpp"
 
 #include <cstdio>
@@ -231,14 +232,4 @@ int run(int argc, char** argv) {
 
 } // namespace
 
-int main(int argc, char** argv) {
-    try {
-        return run(argc, argv);
-    } catch (const cli::UsageError& e) {
-        std::fprintf(stderr, "nvlblock-capacity: %s\n(try --help)\n", e.what());
-        return 2;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "nvlblock-capacity: %s\n", e.what());
-        return 1;
-    }
-}
+int main(int argc, char** argv) { return nvlblock::cli::run_main("nvlblock-capacity", run, argc, argv); }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "generate.hpp"
 
+#include "cli.hpp"
+
 #include "json_file.hpp"
 #include "local.hpp"
 #include "model/hostlist.hpp"
@@ -17,6 +19,8 @@
 #include <unordered_map>
 
 namespace nvlblock::check {
+
+using namespace tool;
 namespace {
 
 namespace fs = std::filesystem;
@@ -38,9 +42,7 @@ struct OutBlock {
     std::optional<bool> lending;
 };
 
-std::string plural(std::size_t n, const std::string& word) {
-    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
+using cli::plural;
 
 std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs, std::vector<Diagnostic>& errors) {
     std::vector<std::string> files;
@@ -152,15 +154,20 @@ std::optional<std::pair<int, int>> small_block_settings(int size, const Generate
     return std::pair{size, 0};
 }
 
+// The opening comment of a generated file.
+std::string generated_header(const char* file, std::size_t reports) {
+    return std::string("# ") + file + " written by nvlblock-check --generate from " + plural(reports, "node report") +
+           ".\n"
+           "# One block per NVLink domain (NVML cluster UUID + clique id), nodes in\n"
+           "# hostname order. When racks are added, generate again with --previous\n"
+           "# naming this file: existing blocks keep their names and positions and new\n"
+           "# ones are appended.\n";
+}
+
 std::string render_yaml(const std::vector<OutBlock>& blocks, const std::vector<std::string>& outside,
                         const GenerateOptions& o, std::size_t reports) {
     std::ostringstream y;
-    y << "# nvlblock.yaml written by nvlblock-check --generate from " << plural(reports, "node report") << ".\n"
-      << "# One block per NVLink domain (NVML cluster UUID + clique id), nodes in\n"
-      << "# hostname order. When racks are added, generate again with --previous\n"
-      << "# naming this file: existing blocks keep their names and positions and new\n"
-      << "# ones are appended.\n"
-      << "defaults:\n"
+    y << generated_header("nvlblock.yaml", reports) << "defaults:\n"
       << "  slice: " << o.slice << "\n"
       << "  spares: " << o.spares << "\n";
     if (o.spares > 0) // the recommended start: spares run work until a failure needs them
@@ -208,11 +215,7 @@ std::string render_yaml(const std::vector<OutBlock>& blocks, const std::vector<s
 std::string render_conf(const std::vector<OutBlock>& blocks, const std::vector<std::string>& outside,
                         const GenerateOptions& o, std::size_t reports) {
     std::ostringstream c;
-    c << "# topology.conf written by nvlblock-check --generate from " << plural(reports, "node report") << ".\n"
-      << "# One block per NVLink domain (NVML cluster UUID + clique id), nodes in\n"
-      << "# hostname order. When racks are added, generate again with --previous\n"
-      << "# naming this file: existing blocks keep their names and positions and new\n"
-      << "# ones are appended.\n";
+    c << generated_header("topology.conf", reports);
     std::size_t smallest = 0;
     for (const auto& b : blocks)
         smallest = smallest ? std::min(smallest, b.nodes.size()) : b.nodes.size();

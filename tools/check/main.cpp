@@ -4,6 +4,7 @@
 // node it runs on (--local), or write a topology file from the per-node
 // reports of a cluster (--generate).
 #include "cli.hpp"
+#include "run_main.hpp"
 #include "generate.hpp"
 #include "local.hpp"
 #include "readers/load_topology.hpp"
@@ -22,6 +23,7 @@
 
 using namespace nvlblock;
 using namespace nvlblock::check;
+using namespace nvlblock::tool;
 
 namespace {
 
@@ -294,14 +296,4 @@ int run(int argc, char** argv) {
 
 } // namespace
 
-int main(int argc, char** argv) {
-    try {
-        return run(argc, argv);
-    } catch (const cli::UsageError& e) {
-        std::fprintf(stderr, "nvlblock-check: %s\n(try --help)\n", e.what());
-        return 2;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "nvlblock-check: %s\n", e.what());
-        return 1;
-    }
-}
+int main(int argc, char** argv) { return nvlblock::cli::run_main("nvlblock-check", run, argc, argv); }

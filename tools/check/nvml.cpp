@@ -105,6 +105,19 @@ std::string errstr(const Api& api, nvmlReturn_t rc) {
     return s ? std::string(s) : "NVML error " + std::to_string(rc);
 }
 
+// What both generations of the fabric structure report.
+template <class Info>
+FabricInfo fabric_of(const Api& api, const Info& info, const char* call) {
+    FabricInfo f;
+    f.api = call;
+    f.state = info.state;
+    f.status = info.status;
+    f.status_text = errstr(api, info.status);
+    f.cluster_uuid = format_uuid(info.clusterUuid);
+    f.clique_id = info.cliqueId;
+    return f;
+}
+
 void query_fabric(const Api& api, nvmlDevice_t dev, NvmlGpu& gpu) {
     nvmlReturn_t rc = NVML_ERROR_FUNCTION_NOT_FOUND;
     if (api.fabric_v) {
@@ -112,13 +125,7 @@ void query_fabric(const Api& api, nvmlDevice_t dev, NvmlGpu& gpu) {
         v2.version = nvmlGpuFabricInfo_v2;
         rc = api.fabric_v(dev, &v2);
         if (rc == NVML_SUCCESS) {
-            FabricInfo f;
-            f.api = "nvmlDeviceGetGpuFabricInfoV";
-            f.state = v2.state;
-            f.status = v2.status;
-            f.status_text = errstr(api, v2.status);
-            f.cluster_uuid = format_uuid(v2.clusterUuid);
-            f.clique_id = v2.cliqueId;
+            FabricInfo f = fabric_of(api, v2, "nvmlDeviceGetGpuFabricInfoV");
             f.health_mask = v2.healthMask;
             gpu.fabric = f;
             return;
@@ -130,14 +137,7 @@ void query_fabric(const Api& api, nvmlDevice_t dev, NvmlGpu& gpu) {
         nvmlGpuFabricInfo_t v1{};
         rc = api.fabric(dev, &v1);
         if (rc == NVML_SUCCESS) {
-            FabricInfo f;
-            f.api = "nvmlDeviceGetGpuFabricInfo";
-            f.state = v1.state;
-            f.status = v1.status;
-            f.status_text = errstr(api, v1.status);
-            f.cluster_uuid = format_uuid(v1.clusterUuid);
-            f.clique_id = v1.cliqueId;
-            gpu.fabric = f;
+            gpu.fabric = fabric_of(api, v1, "nvmlDeviceGetGpuFabricInfo");
             return;
         }
     }

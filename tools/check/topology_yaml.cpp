@@ -19,6 +19,8 @@
 #include <sstream>
 
 namespace nvlblock::check {
+
+using namespace tool;
 namespace {
 
 using yaml::kind;

@@ -73,6 +73,6 @@ struct Conversion {
 // that named topologies and TopologyPlugin=. The written files are loaded
 // back with the readers slurmctld uses before they are returned.
 Conversion convert_topology_yaml(const SlurmTopologyYaml& yaml, const ConversionOptions& opts,
-                                 const SlurmConf* conf);
+                                 const tool::SlurmConf* conf);
 
 } // namespace nvlblock::check

@@ -1,28 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "validate.hpp"
 
+#include "cli.hpp"
+
 #include "model/hostlist.hpp"
 #include "readers/load_topology.hpp"
+#include "readers/slurm_syntax.hpp"
 
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <unordered_set>
 
 namespace nvlblock::check {
+
+using namespace tool;
 namespace {
 
-std::string lower(std::string s) {
-    for (auto& c : s)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
+using slurm_syntax::lower;
 
-std::string plural(std::size_t n, const std::string& word) {
-    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
+using cli::plural;
 
 class Collector {
 public:

@@ -73,17 +73,20 @@ double Args::number(const std::string& name, double fallback) const {
 }
 
 std::vector<std::string> Args::list(const std::string& name) const {
-    std::vector<std::string> out;
     const std::string v = str(name);
+    return v.empty() ? std::vector<std::string>{} : split_list(v);
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+    std::vector<std::string> out;
     std::size_t pos = 0;
-    while (!v.empty() && pos <= v.size()) {
-        auto comma = v.find(',', pos);
-        out.push_back(v.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+    while (true) {
+        auto comma = text.find(',', pos);
+        out.push_back(text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
         if (comma == std::string::npos)
-            break;
+            return out;
         pos = comma + 1;
     }
-    return out;
 }
 
 std::string grouped(double value, int decimals) {

@@ -26,13 +26,23 @@ public:
     std::string str(const std::string& name, const std::string& fallback = "") const;
     long long integer(const std::string& name, long long fallback, long long min, long long max) const;
     double number(const std::string& name, double fallback) const;
-    std::vector<std::string> list(const std::string& name) const; // comma-separated
+    std::vector<std::string> list(const std::string& name) const; // split_list(), none when absent or empty
     const std::vector<std::string>& positional() const { return positional_; }
 
 private:
     std::map<std::string, std::string> values_;
     std::vector<std::string> positional_;
 };
+
+// "a,,b" -> {"a", "", "b"}: every comma-separated item, empty ones
+// included, so a caller can refuse them; "" is one empty item.
+std::vector<std::string> split_list(const std::string& text);
+
+// "1 block", "3 blocks": a count and its word for people.
+template <class Count>
+std::string plural(Count n, const std::string& word) {
+    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
 
 // "2257.9" -> "2,257.9": thousands separators for people.
 std::string grouped(double value, int decimals);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "failure_model.hpp"
 
+#include "cli.hpp"
 #include "csv.hpp"
 #include "units.hpp"
 
@@ -49,11 +50,7 @@ FailureModelSpec parse_failure_model(const std::string& text, int gpus_per_node)
     s.label = text;
     double p = -1;
     bool mttr_given = false;
-    std::size_t pos = 0;
-    while (pos <= text.size()) {
-        const auto comma = text.find(',', pos);
-        const std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-        pos = comma == std::string::npos ? text.size() + 1 : comma + 1;
+    for (const std::string& item : cli::split_list(text)) {
         if (item.empty())
             continue;
         const auto eq = item.find('=');

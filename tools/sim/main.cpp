@@ -6,6 +6,7 @@
 // engine the Slurm plugin runs; the simulator only plays the rest of Slurm
 // (queue order, backfill, requeue, preemption) and the world (jobs, failures).
 #include "cli.hpp"
+#include "run_main.hpp"
 #include "csv_output.hpp"
 #include "failure_model.hpp"
 #include "json_output.hpp"
@@ -161,12 +162,8 @@ int run(int argc, char** argv) {
     if (shape.slice + shape.spares > shape.nodes_per_rack)
         throw cli::UsageError("--slice + --spares exceed --nodes-per-rack");
     if (args.has("hierarchy")) {
-        const std::string list = args.str("hierarchy");
-        std::size_t pos = 0;
-        while (pos <= list.size()) {
-            const auto comma = list.find(',', pos);
-            const std::string item = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-            pos = comma == std::string::npos ? list.size() + 1 : comma + 1;
+        // An empty --hierarchy is one empty item, refused below.
+        for (const std::string& item : cli::split_list(args.str("hierarchy"))) {
             char* end = nullptr;
             const long v = std::strtol(item.c_str(), &end, 10);
             if (item.empty() || *end || v < 2 || v > shape.racks)
@@ -388,14 +385,4 @@ int run(int argc, char** argv) {
 
 } // namespace
 
-int main(int argc, char** argv) {
-    try {
-        return run(argc, argv);
-    } catch (const cli::UsageError& e) {
-        std::fprintf(stderr, "nvlblock-sim: %s\n(try --help)\n", e.what());
-        return 2;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "nvlblock-sim: %s\n", e.what());
-        return 1;
-    }
-}
+int main(int argc, char** argv) { return nvlblock::cli::run_main("nvlblock-sim", run, argc, argv); }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "policy.hpp"
 
+#include "cli.hpp"
+
 #include "readers/load_topology.hpp"
 
 #include <algorithm>
@@ -38,11 +40,7 @@ std::optional<PolicyKind> policy_from_name(const std::string& name) {
 
 std::vector<PolicyKind> parse_policies(const std::string& list) {
     std::vector<PolicyKind> out;
-    std::size_t pos = 0;
-    while (pos <= list.size()) {
-        const auto comma = list.find(',', pos);
-        const std::string item = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-        pos = comma == std::string::npos ? list.size() + 1 : comma + 1;
+    for (const std::string& item : cli::split_list(list)) {
         auto k = policy_from_name(item);
         if (!k)
             throw std::invalid_argument("--policies: unknown policy '" + item +

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "synthetic.hpp"
 
+#include "cli.hpp"
 #include "csv.hpp"
 #include "units.hpp"
 
@@ -55,11 +56,7 @@ std::vector<SharesRow> read_shares(const std::string& path) {
 
 SyntheticSpec parse_synthetic(const std::string& text) {
     SyntheticSpec s;
-    std::size_t pos = 0;
-    while (pos <= text.size()) {
-        const auto comma = text.find(',', pos);
-        const std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-        pos = comma == std::string::npos ? text.size() + 1 : comma + 1;
+    for (const std::string& item : cli::split_list(text)) {
         if (item.empty())
             continue;
         const auto eq = item.find('=');

@@ -2,6 +2,7 @@
 //
 // nvlblock-status: the status file slurmctld writes, as a table.
 #include "cli.hpp"
+#include "run_main.hpp"
 #include "readers/load_topology.hpp"
 #include "slurm_conf.hpp"
 #include "status_view.hpp"
@@ -46,9 +47,9 @@ struct Located {
 
 Located locate(const cli::Args& args) {
     Located l;
-    const std::string conf_path = args.str("slurm-conf", check::default_slurm_conf_path());
+    const std::string conf_path = args.str("slurm-conf", tool::default_slurm_conf_path());
     // nvlblock.yaml beside slurm.conf may move the file and set the interval.
-    const std::string yaml = check::dirname_of(conf_path) + "/nvlblock.yaml";
+    const std::string yaml = dirname_of(conf_path) + "/nvlblock.yaml";
     std::string from_yaml;
     if (access(yaml.c_str(), R_OK) == 0) {
         try {
@@ -67,7 +68,7 @@ Located locate(const cli::Args& args) {
         l.path = from_yaml;
         return l;
     }
-    const check::SlurmConf conf = check::read_slurm_conf(conf_path);
+    const tool::SlurmConf conf = tool::read_slurm_conf(conf_path);
     if (!conf.problems.empty() && conf.settings.empty())
         throw std::runtime_error(conf.problems.front().str() + " (give the status file as an argument)");
     l.path = conf.get("StateSaveLocation").value_or("/var/spool/slurmctld") + "/nvlblock-status.json";
@@ -95,14 +96,4 @@ int run(int argc, char** argv) {
 
 } // namespace
 
-int main(int argc, char** argv) {
-    try {
-        return run(argc, argv);
-    } catch (const cli::UsageError& e) {
-        std::fprintf(stderr, "nvlblock-status: %s\n(try --help)\n", e.what());
-        return 2;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "nvlblock-status: %s\n", e.what());
-        return 1;
-    }
-}
+int main(int argc, char** argv) { return nvlblock::cli::run_main("nvlblock-status", run, argc, argv); }

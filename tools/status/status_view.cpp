@@ -1,106 +1,105 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "status_view.hpp"
 
+#include "cli.hpp"
+
 #include "common/diagnostic.hpp"
 #include "json_file.hpp"
+#include "readers/load_topology.hpp"
+#include "writers/status_schema.hpp"
+#include "writers/time_text.hpp"
 
 #include <json-c/json.h>
 
 #include <cstdio>
-#include <ctime>
+#include <initializer_list>
 #include <sstream>
 #include <stdexcept>
 
 namespace nvlblock::status {
 namespace {
 
-using check::JsonDoc;
-namespace json = check::json;
+using tool::JsonDoc;
+namespace key = status_schema::key;
+namespace json = tool::json;
 
 std::string idx(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
 
+// A whole-number member and where it goes.
+struct Count {
+    const char* key;
+    std::int64_t* field;
+};
+
+// Reads required whole-number members of `o`, in the order given (the first
+// one missing or of the wrong type is the one reported).
+void counts(json_object* o, const std::string& path, std::initializer_list<Count> members) {
+    for (const Count& m : members)
+        *m.field = json::integer(o, m.key, path);
+}
+
 Status parse_root(json_object* root) {
     Status s;
-    const std::string schema = json::string(root, "schema", "");
-    if (schema != kSchema)
-        throw check::JsonShapeError("schema: '" + schema + "' is not " + kSchema);
-    s.generated_at = json::integer(root, "generated_at", "");
-    json_object* c = json::required(root, "cluster", "");
-    s.nodes = json::integer(c, "nodes", "cluster");
-    s.nodes_in_blocks = json::integer(c, "nodes_in_blocks", "cluster");
-    s.healthy = json::integer(c, "healthy", "cluster");
-    s.failed = json::integer(c, "failed", "cluster");
-    s.busy = json::integer(c, "busy", "cluster");
-    s.lent = json::integer(c, "lent", "cluster");
-    s.free = json::integer(c, "free", "cluster");
-    s.ordinary_free = json::integer(c, "ordinary_free", "cluster");
-    s.stranded = json::integer(c, "stranded", "cluster");
-    s.fragmentation = json::number(c, "fragmentation", "cluster");
-    json_object* r = json::required(root, "recoveries", "");
-    s.failures = json::integer(r, "failures", "recoveries");
-    s.in_place = json::integer(r, "in_place", "recoveries");
-    s.fallbacks = json::integer(r, "fallbacks", "recoveries");
-    s.abandoned = json::integer(r, "abandoned", "recoveries");
-    json_object* pending = json::required(r, "pending", "recoveries");
+    const std::string schema = json::string(root, key::schema, "");
+    if (schema != kStatusSchema)
+        throw tool::JsonShapeError("schema: '" + schema + "' is not " + kStatusSchema);
+    s.generated_at = json::integer(root, key::generated_at, "");
+    json_object* c = json::required(root, key::cluster, "");
+    counts(c, key::cluster,
+           {{key::nodes, &s.nodes}, {key::nodes_in_blocks, &s.nodes_in_blocks}, {key::healthy, &s.healthy},
+            {key::failed, &s.failed}, {key::busy, &s.busy}, {key::lent, &s.lent}, {key::free, &s.free},
+            {key::ordinary_free, &s.ordinary_free}, {key::stranded, &s.stranded}});
+    s.fragmentation = json::number(c, key::fragmentation, key::cluster);
+    json_object* r = json::required(root, key::recoveries, "");
+    counts(r, key::recoveries,
+           {{key::failures, &s.failures}, {key::in_place, &s.in_place}, {key::fallbacks, &s.fallbacks},
+            {key::abandoned, &s.abandoned}});
+    json_object* pending = json::required(r, key::pending, key::recoveries);
     for (std::size_t i = 0, n = json::array_size(pending, "recoveries.pending"); i < n; ++i) {
         json_object* p = json::at(pending, i);
         const std::string path = idx("recoveries.pending", i);
         Pending x;
-        x.job_id = json::integer(p, "job_id", path);
-        x.blocks = json::string(p, "blocks", path);
-        x.lost = json::integer(p, "lost", path);
-        x.failed_at = json::integer(p, "failed_at", path);
-        x.fallback_at = json::integer(p, "fallback_at", path);
-        x.fallback = json::boolean_or(p, "fallback", path, false);
+        x.job_id = json::integer(p, key::job_id, path);
+        x.blocks = json::string(p, key::blocks, path);
+        counts(p, path, {{key::lost, &x.lost}, {key::failed_at, &x.failed_at}, {key::fallback_at, &x.fallback_at}});
+        x.fallback = json::boolean_or(p, key::fallback, path, false);
         s.pending.push_back(std::move(x));
     }
-    if (json_object* recent = json::member(r, "recent", "recoveries"); !json::is_null(recent)) {
+    if (json_object* recent = json::member(r, key::recent, key::recoveries); !json::is_null(recent)) {
         for (std::size_t i = 0, n = json::array_size(recent, "recoveries.recent"); i < n; ++i) {
             json_object* e = json::at(recent, i);
             const std::string path = idx("recoveries.recent", i);
             Event x;
-            x.at = json::integer(e, "at", path);
-            x.job_id = json::integer(e, "job_id", path);
-            x.outcome = json::string(e, "outcome", path);
-            x.blocks = json::string(e, "blocks", path);
-            x.lost = json::integer(e, "lost", path);
-            x.spares_used = json::integer(e, "spares_used", path);
-            x.seconds = json::integer(e, "seconds", path);
+            counts(e, path, {{key::at, &x.at}, {key::job_id, &x.job_id}});
+            x.outcome = json::string(e, key::outcome, path);
+            x.blocks = json::string(e, key::blocks, path);
+            counts(e, path, {{key::lost, &x.lost}, {key::spares_used, &x.spares_used}, {key::seconds, &x.seconds}});
             s.recent.push_back(std::move(x));
         }
     }
-    json_object* blocks = json::required(root, "blocks", "");
-    for (std::size_t i = 0, n = json::array_size(blocks, "blocks"); i < n; ++i) {
+    json_object* blocks = json::required(root, key::blocks, "");
+    for (std::size_t i = 0, n = json::array_size(blocks, key::blocks); i < n; ++i) {
         json_object* b = json::at(blocks, i);
-        const std::string path = idx("blocks", i);
+        const std::string path = idx(key::blocks, i);
         Block x;
-        x.name = json::string(b, "name", path);
-        x.nodes = json::string(b, "nodes", path);
-        x.size = json::integer(b, "size", path);
-        x.slice = json::integer(b, "slice", path);
-        x.spares = json::integer(b, "spares", path);
-        x.lending = json::boolean_or(b, "lending", path, false);
-        x.health = json::string(b, "health", path);
-        x.healthy = json::integer(b, "healthy", path);
-        x.failed = json::integer(b, "failed", path);
-        x.failed_nodes = json::string_or(b, "failed_nodes", path, "");
-        x.busy = json::integer(b, "busy", path);
-        x.lent = json::integer(b, "lent", path);
-        x.free = json::integer(b, "free", path);
-        x.spares_free = json::integer(b, "spares_free", path);
-        x.spares_used = json::integer(b, "spares_used", path);
-        x.spares_lent = json::integer(b, "spares_lent", path);
-        x.held = json::integer(b, "held", path);
-        x.ordinary_free = json::integer_or(b, "ordinary_free", path, 0);
-        x.stranded = json::integer(b, "stranded", path);
+        x.name = json::string(b, key::name, path);
+        x.nodes = json::string(b, key::nodes, path);
+        counts(b, path, {{key::size, &x.size}, {key::slice, &x.slice}, {key::spares, &x.spares}});
+        x.lending = json::boolean_or(b, key::lending, path, false);
+        x.health = json::string(b, key::health, path);
+        counts(b, path, {{key::healthy, &x.healthy}, {key::failed, &x.failed}});
+        x.failed_nodes = json::string_or(b, key::failed_nodes, path, "");
+        counts(b, path,
+               {{key::busy, &x.busy}, {key::lent, &x.lent}, {key::free, &x.free}, {key::spares_free, &x.spares_free},
+                {key::spares_used, &x.spares_used}, {key::spares_lent, &x.spares_lent}, {key::held, &x.held}});
+        x.ordinary_free = json::integer_or(b, key::ordinary_free, path, 0);
+        x.stranded = json::integer(b, key::stranded, path);
         s.blocks.push_back(std::move(x));
     }
     return s;
 }
 
-std::string plural(std::int64_t n, const std::string& word) {
-    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
+using cli::plural;
 
 // A table with left-aligned text and right-aligned number columns.
 class Table {
@@ -188,32 +187,18 @@ std::string format_age(std::int64_t s) {
     return b;
 }
 
-std::string format_time(std::int64_t t) {
-    std::time_t tt = static_cast<std::time_t>(t);
-    std::tm tm{};
-    gmtime_r(&tt, &tm);
-    char b[64];
-    std::strftime(b, sizeof b, "%Y-%m-%d %H:%M:%S UTC", &tm);
-    return b;
-}
+std::string format_time(std::int64_t t) { return time_text(t, "%Y-%m-%d %H:%M:%S UTC", TimeZone::kUtc); }
 
 Status parse_status(const std::string& text, const std::string& label) {
     JsonDoc doc = JsonDoc::parse(text, label);
     try {
         return parse_root(doc.root());
-    } catch (const check::JsonShapeError& e) {
+    } catch (const tool::JsonShapeError& e) {
         throw std::runtime_error(label + ": not an nvlblock status file: " + e.what());
     }
 }
 
-Status load_status(const std::string& path) {
-    JsonDoc doc = JsonDoc::load(path);
-    try {
-        return parse_root(doc.root());
-    } catch (const check::JsonShapeError& e) {
-        throw std::runtime_error(path + ": not an nvlblock status file: " + e.what());
-    }
-}
+Status load_status(const std::string& path) { return parse_status(read_text_file(path), path); }
 
 bool is_stale(const Status& s, const RenderOptions& o) { return o.now - s.generated_at > o.stale_after; }
 

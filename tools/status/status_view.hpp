@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 //
-// nvlblock-status: the JSON status file slurmctld writes (schema
-// nvlblock-status/1, see src/writers/status_report.cpp) read back and laid out
-// as a table a person takes in at a glance.
+// nvlblock-status: the JSON status file slurmctld writes (the schema in
+// src/writers/status_schema.hpp, written by src/writers/status_report.cpp)
+// read back and laid out as a table a person takes in at a glance.
 #pragma once
 
 #include <cstdint>
@@ -10,8 +10,6 @@
 #include <vector>
 
 namespace nvlblock::status {
-
-inline constexpr const char* kSchema = "nvlblock-status/1";
 
 struct Block {
     std::string name, nodes, health, failed_nodes;

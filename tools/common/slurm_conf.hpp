@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace nvlblock::check {
+namespace nvlblock::tool {
 
 struct SlurmNode {
     std::string name;
@@ -55,6 +55,5 @@ SlurmConf read_slurm_conf_text(const std::string& text, const std::string& label
 
 // $SLURM_CONF, else /etc/slurm/slurm.conf.
 std::string default_slurm_conf_path();
-std::string dirname_of(const std::string& path);
 
-} // namespace nvlblock::check
+} // namespace nvlblock::tool

@@ -13,7 +13,7 @@
 
 struct json_object;
 
-namespace nvlblock::check {
+namespace nvlblock::tool {
 
 // Wrong shape: what() is "member.path: what is wrong".
 class JsonShapeError : public std::runtime_error {
@@ -61,4 +61,4 @@ bool boolean_or(json_object* o, const char* key, const std::string& path, bool f
 std::string string_value(json_object* v, const std::string& path); // v itself must be a string
 
 } // namespace json
-} // namespace nvlblock::check
+} // namespace nvlblock::tool

@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cctype>
 
-namespace nvlblock::check {
+namespace nvlblock::tool {
 
 JsonDoc::~JsonDoc() {
     if (root_)
@@ -145,4 +145,4 @@ bool boolean_or(json_object* o, const char* key, const std::string& path, bool f
 }
 
 } // namespace json
-} // namespace nvlblock::check
+} // namespace nvlblock::tool

@@ -5,65 +5,40 @@
 #include "readers/load_topology.hpp"
 #include "readers/slurm_syntax.hpp"
 
-#include <cctype>
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 #include <unordered_map>
 
-namespace nvlblock::check {
+namespace nvlblock::tool {
 namespace {
 
-constexpr int kMaxIncludeDepth = 10;
+using namespace slurm_syntax;
 
-using slurm_syntax::is_space;
-using slurm_syntax::LogicalLine;
-using slurm_syntax::logical_lines;
-using slurm_syntax::lower;
-
-struct Pair {
-    std::string key;
-    std::string value;
-};
+// slurm.conf keys are any run of characters up to '=' or white space.
+bool slurm_conf_key_char(char c) { return c != '=' && !is_space(c); }
+constexpr PairRules kSlurmConfPairs{slurm_conf_key_char, false, false};
 
 // Splits "Key=Value Key2="quoted value" ..." into pairs. Returns false and
 // sets `bad` to the offending text when something is not Key=Value.
-bool split_pairs(const std::string& line, std::vector<Pair>& out, std::string& bad) {
-    std::size_t i = 0;
+bool split_pairs(const std::string& line, std::vector<KeyValue>& out, std::string& bad) {
+    std::string_view rest = line;
     while (true) {
-        while (i < line.size() && is_space(line[i]))
-            ++i;
-        if (i >= line.size())
+        rest = skip_space(rest);
+        if (rest.empty())
             return true;
-        std::size_t k0 = i;
-        while (i < line.size() && line[i] != '=' && !is_space(line[i]))
-            ++i;
-        std::size_t k1 = i;
-        while (i < line.size() && is_space(line[i]))
-            ++i;
-        if (k1 == k0 || i >= line.size() || line[i] != '=') {
-            std::size_t end = line.find_first_of(" \t", k0);
-            bad = line.substr(k0, end == std::string::npos ? std::string::npos : end - k0);
+        KeyValue kv;
+        switch (next_pair(rest, kv, kSlurmConfPairs)) {
+        case PairScan::kPair:
+            out.push_back(std::move(kv));
+            break;
+        case PairScan::kOpenQuote:
+            bad = std::string(rest);
+            return false;
+        case PairScan::kMalformed:
+            bad = std::string(rest.substr(0, rest.find_first_of(" \t")));
             return false;
         }
-        ++i;
-        while (i < line.size() && is_space(line[i]))
-            ++i;
-        std::string value;
-        if (i < line.size() && line[i] == '"') {
-            std::size_t close = line.find('"', i + 1);
-            if (close == std::string::npos) {
-                bad = line.substr(k0);
-                return false;
-            }
-            value = line.substr(i + 1, close - i - 1);
-            i = close + 1;
-        } else {
-            std::size_t v0 = i;
-            while (i < line.size() && !is_space(line[i]))
-                ++i;
-            value = line.substr(v0, i - v0);
-        }
-        out.push_back({line.substr(k0, k1 - k0), std::move(value)});
     }
 }
 
@@ -77,18 +52,15 @@ public:
 
     void parse(const std::string& text, const std::string& label, int depth) {
         for (const LogicalLine& l : logical_lines(text)) {
-            std::size_t start = 0;
-            while (start < l.text.size() && is_space(l.text[start]))
-                ++start;
-            if (start == l.text.size())
+            const std::string body(skip_space(l.text));
+            if (body.empty())
                 continue;
-            const std::string body = l.text.substr(start);
             SourceLocation where{label, l.line};
-            if (body.size() > 7 && lower(body.substr(0, 7)) == "include" && is_space(body[7])) {
-                include(body.substr(8), where, depth);
+            if (auto target = include_target(body)) {
+                include(std::string(*target), where, depth);
                 continue;
             }
-            std::vector<Pair> pairs;
+            std::vector<KeyValue> pairs;
             std::string bad;
             if (!split_pairs(body, pairs, bad)) {
                 add(where, "cannot parse '" + bad + "': expected Key=Value");
@@ -116,13 +88,8 @@ public:
 
 private:
     void include(std::string rest, const SourceLocation& where, int depth) {
-        std::size_t b = 0;
-        while (b < rest.size() && is_space(rest[b]))
-            ++b;
-        std::size_t e = b;
-        while (e < rest.size() && !is_space(rest[e]))
-            ++e;
-        std::string name = rest.substr(b, e - b);
+        const std::string_view after = skip_space(rest);
+        std::string name(after.substr(0, std::find_if(after.begin(), after.end(), is_space) - after.begin()));
         if (name.empty()) {
             add(where, "Include without a file name");
             return;
@@ -145,7 +112,7 @@ private:
         }
         // Slurm resolves a relative Include against slurm.conf's directory
         // (get_extra_conf_path), whichever file holds the Include line.
-        const std::string full = name[0] == '/' ? name : conf_dir_ + "/" + name;
+        const std::string full = path_in(conf_dir_, name);
         std::string text;
         try {
             text = read_text_file(full);
@@ -177,7 +144,7 @@ private:
         }
     }
 
-    void partition_line(const std::vector<Pair>& pairs, const SourceLocation& where) {
+    void partition_line(const std::vector<KeyValue>& pairs, const SourceLocation& where) {
         if (lower(pairs.front().value) == "default")
             return;
         SlurmPartition part{pairs.front().value, "", where};
@@ -213,13 +180,6 @@ std::optional<std::string> SlurmConf::get(const std::string& key) const {
     return std::nullopt;
 }
 
-std::string dirname_of(const std::string& path) {
-    auto slash = path.rfind('/');
-    if (slash == std::string::npos)
-        return ".";
-    return slash == 0 ? "/" : path.substr(0, slash);
-}
-
 SlurmConf read_slurm_conf_text(const std::string& text, const std::string& label, const std::string& conf_dir) {
     Reader r(conf_dir);
     r.parse(text, label, 0);
@@ -244,4 +204,4 @@ std::string default_slurm_conf_path() {
     return env && *env ? env : "/etc/slurm/slurm.conf";
 }
 
-} // namespace nvlblock::check
+} // namespace nvlblock::tool

@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// The outermost frame of every nvlblock tool: runs the tool and turns an
+// escaping exception into one line on stderr and an exit status, so no tool
+// ends in std::terminate and all of them report errors the same way.
+#pragma once
+
+namespace nvlblock::cli {
+
+// Returns run(argc, argv); a cli::UsageError prints "TOOL: message" and
+// "(try --help)" and returns 2, any other std::exception prints
+// "TOOL: message" and returns 1.
+int run_main(const char* tool, int (*run)(int, char**), int argc, char** argv);
+
+} // namespace nvlblock::cli
