@@ -2,6 +2,9 @@
 """Names of a cluster's nodes, racks and servers: gb0001.., rack01..,
 cpu01.. (the --extra-nodes servers), and the front end nvlfe."""
 
+import re
+from typing import Dict, Iterable, List, Optional
+
 
 FRONTEND_NAME = "nvlfe"
 GPUS_PER_NODE = 4
@@ -52,3 +55,36 @@ def racks_of(racks, per_rack):
     width = rack_width(racks)
     return [(rack_name(r + 1, width), r * per_rack + 1, (r + 1) * per_rack)
             for r in range(racks)]
+
+
+# The other direction, for programs that read node names back from Slurm.
+
+
+def node_index(node: str) -> Optional[int]:
+    """gb0007 -> 7; None for nodes outside the racks (cpu01...)."""
+    m = re.fullmatch(r"gb(\d+)", node)
+    return int(m.group(1)) if m else None
+
+
+def rack_of(node: str, per_rack: int = 18) -> Optional[str]:
+    """The rack (block) of a node: gb0001-gb0018 -> rack01; None for a
+    node in no rack (an --extra-nodes server)."""
+    i = node_index(node)
+    if i is None:
+        return None
+    return f"rack{(i - 1) // per_rack + 1:02d}"
+
+
+def rack_nodes(rack: str, per_rack: int = 18) -> List[str]:
+    """All node names of rack 'rackNN'."""
+    r = int(rack[4:])
+    return [f"gb{i:04d}" for i in range((r - 1) * per_rack + 1, r * per_rack + 1)]
+
+
+def rack_counts(nodes: Iterable[str], per_rack: int = 18) -> Dict[Optional[str], int]:
+    """{rack: count} of a node list (None for nodes in no rack)."""
+    out: Dict[Optional[str], int] = {}
+    for n in nodes:
+        r = rack_of(n, per_rack)
+        out[r] = out.get(r, 0) + 1
+    return out

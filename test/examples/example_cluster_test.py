@@ -16,8 +16,6 @@ files test/cluster/nvltest.py uses, so concurrent cluster tests never collide.
 
 import argparse
 import fcntl
-import importlib.machinery
-import importlib.util
 import json
 import os
 import re
@@ -30,21 +28,15 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 NVLCLUSTER = os.path.join(REPO, "scripts", "nvlcluster")
+sys.path.insert(0, os.path.join(REPO, "scripts"))
+from nvlblock_cluster.hostlist import expand_hostlist  # noqa: E402
+from nvlblock_cluster.slurmconf import fragment_conf  # noqa: E402
 PORT_FIRST, PORT_LAST, PORT_STEP = 26000, 29999, 100
 LOCK_DIR = os.path.join(tempfile.gettempdir(), "nvlt-ports")
 
 
 def log(msg):
     print(f"[example-cluster {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
-
-
-def load_nvlcluster():
-    """scripts/nvlcluster as a module, for its hostlist expansion."""
-    loader = importlib.machinery.SourceFileLoader("nvlcluster_mod", NVLCLUSTER)
-    spec = importlib.util.spec_from_loader("nvlcluster_mod", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
 
 
 def claim_ports():
@@ -105,9 +97,8 @@ def main():
     example = os.path.abspath(opts.example)
     fragment = os.path.join(example, "slurm-nodes.conf")
     topology = os.path.join(example, opts.topology)
-    nvl = load_nvlcluster()
-    expected = expected_blocks(topology, nvl.expand_hostlist)
-    all_nodes, _ = nvl.fragment_conf(fragment)
+    expected = expected_blocks(topology, expand_hostlist)
+    all_nodes, _ = fragment_conf(fragment)
 
     base, lock_fd = claim_ports()
     name = f"{os.path.basename(example)}-{opts.plugin}-{os.path.basename(topology)}".replace(".", "-")
@@ -133,7 +124,7 @@ def main():
         for line in out.splitlines():
             m = re.match(r"BlockName=(\S+) (?:BlockIndex=\d+ )?Nodes=(\S+)", line)
             if m:
-                shown[m.group(1)] = set(nvl.expand_hostlist(m.group(2)))
+                shown[m.group(1)] = set(expand_hostlist(m.group(2)))
         if set(shown) != set(expected):
             raise AssertionError(f"scontrol show topology lists blocks {sorted(shown)}, "
                                  f"the file has {sorted(expected)}:\n{out}")
