@@ -390,9 +390,8 @@ class Churn(threading.Thread):
                 self.halt.wait(0.5)
                 continue
             try:
-                active = {j for j, st in self.queue_states().items() if st in ("PENDING", "RUNNING",
-                                                                                  "CONFIGURING", "COMPLETING",
-                                                                                  "REQUEUED")}
+                active = {j for j, st in self.queue_states().items()
+                          if st in ("PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "REQUEUED")}
                 for _ in range(max(0, self.count - len(active & self.mine))):
                     n = self.rng.choice([1, 1, 2])
                     job, _err = self.c.try_sbatch(f"-N{n}", "--requeue", "-J", "small", "-t", "10", *self.extra,
@@ -407,7 +406,7 @@ class Churn(threading.Thread):
 
     def queue_states(self):
         p = self.c.run("squeue", "-h", "-o", "%i %T", check=False)
-        return {int(a): b for a, b in (l.split() for l in p.stdout.splitlines())}
+        return {int(a): b for a, b in (ln.split() for ln in p.stdout.splitlines())}
 
     def stop(self):
         self.halt.set()

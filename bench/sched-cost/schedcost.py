@@ -137,6 +137,7 @@ class Cluster:
 def sdiag_stats(out):
     """Main and backfill cycle statistics from sdiag's text."""
     main, bf = out.split("Main schedule statistics", 1)[1].split("Backfilling stats", 1)
+
     def num(section, label):
         m = re.search(rf"{label}:\s+(\d+)", section)
         return int(m.group(1)) if m else 0

@@ -31,7 +31,7 @@ def nvlblock_yaml(racks, per_rack, opts, state_dir):
     if opts.reserve is not None:
         lines.append(f"  reserve: {opts.reserve}")
     lines += ["recovery:",
-             f"  wait: {opts.recovery_wait if opts.recovery_wait is not None else 300}"]
+              f"  wait: {opts.recovery_wait if opts.recovery_wait is not None else 300}"]
     if opts.block_fault is not None:
         lines += ["block_fault:", f"  fraction: {opts.block_fault:g}"]
     # The Prometheus textfile beside the JSON status, so tests can read both.

@@ -284,7 +284,7 @@ class Cluster(client.Cluster):
         path = self.ctld_log if which == "slurmctld" else self.path("log", f"slurmd-{which}.log")
         try:
             with open(path, errors="replace") as f:
-                return [l.rstrip("\n") for l in f if re.search(pattern, l)]
+                return [ln.rstrip("\n") for ln in f if re.search(pattern, ln)]
         except FileNotFoundError:
             return []
 

@@ -243,7 +243,7 @@ class DockerClusterTest:
 
     def node_states(self):
         out = self.compose.ctld("sinfo", "-h", "-N", "-o", "%N %T", check=False).stdout
-        return dict(l.split()[:2] for l in out.splitlines() if len(l.split()) >= 2)
+        return dict(ln.split()[:2] for ln in out.splitlines() if len(ln.split()) >= 2)
 
     def job(self, job_id):
         out = self.compose.ctld("squeue", "-h", "-j", str(job_id), "-o", "%T|%N|%r", check=False).stdout.strip()
@@ -265,7 +265,7 @@ class DockerClusterTest:
 
     def ctld_log(self, pattern):
         out = self.compose.ctld("cat", "/var/log/slurm/slurmctld.log", check=False).stdout
-        return [l for l in out.splitlines() if re.search(pattern, l)]
+        return [ln for ln in out.splitlines() if re.search(pattern, ln)]
 
     def container(self, node):
         cid = self.compose("ps", "-q", node).stdout.strip()

@@ -140,7 +140,7 @@ def main():
         log(f"{name}: scontrol show topology lists the {len(expected)} blocks")
 
         rc, out, err = run(["sinfo", "-h", "-N", "-o", "%N %T"], env)
-        idle = {l.split()[0] for l in out.splitlines() if l.split()[1:] == ["idle"]}
+        idle = {ln.split()[0] for ln in out.splitlines() if ln.split()[1:] == ["idle"]}
         if idle != set(all_nodes):
             raise AssertionError(f"{len(all_nodes)} nodes expected idle, sinfo has {len(idle)}")
 
@@ -152,11 +152,11 @@ def main():
             rc, out, err = run([opts.status_bin], env)  # SLURM_CONF -> StateSaveLocation
             if rc != 0:
                 raise AssertionError(f"nvlblock-status failed ({rc}): {err}\n{out}")
-            rows = {l.split()[0] for l in out.splitlines() if l.strip()}
+            rows = {ln.split()[0] for ln in out.splitlines() if ln.strip()}
             missing = set(expected) - rows
             if missing or f"from {status}" not in out:
                 raise AssertionError(f"nvlblock-status output lacks blocks {sorted(missing)}:\n{out}")
-            total = next((l for l in out.splitlines() if l.startswith("TOTAL")), "")
+            total = next((ln for ln in out.splitlines() if ln.startswith("TOTAL")), "")
             if total.split()[1:3] != [str(sum(len(n) for n in expected.values()))] * 2:
                 raise AssertionError(f"TOTAL row is not all nodes healthy: {total!r}")
             log(f"{name}: nvlblock-status shows the {len(expected)} blocks")
