@@ -78,14 +78,22 @@ def env_from_exports(stdout: str, base: Optional[Mapping[str, str]] = None) -> D
     return env
 
 
-def nvlcluster(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    """Run scripts/nvlcluster; raise CommandError naming what it said on failure."""
-    p = subprocess.run([NVLCLUSTER] + list(args), stdin=subprocess.DEVNULL, capture_output=True,
-                       text=True, timeout=timeout)
+def nvlcluster(*args: str, timeout: float = 300, show_progress: bool = False) -> subprocess.CompletedProcess:
+    """Run scripts/nvlcluster; raise CommandError naming what it said on
+    failure. `show_progress` lets its progress messages (stderr) through to
+    ours instead of keeping them for the error."""
+    p = subprocess.run([NVLCLUSTER] + list(args), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=None if show_progress else subprocess.PIPE, text=True, timeout=timeout)
     if p.returncode != 0:
-        raise CommandError(f"nvlcluster {' '.join(args)} failed (exit {p.returncode}):\n"
-                           + "\n".join(p.stderr.splitlines()[-40:]))
+        raise CommandError(f"nvlcluster {' '.join(args)} failed (exit {p.returncode})"
+                           + (":\n" + "\n".join(p.stderr.splitlines()[-40:]) if p.stderr else ""))
     return p
+
+
+def down(directory: str, timeout: float = 15) -> subprocess.CompletedProcess:
+    """`nvlcluster down`; never raises (a test's cleanup must go on)."""
+    return subprocess.run([NVLCLUSTER, "down", "--dir", directory, "--timeout", f"{timeout:g}"],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
 
 
 class Cluster:
@@ -99,15 +107,14 @@ class Cluster:
         os.makedirs(self.cwd, exist_ok=True)
 
     @classmethod
-    def up(cls, directory: str, args: Sequence[str], timeout: float = 900) -> "Cluster":
+    def up(cls, directory: str, args: Sequence[str], timeout: float = 900,
+           show_progress: bool = False) -> "Cluster":
         """`nvlcluster up --dir DIR ARGS...`; the handle of the cluster it started."""
-        p = nvlcluster("up", "--dir", directory, *args, timeout=timeout)
+        p = nvlcluster("up", "--dir", directory, *args, timeout=timeout, show_progress=show_progress)
         return cls(directory, env_from_exports(p.stdout))
 
-    def down(self, timeout: float = 10) -> subprocess.CompletedProcess:
-        """`nvlcluster down`; never raises (a test's cleanup must go on)."""
-        return subprocess.run([NVLCLUSTER, "down", "--dir", self.dir, "--timeout", f"{timeout:g}"],
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+    def down(self, timeout: float = 15) -> subprocess.CompletedProcess:
+        return down(self.dir, timeout)
 
     def nvlcluster(self, command: str, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
         """`nvlcluster COMMAND --dir DIR ARGS...` on this cluster."""
