@@ -11,6 +11,7 @@ node lists, and failing and repairing nodes.
     c.down()
 """
 
+import json
 import os
 import re
 import subprocess
@@ -123,9 +124,15 @@ class Cluster:
     def path(self, *parts: str) -> str:
         return os.path.join(self.dir, *parts)
 
+    def ctld_pid(self) -> int:
+        """slurmctld's pid as `nvlcluster up` (or restart-ctld) recorded it."""
+        with open(self.path("run", "cluster.json")) as f:
+            return json.load(f)["daemons"]["slurmctld"]["pid"]
+
     # -- commands ----------------------------------------------------------
 
-    def run(self, *argv: str, check: bool = True, timeout: float = 60) -> subprocess.CompletedProcess:
+    def run(self, *argv: str, check: bool = True,
+            timeout: Optional[float] = 60) -> subprocess.CompletedProcess:
         """Run a Slurm client (or any) command against the cluster."""
         p = subprocess.run(list(argv), env=self.env, cwd=self.cwd, stdin=subprocess.DEVNULL,
                            capture_output=True, text=True, timeout=timeout)
@@ -233,9 +240,10 @@ class Cluster:
         (`nvlcluster stop-node`); slurmctld notices after SlurmdTimeout."""
         self.nvlcluster("stop-node", node, *(["--kill"] if kill else []))
 
-    def repair_node(self, node: str, timeout: float = 60) -> None:
-        """Start a failed node's slurmd again and wait until it registers."""
-        self.nvlcluster("start-node", node, "--timeout", f"{timeout:g}")
+    def repair_node(self, node: str, timeout: float = 120) -> None:
+        """Start a failed node's slurmd again; `nvlcluster start-node` waits
+        until it registers (up to its own --timeout, 30 s)."""
+        self.nvlcluster("start-node", node, timeout=timeout)
 
     def restart_ctld(self, kill: bool = True) -> None:
         self.nvlcluster("restart-ctld", "--timeout", "60", *(["--kill"] if kill else []))

@@ -273,10 +273,6 @@ class Cluster(client.Cluster):
         except FileNotFoundError:
             return ""
 
-    def ctld_pid(self):
-        with open(self.path("run", "cluster.json")) as f:
-            return json.load(f)["daemons"]["slurmctld"]["pid"]
-
     # -- logs --------------------------------------------------------------
 
     def log_lines(self, pattern, which="slurmctld"):
