@@ -15,10 +15,9 @@ import json
 import os
 import re
 import subprocess
-import time
 from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
-from .common import REPO
+from .common import REPO, poll
 
 NVLCLUSTER = os.path.join(REPO, "scripts", "nvlcluster")
 
@@ -258,15 +257,11 @@ class Cluster:
                  interval: float = 0.5):
         """Poll predicate() until it returns something true; return that.
         On timeout raise AssertionError with `what` and failure_context()."""
-        deadline = time.monotonic() + timeout
-        while True:
-            value = predicate()
-            if value:
-                return value
-            if time.monotonic() >= deadline:
-                raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}\n"
-                                     + self.failure_context())
-            time.sleep(interval)
+        done, value = poll(predicate, timeout, interval)
+        if not done:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}\n"
+                                 + self.failure_context())
+        return value
 
     @staticmethod
     def _safe(fn: Callable[[], str]) -> str:

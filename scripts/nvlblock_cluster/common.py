@@ -5,6 +5,9 @@ messages, polling and the repository's paths."""
 import os
 import sys
 import time
+from typing import Callable, Tuple, TypeVar
+
+T = TypeVar("T")
 
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
@@ -30,15 +33,22 @@ def log(msg):
     print(f"nvlcluster: {msg}", file=sys.stderr, flush=True)
 
 
-def wait_until(predicate, timeout, interval=0.2):
-    """Poll `predicate` until it is true or `timeout` seconds pass."""
+def poll(predicate: Callable[[], T], timeout: float, interval: float = 0.2) -> Tuple[bool, T]:
+    """Call `predicate` until it returns something true or `timeout` seconds
+    pass: (True, that value), or (False, the last value) for the message."""
     deadline = time.monotonic() + timeout
     while True:
-        if predicate():
-            return True
+        value = predicate()
+        if value:
+            return True, value
         if time.monotonic() >= deadline:
-            return False
+            return False, value
         time.sleep(interval)
+
+
+def wait_until(predicate: Callable[[], object], timeout: float, interval: float = 0.2) -> bool:
+    """Poll `predicate` until it is true or `timeout` seconds pass."""
+    return poll(predicate, timeout, interval)[0]
 
 
 def tail(path, lines=20):
