@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""The network above the racks on a real slurmctld (issue 12).
+"""The network above the racks on a real slurmctld.
 
 BlockSizes levels: the same topology.conf under stock topology/block and
 under topology/nvlblock (no nvlblock.yaml), the same scenarios, side by side:

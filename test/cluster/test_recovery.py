@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""In-place recovery on a real slurmctld (issue 4): a 16-node --requeue job
+"""In-place recovery on a real slurmctld: a 16-node --requeue job
 hit by node failures restarts on its own rack on its healthy nodes plus
 exactly as many spares as it lost; a third failure takes the documented
 fallback; a repaired node returns to the spare pool; a whole-rack fault

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""State across slurmctld restarts (issue 4): slurmctld killed with SIGKILL
+"""State across slurmctld restarts: slurmctld killed with SIGKILL
 in the middle of a recovery (the failure recorded in
 StateSaveLocation/nvlblock_state, the job not yet restarted) comes back,
 and the job still restarts in place with the ledger consistent; a corrupt
