@@ -9,11 +9,12 @@ import shutil
 import subprocess
 import sys
 import time
+from typing import List, Optional
 
 from .common import BUILD_SLURM, REPO, ClusterError, log
 
 
-def build_slurm(front_end, what):
+def build_slurm(front_end: bool, what: str) -> str:
     """Ask scripts/build-slurm for a path (`what` is prefix, src-dir or
     build-dir); it builds Slurm first if that variant is not installed yet.
 
@@ -30,7 +31,7 @@ def build_slurm(front_end, what):
     return p.stdout.strip()
 
 
-def cmake_cache_value(build_dir, key):
+def cmake_cache_value(build_dir: str, key: str) -> Optional[str]:
     try:
         with open(os.path.join(build_dir, "CMakeCache.txt")) as f:
             for line in f:
@@ -42,7 +43,7 @@ def cmake_cache_value(build_dir, key):
     return None
 
 
-def build_plugin(front_end):
+def build_plugin(front_end: bool) -> str:
     """Configure (when needed) and build the nvlblock plugins against the
     Slurm tree in use; return the directory holding the .so files.
 
@@ -81,7 +82,7 @@ def build_plugin(front_end):
 PLUGIN_FILES = ("topology_nvlblock.so", "prep_nvlblock.so", "libnvlblock.so.1")
 
 
-def copy_plugins(build_plugin_dir, target):
+def copy_plugins(build_plugin_dir: str, target: str) -> str:
     """Copy the plugins into the cluster's own DIR/plugin and return it.
 
     A running cluster must never load a .so that a later build rewrites in
@@ -113,7 +114,7 @@ def copy_plugins(build_plugin_dir, target):
         time.sleep(2)
 
 
-def run_build(argv):
+def run_build(argv: List[str]) -> None:
     # Build output goes to stderr: stdout carries only the export lines.
     if subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=sys.stderr).returncode != 0:
         raise ClusterError(f"{' '.join(argv)} failed")

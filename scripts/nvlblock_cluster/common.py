@@ -28,7 +28,7 @@ class ClusterError(Exception):
     """A failure to report to the user as one clear message (exit status 1)."""
 
 
-def log(msg):
+def log(msg: str) -> None:
     """Progress goes to stderr: stdout is reserved for `eval "$(nvlcluster up)"`."""
     print(f"nvlcluster: {msg}", file=sys.stderr, flush=True)
 
@@ -51,7 +51,7 @@ def wait_until(predicate: Callable[[], object], timeout: float, interval: float 
     return poll(predicate, timeout, interval)[0]
 
 
-def tail(path, lines=20):
+def tail(path: str, lines: int = 20) -> str:
     try:
         with open(path, "rb") as f:
             f.seek(0, os.SEEK_END)

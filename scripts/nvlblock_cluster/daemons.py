@@ -9,14 +9,16 @@ import signal
 import socket
 import subprocess
 import time
+from typing import Dict, Iterable, List, Optional, Tuple
 
 from .common import ENV_DIR, ClusterError, log, tail, wait_until
+from .layout import Layout, Record
 from .naming import FRONTEND_NAME
 from .procs import (all_processes, cluster_processes, descendants, own_ancestry, proc_exe_name,
                     proc_paths, proc_stat, signal_pid, stop_pids)
 
 
-def tail_report(layout, name, lines=20):
+def tail_report(layout: Layout, name: str, lines: int = 20) -> str:
     """The last lines of a daemon's log, for an error message. Its stderr
     file repeats the log (a foreground daemon logs to both), so it is shown
     only when it says something the log does not: a fatal error from before
@@ -32,7 +34,7 @@ def tail_report(layout, name, lines=20):
     return "\n".join(out) if out else f"(nothing in {log_path} or {err_path})"
 
 
-def clean_environ():
+def clean_environ() -> Dict[str, str]:
     """Our environment without Slurm variables from the caller: a stale
     SLURM_CONF, or SLURM_JOB_ID when run inside a job, must not leak into the
     daemons or into the client commands we run."""
@@ -40,7 +42,7 @@ def clean_environ():
             if not k.startswith("SLURM_") and not k.startswith("NVLCLUSTER_")}
 
 
-def preload(env):
+def preload(env: Dict[str, str]) -> Dict[str, str]:
     """NVLCLUSTER_PRELOAD: a library every Slurm process of the cluster
     preloads (the sanitizer runtime of plugins built with NVLBLOCK_SANITIZE:
     it must come first in a process that loads them)."""
@@ -50,14 +52,14 @@ def preload(env):
     return env
 
 
-def client_env(layout, prefix):
+def client_env(layout: Layout, prefix: str) -> Dict[str, str]:
     env = preload(clean_environ())
     env["SLURM_CONF"] = layout.slurm_conf
     env["PATH"] = f"{prefix}/bin:{prefix}/sbin:{env.get('PATH', '/usr/bin:/bin')}"
     return env
 
 
-def slurm_cmd(layout, prefix, argv, timeout=30):
+def slurm_cmd(layout: Layout, prefix: str, argv: List[str], timeout: float = 30) -> Tuple[int, str]:
     """Run a Slurm client command against the cluster; (rc, stdout)."""
     try:
         p = subprocess.run([os.path.join(prefix, "bin", argv[0])] + argv[1:],
@@ -68,7 +70,7 @@ def slurm_cmd(layout, prefix, argv, timeout=30):
     return p.returncode, p.stdout
 
 
-def spawn_daemon(record, name, cold=False):
+def spawn_daemon(record: Record, name: str, cold: bool = False) -> subprocess.Popen:
     """Start slurmctld (name "slurmctld") or the slurmd for `name` in the
     foreground and record its pid. `cold` starts slurmctld without trying to
     recover saved state (none exists yet; trying logs a page of errors)."""
@@ -94,17 +96,17 @@ def spawn_daemon(record, name, cold=False):
     return proc
 
 
-def daemon_pids(record, names):
+def daemon_pids(record: Record, names: Iterable[str]) -> List[Tuple[int, int]]:
     return [(record.daemons[n]["pid"], record.daemons[n]["start"])
             for n in names if n in record.daemons]
 
 
-def ctld_responds(record):
+def ctld_responds(record: Record) -> bool:
     rc, out = slurm_cmd(record.layout, record.prefix, ["scontrol", "ping"], timeout=10)
     return rc == 0 and "UP" in out
 
 
-def check_ports(port_base, count):
+def check_ports(port_base: int, count: int) -> None:
     """Fail before starting anything if a port we need is taken. SO_REUSEADDR
     mirrors what Slurm does, so sockets of a cluster that just went down
     (TIME_WAIT) do not count as taken; listening sockets do."""
@@ -132,7 +134,7 @@ def check_ports(port_base, count):
         pass
 
 
-def node_states(record):
+def node_states(record: Record) -> Optional[Dict[str, str]]:
     """{node: state} from sinfo, or None while slurmctld does not answer.
     -N lists a node once per partition it is in; the dict folds those."""
     rc, out = slurm_cmd(record.layout, record.prefix, ["sinfo", "-h", "-N", "-o", "%N %T"])
@@ -146,7 +148,7 @@ def node_states(record):
     return states
 
 
-def wait_for_idle(record, total, timeout):
+def wait_for_idle(record: Record, total: int, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     last, states = None, None
     while True:
@@ -171,20 +173,20 @@ def wait_for_idle(record, total, timeout):
         time.sleep(0.5)
 
 
-def summarize(states):
+def summarize(states: Iterable[str]) -> str:
     counts = {}
     for s in states:
         counts[s] = counts.get(s, 0) + 1
     return ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "no nodes"
 
 
-def export_lines(layout, prefix):
+def export_lines(layout: Layout, prefix: str) -> str:
     q = shlex.quote
     return (f"export SLURM_CONF={q(layout.slurm_conf)}\n"
             f"export PATH={q(prefix + '/bin')}:{q(prefix + '/sbin')}:$PATH\n")
 
 
-def stop_cluster(layout, record, timeout=15, quiet=False):
+def stop_cluster(layout: Layout, record: Optional[Record], timeout: float = 15, quiet: bool = False) -> None:
     """Stop the recorded daemons (SIGTERM, then SIGKILL after `timeout`),
     then everything else that belongs to the cluster. Idempotent."""
     if record:
@@ -216,7 +218,7 @@ def stop_cluster(layout, record, timeout=15, quiet=False):
         record.save()
 
 
-def wait_for_registration(record, slurmds, timeout):
+def wait_for_registration(record: Record, slurmds: List[str], timeout: float) -> None:
     """Wait until slurmctld has heard from every node of the given slurmd:
     none is UNKNOWN (as after a slurmctld restart) or marked not responding
     with '*' (as after a slurmd restart). A node that was set DOWN for not
@@ -242,7 +244,7 @@ def wait_for_registration(record, slurmds, timeout):
                            + tail_report(record.layout, "slurmctld"))
 
 
-def check_daemons_named(record, names):
+def check_daemons_named(record: Record, names: Iterable[str]) -> None:
     """Raise, naming the log file, if one of these daemons has died."""
     for name in names:
         if not record.alive(name):
@@ -251,7 +253,7 @@ def check_daemons_named(record, names):
                                + tail_report(record.layout, name))
 
 
-def node_processes(layout, node):
+def node_processes(layout: Layout, node: str) -> List[int]:
     """The slurmstepd processes of one node and their descendants: the node's
     share of running jobs. A slurmstepd keeps the log file of the slurmd that
     forked it open, which tells the nodes apart."""
@@ -262,7 +264,7 @@ def node_processes(layout, node):
     return sorted(descendants(procs, steps) - own_ancestry())
 
 
-def check_node(record, node):
+def check_node(record: Record, node: str) -> None:
     if node not in record.slurmd_names():
         hint = (f"with --front-end the only slurmd is {FRONTEND_NAME}; take nodes down with "
                 "`scontrol update nodename=... state=down reason=...`" if record.front_end

@@ -5,6 +5,7 @@ the lock that serialises commands on it."""
 import fcntl
 import json
 import os
+from typing import Dict, List, Optional
 
 from .common import ClusterError
 from .naming import FRONTEND_NAME, extra_names, node_name, node_width
@@ -17,7 +18,7 @@ RECORD_VERSION = 1
 class Layout:
     """Paths of one cluster directory."""
 
-    def __init__(self, directory):
+    def __init__(self, directory: str):
         self.dir = os.path.abspath(directory)
         self.etc = os.path.join(self.dir, "etc")
         self.state = os.path.join(self.dir, "state")
@@ -30,13 +31,13 @@ class Layout:
         self.record = os.path.join(self.run, "cluster.json")
         self.lock = os.path.join(self.dir, ".nvlcluster.lock")
 
-    def daemon_log(self, name):
+    def daemon_log(self, name: str) -> str:
         """The log Slurm itself writes for daemon `name` (slurmctld or a node)."""
         if name == "slurmctld":
             return os.path.join(self.log, "slurmctld.log")
         return os.path.join(self.log, f"slurmd-{name}.log")
 
-    def daemon_stderr(self, name):
+    def daemon_stderr(self, name: str) -> str:
         """Where a daemon's stderr goes: fatal errors before its log file is
         open (a bad slurm.conf, a plugin that fails to load) only appear here."""
         if name == "slurmctld":
@@ -48,12 +49,12 @@ class Record:
     """DIR/run/cluster.json: the configuration `up` was given and the
     daemons it started, as {"name": {"pid", "start", "argv"}}."""
 
-    def __init__(self, layout, data):
+    def __init__(self, layout: Layout, data: dict):
         self.layout = layout
         self.data = data
 
     @classmethod
-    def load(cls, layout):
+    def load(cls, layout: Layout) -> Optional["Record"]:
         try:
             with open(layout.record) as f:
                 data = json.load(f)
@@ -63,7 +64,7 @@ class Record:
             raise ClusterError(f"cannot read {layout.record}: {e}") from e
         return cls(layout, data)
 
-    def save(self):
+    def save(self) -> None:
         # Write then rename, so a crash never leaves a half-written record.
         tmp = self.layout.record + ".tmp"
         with open(tmp, "w") as f:
@@ -72,25 +73,25 @@ class Record:
         os.replace(tmp, self.layout.record)
 
     @property
-    def daemons(self):
+    def daemons(self) -> Dict[str, dict]:
         return self.data.setdefault("daemons", {})
 
-    def alive(self, name):
+    def alive(self, name: str) -> bool:
         d = self.daemons.get(name)
         return bool(d) and is_alive(d.get("pid"), d.get("start"))
 
-    def live_daemons(self):
+    def live_daemons(self) -> List[str]:
         return [n for n in self.daemons if self.alive(n)]
 
     @property
-    def prefix(self):
+    def prefix(self) -> str:
         return self.data["prefix"]
 
     @property
-    def front_end(self):
+    def front_end(self) -> bool:
         return self.data["front_end"]
 
-    def node_names(self):
+    def node_names(self) -> List[str]:
         """Every node: the rack nodes, then the --extra-nodes servers (or the
         nodes of an `up --slurm-conf-fragment`)."""
         if self.data.get("nodes"):
@@ -100,16 +101,16 @@ class Record:
         return ([node_name(i, width) for i in range(1, total + 1)]
                 + extra_names(self.data.get("extra_nodes", 0)))
 
-    def slurmd_names(self):
+    def slurmd_names(self) -> List[str]:
         """The names slurmd is started with: the front end, or every node."""
         return [FRONTEND_NAME] if self.front_end else self.node_names()
 
-    def served_nodes(self, slurmd):
+    def served_nodes(self, slurmd: str) -> List[str]:
         """The nodes the slurmd named `slurmd` answers for."""
         return self.node_names() if self.front_end else [slurmd]
 
 
-def is_cluster_dir(layout):
+def is_cluster_dir(layout: Layout) -> bool:
     """Whether DIR was made by nvlcluster. `up` wipes sub-directories of DIR
     and `down` kills what refers to it: neither may touch a directory that
     is not ours (think of --dir / or --dir $HOME)."""
@@ -120,7 +121,7 @@ class DirLock:
     """An exclusive lock on a cluster directory, so that two nvlcluster
     commands never start or stop the same cluster at once."""
 
-    def __init__(self, layout):
+    def __init__(self, layout: Layout):
         self.layout = layout
         self.fd = None
 
@@ -134,7 +135,7 @@ class DirLock:
         os.close(self.fd)
 
 
-def require_record(layout):
+def require_record(layout: Layout) -> Record:
     record = Record.load(layout)
     if record is None:
         raise ClusterError(f"no cluster in {layout.dir} (no {layout.record})")

@@ -8,6 +8,8 @@ import shutil
 import signal
 import sys
 import time
+from argparse import Namespace
+from typing import Optional
 
 from .builds import PLUGIN_FILES, build_plugin, build_slurm, copy_plugins
 from .common import ClusterError, log, wait_until
@@ -21,7 +23,7 @@ from .slurmconf import (fragment_conf, gres_conf, is_yaml, nvlblock_yaml, slurm_
                         topology_conf, write_file)
 
 
-def prepare_dir(layout, opts, prefix, plugin_dir):
+def prepare_dir(layout: Layout, opts: Namespace, prefix: str, plugin_dir: Optional[str]) -> None:
     """Fresh state, spool, log and run directories and all config files."""
     # Read --config first: it may be the nvlblock.yaml of this very cluster.
     config_text = None
@@ -80,7 +82,7 @@ def prepare_dir(layout, opts, prefix, plugin_dir):
     write_file(layout.slurm_conf, "\n".join(slurm_conf(layout, opts, prefix, plugin_dir)) + "\n")
 
 
-def validate_fragment_opts(opts):
+def validate_fragment_opts(opts: Namespace) -> None:
     """up --slurm-conf-fragment FILE --topology FILE: a cluster of someone
     else's node names and topology file; sets opts.nodes."""
     for flag, path in (("--slurm-conf-fragment", opts.slurm_conf_fragment),
@@ -108,7 +110,7 @@ def validate_fragment_opts(opts):
     opts.racks, opts.nodes_per_rack = 1, len(opts.nodes)
 
 
-def validate_plugin_dir(opts):
+def validate_plugin_dir(opts: Namespace) -> None:
     """up --plugin-dir DIR: the nvlblock plugins as installed there (a Debian
     package's /usr/lib/slurm, a `cmake --install` prefix), loaded in place
     instead of a build of this repository. They must have been built against
@@ -127,7 +129,7 @@ def validate_plugin_dir(opts):
         raise ClusterError(f"--plugin-dir {opts.plugin_dir}: no {', '.join(missing)} there")
 
 
-def validate_up_opts(opts):
+def validate_up_opts(opts: Namespace) -> None:
     if re.search(r"[\s#=]", os.path.abspath(opts.dir)):
         # slurm.conf has no quoting for paths.
         raise ClusterError(f"--dir {opts.dir}: the path must not contain blanks, '#' or '='")
@@ -178,7 +180,7 @@ def raise_interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
-def cmd_up(opts):
+def cmd_up(opts: Namespace) -> None:
     started = time.monotonic()
     # A test driver that gives up on us sends SIGTERM: clean up as for Ctrl-C.
     signal.signal(signal.SIGTERM, raise_interrupt)
@@ -246,7 +248,7 @@ def cmd_up(opts):
     sys.stdout.write(export_lines(layout, prefix))
 
 
-def cmd_down(opts):
+def cmd_down(opts: Namespace) -> None:
     layout = Layout(opts.dir)
     if not is_cluster_dir(layout):
         log(f"{layout.dir} is not an nvlcluster directory; nothing to stop")
@@ -258,7 +260,7 @@ def cmd_down(opts):
     log(f"stopped {len(running)} daemons" if running else "no daemons were running")
 
 
-def cmd_status(opts):
+def cmd_status(opts: Namespace) -> int:
     layout = Layout(opts.dir)
     record = require_record(layout)
     d = record.data
@@ -295,13 +297,13 @@ def cmd_status(opts):
     return 0 if not dead else 3
 
 
-def cmd_env(opts):
+def cmd_env(opts: Namespace) -> None:
     layout = Layout(opts.dir)
     record = require_record(layout)
     sys.stdout.write(export_lines(layout, record.prefix))
 
 
-def cmd_restart_ctld(opts):
+def cmd_restart_ctld(opts: Namespace) -> None:
     layout = Layout(opts.dir)
     with DirLock(layout):
         record = require_record(layout)
@@ -325,7 +327,7 @@ def cmd_restart_ctld(opts):
         f"new pid {record.daemons['slurmctld']['pid']}")
 
 
-def cmd_stop_node(opts):
+def cmd_stop_node(opts: Namespace) -> None:
     layout = Layout(opts.dir)
     with DirLock(layout):
         record = require_record(layout)
@@ -343,7 +345,7 @@ def cmd_stop_node(opts):
         + (f"; killed {len(victims)} of its job processes" if victims else ""))
 
 
-def cmd_start_node(opts):
+def cmd_start_node(opts: Namespace) -> None:
     layout = Layout(opts.dir)
     with DirLock(layout):
         record = require_record(layout)

@@ -3,54 +3,54 @@
 cpu01.. (the --extra-nodes servers), and the front end nvlfe."""
 
 import re
-from typing import Dict, Iterable, List, Optional
+from typing import Dict, Iterable, List, Optional, Tuple
 
 
 FRONTEND_NAME = "nvlfe"
 GPUS_PER_NODE = 4
 
 
-def node_width(total_nodes):
+def node_width(total_nodes: int) -> int:
     return 4 if total_nodes <= 9999 else 5
 
 
-def rack_width(racks):
+def rack_width(racks: int) -> int:
     return max(2, len(str(racks)))
 
 
-def node_name(index, width):
+def node_name(index: int, width: int) -> str:
     """Name of node number `index` (1-based): gb0001, gb0002, ..."""
     return f"gb{index:0{width}d}"
 
 
-def rack_name(index, width):
+def rack_name(index: int, width: int) -> str:
     return f"rack{index:0{width}d}"
 
 
-def node_range(first, last, width):
+def node_range(first: int, last: int, width: int) -> str:
     """Slurm hostlist expression for nodes first..last (1-based, inclusive)."""
     if first == last:
         return node_name(first, width)
     return f"gb[{first:0{width}d}-{last:0{width}d}]"
 
 
-def extra_width(extra):
+def extra_width(extra: int) -> int:
     return max(2, len(str(extra)))
 
 
-def extra_names(extra):
+def extra_names(extra: int) -> List[str]:
     """Names of the --extra-nodes servers: cpu01, cpu02, ..."""
     width = extra_width(extra)
     return [f"cpu{i:0{width}d}" for i in range(1, extra + 1)]
 
 
-def extra_range(extra):
+def extra_range(extra: int) -> str:
     """Slurm hostlist expression for all --extra-nodes servers."""
     width = extra_width(extra)
     return f"cpu{1:0{width}d}" if extra == 1 else f"cpu[{1:0{width}d}-{extra:0{width}d}]"
 
 
-def racks_of(racks, per_rack):
+def racks_of(racks: int, per_rack: int) -> List[Tuple[str, int, int]]:
     """[(rack name, first node index, last node index)] for the cluster."""
     width = rack_width(racks)
     return [(rack_name(r + 1, width), r * per_rack + 1, (r + 1) * per_rack)

@@ -4,11 +4,15 @@ stopping them for good."""
 
 import os
 import signal
+from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Set, Tuple
 
 from .common import DAEMON_NAMES, ENV_DIR, wait_until
 
+if TYPE_CHECKING:
+    from .layout import Layout
 
-def proc_stat(pid):
+
+def proc_stat(pid: int) -> Optional[Tuple[str, int, int]]:
     """(state, ppid, start time in clock ticks) of a pid, or None if gone.
 
     The start time identifies a process for good: a pid number can be reused
@@ -24,7 +28,7 @@ def proc_stat(pid):
     return fields[0], int(fields[1]), int(fields[19])
 
 
-def proc_environ(pid):
+def proc_environ(pid: int) -> List[bytes]:
     try:
         with open(f"/proc/{pid}/environ", "rb") as f:
             return f.read().split(b"\0")
@@ -32,14 +36,14 @@ def proc_environ(pid):
         return []
 
 
-def proc_exe_name(pid):
+def proc_exe_name(pid: int) -> str:
     try:
         return os.path.basename(os.readlink(f"/proc/{pid}/exe"))
     except OSError:
         return ""
 
 
-def proc_paths(pid):
+def proc_paths(pid: int) -> List[str]:
     """The paths a process refers to: its command line, working directory
     and open files."""
     paths = []
@@ -57,7 +61,7 @@ def proc_paths(pid):
     return paths
 
 
-def is_alive(pid, start):
+def is_alive(pid: Optional[int], start: Optional[int]) -> bool:
     """True if the process we started as (pid, start) still runs.
 
     A zombie counts as dead: our daemons are reparented to init, and in a
@@ -68,7 +72,7 @@ def is_alive(pid, start):
     return st is not None and st[2] == start and st[0] not in ("Z", "X")
 
 
-def all_processes():
+def all_processes() -> Dict[int, Tuple[str, int]]:
     """{pid: (state, ppid)} of every live process on the host."""
     procs = {}
     for entry in os.listdir("/proc"):
@@ -79,7 +83,7 @@ def all_processes():
     return procs
 
 
-def own_ancestry():
+def own_ancestry() -> Set[int]:
     """This process and its ancestors: never to be killed, even when they
     carry the cluster's SLURM_CONF (a test driver that ran `eval up` does)."""
     pids = set()
@@ -93,7 +97,7 @@ def own_ancestry():
     return pids
 
 
-def cluster_processes(layout):
+def cluster_processes(layout: "Layout") -> Set[int]:
     """Every live process that belongs to the cluster in `layout`.
 
     Roots are the processes carrying our marker (every daemon we start) and
@@ -117,7 +121,7 @@ def cluster_processes(layout):
     return descendants(procs, roots) - own_ancestry()
 
 
-def descendants(procs, roots):
+def descendants(procs: Dict[int, Tuple[str, int]], roots: Iterable[int]) -> Set[int]:
     """`roots` and all their descendants among `procs` ({pid: (state, ppid)})."""
     children = {}
     for pid, (_, ppid) in procs.items():
@@ -131,14 +135,14 @@ def descendants(procs, roots):
     return found
 
 
-def signal_pid(pid, sig):
+def signal_pid(pid: int, sig: int) -> None:
     try:
         os.kill(pid, sig)
     except ProcessLookupError:
         pass
 
 
-def stop_pids(pids, sig, timeout):
+def stop_pids(pids: List[Tuple[int, int]], sig: int, timeout: float) -> int:
     """Send `sig` to each live (pid, start) pair, wait up to `timeout`, then
     SIGKILL what is left. Returns the number of processes that needed SIGKILL."""
     targets = [(p, s) for p, s in pids if is_alive(p, s)]
