@@ -20,12 +20,10 @@ Node and rack names follow nvlcluster: gb0001.., 18 nodes per rack by
 default, rack01 holds gb0001-gb0018; --extra-nodes servers are cpu01...
 """
 
-import fcntl
 import json
 import os
 import re
 import shutil
-import socket
 import sys
 import tempfile
 import time
@@ -33,7 +31,7 @@ import unittest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
-from nvlblock_cluster import client  # noqa: E402
+from nvlblock_cluster import client, ports  # noqa: E402
 from nvlblock_cluster.client import NVLCLUSTER, CommandError, SubmitError, parse_kv  # noqa: E402,F401
 from nvlblock_cluster.naming import node_index, rack_nodes, rack_of  # noqa: E402,F401
 from nvlblock_cluster.naming import rack_counts as racks_of  # noqa: E402,F401
@@ -41,7 +39,7 @@ from nvlblock_cluster.naming import rack_counts as racks_of  # noqa: E402,F401
 PORT_FIRST = 23000     # another user has 17000-22999 on shared hosts
 PORT_LAST = 29999
 PORT_STEP = 100        # slurmctld + up to 99 slurmd per cluster
-LOCK_DIR = os.path.join(tempfile.gettempdir(), "nvlt-ports")
+LOCK_DIR = ports.LOCK_DIR
 LOG_KEEP_DIR = os.environ.get("NVLTEST_LOG_DIR",
                               os.path.join(tempfile.gettempdir(), "nvlt-failed-logs"))
 
@@ -58,47 +56,11 @@ def log(msg):
 # Ports
 
 
-class PortBlock:
-    """A block of PORT_STEP ports claimed for one cluster: a lock file per
-    block held for the cluster's lifetime, plus a check that nothing listens
-    on any of its ports."""
+class PortBlock(ports.PortBlock):
+    """A block of PORT_STEP ports from PORT_FIRST claimed for one cluster."""
 
     def __init__(self, count):
-        if count >= PORT_STEP:
-            raise ValueError(f"a cluster of {count} ports does not fit in {PORT_STEP}")
-        self.count = count
-        self.base = None
-        self.fd = None
-
-    def __enter__(self):
-        os.makedirs(LOCK_DIR, exist_ok=True)
-        for base in range(PORT_FIRST, PORT_LAST - PORT_STEP + 2, PORT_STEP):
-            fd = os.open(os.path.join(LOCK_DIR, f"{base}.lock"), os.O_CREAT | os.O_RDWR, 0o644)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                os.close(fd)
-                continue
-            if self._free(base):
-                self.base, self.fd = base, fd
-                return self
-            os.close(fd)
-        raise RuntimeError(f"no free block of {PORT_STEP} ports in {PORT_FIRST}-{PORT_LAST}")
-
-    def _free(self, base):
-        for port in range(base, base + self.count + 1):
-            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                try:
-                    s.bind(("", port))
-                except OSError:
-                    return False
-        return True
-
-    def __exit__(self, *exc):
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
+        super().__init__(count, PORT_FIRST, PORT_LAST, PORT_STEP, LOCK_DIR)
 
 
 # --------------------------------------------------------------------------

@@ -15,12 +15,10 @@ files test/cluster/nvltest.py uses, so concurrent cluster tests never collide.
 """
 
 import argparse
-import fcntl
 import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -30,39 +28,13 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__
 NVLCLUSTER = os.path.join(REPO, "scripts", "nvlcluster")
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 from nvlblock_cluster.hostlist import expand_hostlist  # noqa: E402
+from nvlblock_cluster.ports import PortBlock  # noqa: E402
 from nvlblock_cluster.slurmconf import fragment_conf  # noqa: E402
 PORT_FIRST, PORT_LAST, PORT_STEP = 26000, 29999, 100
-LOCK_DIR = os.path.join(tempfile.gettempdir(), "nvlt-ports")
 
 
 def log(msg):
     print(f"[example-cluster {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
-
-
-def claim_ports():
-    """(base, fd): a free block of ports, held by a lock file until exit."""
-    os.makedirs(LOCK_DIR, exist_ok=True)
-    for base in range(PORT_FIRST, PORT_LAST - PORT_STEP + 2, PORT_STEP):
-        fd = os.open(os.path.join(LOCK_DIR, f"{base}.lock"), os.O_CREAT | os.O_RDWR, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            continue
-        if all(port_free(p) for p in (base, base + 1)):
-            return base, fd
-        os.close(fd)
-    raise RuntimeError(f"no free block of ports in {PORT_FIRST}-{PORT_LAST}")
-
-
-def port_free(port):
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind(("", port))
-        except OSError:
-            return False
-    return True
 
 
 def expected_blocks(path, expand):
@@ -100,7 +72,8 @@ def main():
     expected = expected_blocks(topology, expand_hostlist)
     all_nodes, _ = fragment_conf(fragment)
 
-    base, lock_fd = claim_ports()
+    ports = PortBlock(1, PORT_FIRST, PORT_LAST, PORT_STEP).__enter__()
+    base = ports.base
     name = f"{os.path.basename(example)}-{opts.plugin}-{os.path.basename(topology)}".replace(".", "-")
     cdir = tempfile.mkdtemp(prefix=f"nvlops-ex-{name}-")
     env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
@@ -163,7 +136,7 @@ def main():
         failed = False
     finally:
         run([NVLCLUSTER, "down", "--dir", cdir], env, timeout=120)
-        os.close(lock_fd)
+        ports.__exit__()
         if failed:
             log(f"{name}: FAILED; cluster directory kept: {cdir}")
         else:
