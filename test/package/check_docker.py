@@ -123,8 +123,8 @@ def dockerfile_steps(path):
     return [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#")]
 
 
-# Entry points CI runs that are drivers, not build steps: the image need not run them.
-DRIVERS = {"scripts/test", "scripts/demo", "scripts/nvlcluster"}
+# Entry points CI runs that are drivers or checks, not build steps: the image need not run them.
+DRIVERS = {"scripts/test", "scripts/demo", "scripts/nvlcluster", "scripts/check-format"}
 
 
 def ci_scripts(src):
