@@ -6,11 +6,13 @@ Modules, from the bottom up:
     common     ClusterError, log, wait_until, the repository's paths
     naming     gb0001.., rack01.., cpu01.. and back (rack_of, rack_nodes)
     hostlist   Slurm hostlist expressions: expand_hostlist, compress_hostlist
+    ports      port blocks claimed through lock files, for clusters side by side
     procs      /proc scanning: which processes belong to a cluster; stopping them
     layout     a cluster directory (Layout), its record (Record) and lock (DirLock)
     builds     Slurm builds (scripts/build-slurm) and the plugins built against them
     slurmconf  slurm.conf, topology.conf, nvlblock.yaml, gres.conf; fragments
     daemons    spawning and stopping daemons, client commands, waiting for nodes
+    options    checks of `nvlcluster up`'s options
     lifecycle  the nvlcluster commands (up, down, status, env, restart-ctld, ...)
     client     a handle on a running cluster: export lines, jobs, node failures
 
