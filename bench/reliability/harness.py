@@ -24,7 +24,6 @@ import os
 import random
 import re
 import statistics
-import subprocess
 import sys
 import threading
 import time
@@ -33,7 +32,9 @@ from datetime import datetime
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "test", "cluster"))
+sys.path.insert(0, os.path.join(REPO, "scripts"))
 from nvltest import Cluster, log, parse_kv, rack_of  # noqa: E402,F401
+from nvlblock_cluster.hostlist import expand_hostlist  # noqa: E402
 
 # Job states that end a job for good without it having completed: seen in
 # three samples in a row (a requeue passes through NODE_FAIL or PREEMPTED
@@ -47,27 +48,6 @@ BAD_STREAK = 3
 # slurmd was stopped before the kill is not available in the bitmaps yet
 # shows ALLOCATED in scontrol). The accounting is compared again after this.
 SETTLE_AFTER_START = 30
-
-
-def expand_hostlist(expr):
-    """gb[0001-0003,0005],cpu01 -> [gb0001, gb0002, gb0003, gb0005, cpu01]."""
-    out = []
-    if not expr or expr in ("(null)", "None"):
-        return out
-    for part in re.findall(r"[^,\[]+(?:\[[^\]]*\])?[^,]*", expr):
-        m = re.fullmatch(r"([^\[]*)\[([^\]]*)\](.*)", part)
-        if not m:
-            out.append(part)
-            continue
-        prefix, ranges, suffix = m.groups()
-        for r in ranges.split(","):
-            if "-" in r:
-                a, b = r.split("-")
-                for i in range(int(a), int(b) + 1):
-                    out.append(f"{prefix}{i:0{len(a)}d}{suffix}")
-            else:
-                out.append(f"{prefix}{r}{suffix}")
-    return out
 
 
 def node_class(state):
@@ -390,9 +370,8 @@ class Churn(threading.Thread):
                 self.halt.wait(0.5)
                 continue
             try:
-                active = {j for j, st in self.queue_states().items() if st in ("PENDING", "RUNNING",
-                                                                                  "CONFIGURING", "COMPLETING",
-                                                                                  "REQUEUED")}
+                active = {j for j, st in self.queue_states().items()
+                          if st in ("PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "REQUEUED")}
                 for _ in range(max(0, self.count - len(active & self.mine))):
                     n = self.rng.choice([1, 1, 2])
                     job, _err = self.c.try_sbatch(f"-N{n}", "--requeue", "-J", "small", "-t", "10", *self.extra,
@@ -407,7 +386,7 @@ class Churn(threading.Thread):
 
     def queue_states(self):
         p = self.c.run("squeue", "-h", "-o", "%i %T", check=False)
-        return {int(a): b for a, b in (l.split() for l in p.stdout.splitlines())}
+        return {int(a): b for a, b in (ln.split() for ln in p.stdout.splitlines())}
 
     def stop(self):
         self.halt.set()
@@ -421,13 +400,13 @@ def stop_nodes(c, nodes, within):
     for i, n in enumerate(nodes):
         target = t0 + within * i / max(1, len(nodes))
         time.sleep(max(0.0, target - time.monotonic()))
-        c.nvlcluster("stop-node", n, "--kill")
+        c.fail_node(n)
     return time.monotonic() - t0
 
 
 def start_nodes(c, nodes):
     for n in nodes:
-        c.nvlcluster("start-node", n, timeout=120)
+        c.repair_node(n)
 
 
 def write_result(name, result, out_dir):

@@ -113,8 +113,8 @@ def kill_actions(c, sampler, churn, victims):
     # record saved, not yet running again).
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
-        if any(l.startswith("RecoveryPending ") and "Fallback=no" in l
-               for l in c.run("scontrol", "show", "topology", check=False).stdout.splitlines()):
+        if any(ln.startswith("RecoveryPending ") and "Fallback=no" in ln
+               for ln in c.run("scontrol", "show", "topology", check=False).stdout.splitlines()):
             kill_ctld(c, sampler, churn, "mid-recovery")
             return
         time.sleep(0.5)
@@ -226,8 +226,6 @@ def run_scale(args, rng):
                 "slice_jobs": len(jobs), "slice_jobs_losing_more_than_spares": len(heavy),
                 "seconds": round(time.monotonic() - t0), "recoveries": harness.recoveries(c),
                 "ledger": summary, "invariants": sampler.summary(), "reserve": args.reserve}
-
-
 
 
 def options(**overrides):

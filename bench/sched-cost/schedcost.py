@@ -9,7 +9,6 @@ own cluster, one after the other, in one run of a benchmark.
 """
 
 import concurrent.futures
-import json
 import os
 import re
 import shutil
@@ -20,7 +19,8 @@ import tempfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
-NVLCLUSTER = os.path.join(REPO, "scripts", "nvlcluster")
+sys.path.insert(0, os.path.join(REPO, "scripts"))
+from nvlblock_cluster import client  # noqa: E402
 
 # name -> (nvlcluster --plugin, extra nvlcluster arguments, extra slurm.conf lines).
 # flat: nvlcluster's block cluster with the TopologyPlugin line replaced, so
@@ -37,7 +37,7 @@ def log(msg):
     print(f"sched-cost: {msg}", file=sys.stderr, flush=True)
 
 
-class Cluster:
+class Cluster(client.Cluster):
     """A running front-end cluster of one variant; a context manager that
     always takes the cluster down again."""
 
@@ -48,22 +48,19 @@ class Cluster:
         self.scheduler_parameters = scheduler_parameters
         self.dir = None
         self.env = None
+        self.cwd = None
 
     def __enter__(self):
         plugin, extra, conf = VARIANTS[self.variant]
         self.dir = tempfile.mkdtemp(prefix=f"nvlblock-schedcost-{self.variant}-")
-        argv = [NVLCLUSTER, "up", "--dir", self.dir, "--racks", str(self.racks), "--front-end", "--plugin", plugin,
-                "--port-base", str(self.port), *extra,
-                "--extra-conf", f"SchedulerParameters={self.scheduler_parameters}", *conf]
-        up = subprocess.run(argv, text=True, capture_output=True)
-        if up.returncode:
+        args = ["--racks", str(self.racks), "--front-end", "--plugin", plugin, "--port-base", str(self.port),
+                *extra, "--extra-conf", f"SchedulerParameters={self.scheduler_parameters}", *conf]
+        try:
+            up = client.Cluster.up(self.dir, args)
+        except client.CommandError as e:
             self.down()
-            sys.exit(f"sched-cost: nvlcluster up failed for {self.variant}:\n{up.stderr[-3000:]}")
-        self.env = dict(os.environ)
-        for line in up.stdout.splitlines():
-            m = re.match(r"export (\w+)=(.*)", line)
-            if m:
-                self.env[m.group(1)] = m.group(2).replace("$PATH", os.environ.get("PATH", ""))
+            sys.exit(f"sched-cost: {self.variant}: {e}")
+        self.env, self.cwd = up.env, up.cwd
         return self
 
     def __exit__(self, *exc):
@@ -71,7 +68,7 @@ class Cluster:
 
     def down(self):
         if self.dir:
-            subprocess.run([NVLCLUSTER, "down", "--dir", self.dir], capture_output=True)
+            client.down(self.dir)
             shutil.rmtree(self.dir, ignore_errors=True)
             self.dir = None
 
@@ -81,8 +78,7 @@ class Cluster:
 
     @property
     def slurmctld_pid(self):
-        with open(os.path.join(self.dir, "run", "cluster.json")) as f:
-            return json.load(f)["daemons"]["slurmctld"]["pid"]
+        return self.ctld_pid()
 
     def cpu_seconds(self):
         """slurmctld's CPU time so far, in seconds: per thread name
@@ -108,7 +104,7 @@ class Cluster:
         return out
 
     def slurm(self, *argv, check=True):
-        return subprocess.run(list(argv), env=self.env, capture_output=True, text=True, check=check)
+        return self.run(*argv, check=check, timeout=None)
 
     def partition(self, state):
         self.slurm("scontrol", "update", "partitionname=gpu", f"state={state}")
@@ -126,7 +122,7 @@ class Cluster:
                    "--wrap", f"sleep {secs}"]
             if seg:
                 cmd.insert(1, f"--segment={seg}")
-            return subprocess.run(cmd, env=self.env, capture_output=True).returncode == 0
+            return self.run(*cmd, check=False, timeout=None).returncode == 0
 
         # Four sbatch at a time: slurmctld serialises them anyway; this only
         # hides the client's start-up time.
@@ -137,6 +133,7 @@ class Cluster:
 def sdiag_stats(out):
     """Main and backfill cycle statistics from sdiag's text."""
     main, bf = out.split("Main schedule statistics", 1)[1].split("Backfilling stats", 1)
+
     def num(section, label):
         m = re.search(rf"{label}:\s+(\d+)", section)
         return int(m.group(1)) if m else 0

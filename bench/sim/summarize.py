@@ -25,8 +25,9 @@ def table(title, path):
     pols = d["policies"]
     run = d["run"]
     out = [f"### {title}", ""]
-    out.append(f"`{run['trace']}` on {run['racks']} racks x {run['nodes_per_rack']} nodes; failures `{run['failures']}` "
-               f"({run['failure_model']}); seed {run['seed']}; window {run['window_start_s']}-{run['window_end_s']} s; "
+    out.append(f"`{run['trace']}` on {run['racks']} racks x {run['nodes_per_rack']} nodes; "
+               f"failures `{run['failures']}` ({run['failure_model']}); seed {run['seed']}; "
+               f"window {run['window_start_s']}-{run['window_end_s']} s; "
                f"{run['queue']} queue, checkpoint every {run['checkpoint_interval_s']} s.")
     out.append("")
     out.append("| | " + " | ".join(p["policy"] for p in pols) + " |")
@@ -57,16 +58,19 @@ def table(title, path):
         row("  mean SUs spanned", lambda p: f"{p['spread']['mean_sus_spanned']:.2f}")
     row("runs killed by failures", lambda p: f"{p['restarts']['failure_requeues']:,}")
     row("restarts (in place)", lambda p: f"{p['restarts']['restarts']:,} ({p['restarts']['in_place']:,})")
-    row("restart delay p50 / p95", lambda p: f"{dur(p['restarts']['delay_s']['p50'])} / {dur(p['restarts']['delay_s']['p95'])}"
+    row("restart delay p50 / p95",
+        lambda p: f"{dur(p['restarts']['delay_s']['p50'])} / {dur(p['restarts']['delay_s']['p95'])}"
         if p["restarts"]["delay_s"]["count"] else "-")
     row("multi-node restarts (in place)", lambda p: f"{p['restarts']['multi_node']['restarts']:,} "
         f"({p['restarts']['multi_node']['in_place']:,})")
     row("multi-node restart delay p50 / p95",
-        lambda p: f"{dur(p['restarts']['multi_node']['delay_s']['p50'])} / {dur(p['restarts']['multi_node']['delay_s']['p95'])}"
+        lambda p: f"{dur(p['restarts']['multi_node']['delay_s']['p50'])} / "
+        f"{dur(p['restarts']['multi_node']['delay_s']['p95'])}"
         if p["restarts"]["multi_node"]["delay_s"]["count"] else "-")
     row("preemptions (of which reclaims)", lambda p: f"{p['restarts']['preemptions']:,} "
         f"({p['restarts'].get('reclaims', 0):,})")
-    row("node failures / rack faults", lambda p: f"{p['failures']['node_failures']:,} / {p['failures']['rack_faults']:,}")
+    row("node failures / rack faults",
+        lambda p: f"{p['failures']['node_failures']:,} / {p['failures']['rack_faults']:,}")
     row("events", lambda p: f"{p['simulation']['events']:,}")
     if "performance" in pols[0]:
         row("simulation seconds (events/s)", lambda p: f"{p['performance']['wall_s']:.1f} "

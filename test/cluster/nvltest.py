@@ -20,25 +20,26 @@ Node and rack names follow nvlcluster: gb0001.., 18 nodes per rack by
 default, rack01 holds gb0001-gb0018; --extra-nodes servers are cpu01...
 """
 
-import fcntl
 import json
 import os
 import re
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import time
 import unittest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
-NVLCLUSTER = os.path.join(REPO, "scripts", "nvlcluster")
+sys.path.insert(0, os.path.join(REPO, "scripts"))
+from nvlblock_cluster import client, ports  # noqa: E402
+from nvlblock_cluster.client import NVLCLUSTER, CommandError, SubmitError, parse_kv  # noqa: E402,F401
+from nvlblock_cluster.naming import node_index, rack_nodes, rack_of  # noqa: E402,F401
+from nvlblock_cluster.naming import rack_counts as racks_of  # noqa: E402,F401
 
 PORT_FIRST = 23000     # another user has 17000-22999 on shared hosts
 PORT_LAST = 29999
 PORT_STEP = 100        # slurmctld + up to 99 slurmd per cluster
-LOCK_DIR = os.path.join(tempfile.gettempdir(), "nvlt-ports")
+LOCK_DIR = ports.LOCK_DIR
 LOG_KEEP_DIR = os.environ.get("NVLTEST_LOG_DIR",
                               os.path.join(tempfile.gettempdir(), "nvlt-failed-logs"))
 
@@ -51,122 +52,24 @@ def log(msg):
     print(f"[nvltest {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
-class SubmitError(Exception):
-    """sbatch refused a job; .stderr holds what it said."""
-
-    def __init__(self, args, stderr):
-        super().__init__(f"sbatch {' '.join(args)} failed: {stderr.strip()}")
-        self.stderr = stderr
-
-
-class CommandError(Exception):
-    pass
-
-
-# --------------------------------------------------------------------------
-# Names
-
-
-def node_index(node):
-    """gb0007 -> 7; None for nodes outside the racks (cpu01...)."""
-    m = re.fullmatch(r"gb(\d+)", node)
-    return int(m.group(1)) if m else None
-
-
-def rack_of(node, per_rack=18):
-    """The rack (block) of a node: gb0001-gb0018 -> rack01; None for a
-    node in no rack (an --extra-nodes server)."""
-    i = node_index(node)
-    if i is None:
-        return None
-    return f"rack{(i - 1) // per_rack + 1:02d}"
-
-
-def rack_nodes(rack, per_rack=18):
-    """All node names of rack 'rackNN'."""
-    r = int(rack[4:])
-    return [f"gb{i:04d}" for i in range((r - 1) * per_rack + 1, r * per_rack + 1)]
-
-
-def racks_of(nodes, per_rack=18):
-    """{rack: count} of a node list (None for nodes in no rack)."""
-    out = {}
-    for n in nodes:
-        r = rack_of(n, per_rack)
-        out[r] = out.get(r, 0) + 1
-    return out
-
-
-def hostlist(nodes):
-    """A comma-separated node list Slurm accepts (no compression needed)."""
-    return ",".join(nodes)
-
-
-def parse_kv(line):
-    """'Key=Value Key2=Value with spaces Key3=...' -> dict. A new key starts
-    at a blank followed by an identifier and '='; values may hold blanks
-    (Reason=..., Command=...)."""
-    out = {}
-    for part in re.split(r"\s+(?=[A-Za-z][A-Za-z0-9_:/.]*=)", line.strip()):
-        if "=" in part:
-            k, v = part.split("=", 1)
-            out[k] = v
-    return out
-
-
 # --------------------------------------------------------------------------
 # Ports
 
 
-class PortBlock:
-    """A block of PORT_STEP ports claimed for one cluster: a lock file per
-    block held for the cluster's lifetime, plus a check that nothing listens
-    on any of its ports."""
+class PortBlock(ports.PortBlock):
+    """A block of PORT_STEP ports from PORT_FIRST claimed for one cluster."""
 
     def __init__(self, count):
-        if count >= PORT_STEP:
-            raise ValueError(f"a cluster of {count} ports does not fit in {PORT_STEP}")
-        self.count = count
-        self.base = None
-        self.fd = None
-
-    def __enter__(self):
-        os.makedirs(LOCK_DIR, exist_ok=True)
-        for base in range(PORT_FIRST, PORT_LAST - PORT_STEP + 2, PORT_STEP):
-            fd = os.open(os.path.join(LOCK_DIR, f"{base}.lock"), os.O_CREAT | os.O_RDWR, 0o644)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                os.close(fd)
-                continue
-            if self._free(base):
-                self.base, self.fd = base, fd
-                return self
-            os.close(fd)
-        raise RuntimeError(f"no free block of {PORT_STEP} ports in {PORT_FIRST}-{PORT_LAST}")
-
-    def _free(self, base):
-        for port in range(base, base + self.count + 1):
-            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                try:
-                    s.bind(("", port))
-                except OSError:
-                    return False
-        return True
-
-    def __exit__(self, *exc):
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
+        super().__init__(count, PORT_FIRST, PORT_LAST, PORT_STEP, LOCK_DIR)
 
 
 # --------------------------------------------------------------------------
 # The cluster
 
 
-class Cluster:
-    """A running nvlcluster for the duration of a `with` block."""
+class Cluster(client.Cluster):
+    """A running nvlcluster for the duration of a `with` block. The job,
+    node and waiting helpers are nvlblock_cluster.client.Cluster's."""
 
     def __init__(self, name, racks=3, plugin="nvlblock", flags=(), nodes_per_rack=18,
                  extra_nodes=0):
@@ -178,6 +81,7 @@ class Cluster:
         self.extra_nodes = extra_nodes
         self.dir = None
         self.env = None
+        self.cwd = None
         self.ports = None
         self.started = None
 
@@ -188,20 +92,14 @@ class Cluster:
         self.ports = PortBlock(total + 1).__enter__()
         try:
             self.dir = tempfile.mkdtemp(prefix=f"nvlt-{self.name}-", dir="/tmp")
-            argv = [NVLCLUSTER, "up", "--dir", self.dir, "--racks", str(self.racks),
-                    "--nodes-per-rack", str(self.per_rack), "--plugin", self.plugin,
-                    "--port-base", str(self.ports.base)] + self.flags
+            args = ["--racks", str(self.racks), "--nodes-per-rack", str(self.per_rack),
+                    "--plugin", self.plugin, "--port-base", str(self.ports.base)] + self.flags
             if self.extra_nodes:
-                argv += ["--extra-nodes", str(self.extra_nodes)]
-            log(f"up: {' '.join(argv[1:])}")
+                args += ["--extra-nodes", str(self.extra_nodes)]
+            log(f"up: up --dir {self.dir} {' '.join(args)}")
             self.started = time.monotonic()
-            p = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                               timeout=900)
-            if p.returncode != 0:
-                raise CommandError(f"nvlcluster up failed (exit {p.returncode}):\n"
-                                   + "\n".join(p.stderr.splitlines()[-40:]))
-            self.env = self._env_from_exports(p.stdout)
-            os.makedirs(self.jobs_dir, exist_ok=True)
+            up = client.Cluster.up(self.dir, args)
+            self.env, self.cwd = up.env, up.cwd
         except BaseException as e:
             self._finish(e)
             raise
@@ -215,9 +113,7 @@ class Cluster:
         """down (always), keep the logs on failure, remove DIR, free the ports."""
         try:
             if self.dir:
-                p = subprocess.run([NVLCLUSTER, "down", "--dir", self.dir, "--timeout", "10"],
-                                   stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                                   timeout=300)
+                p = self.down(timeout=10)
                 if p.returncode != 0:
                     log(f"down failed: {p.stderr.strip()}")
         finally:
@@ -246,33 +142,12 @@ class Cluster:
                                 ignore_dangling_symlinks=True)
         return target
 
-    @staticmethod
-    def _env_from_exports(stdout):
-        env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
-        for line in stdout.splitlines():
-            m = re.match(r"export SLURM_CONF=(.*)$", line)
-            if m:
-                env["SLURM_CONF"] = m.group(1).strip("'")
-            m = re.match(r"export PATH=(.*):\$PATH$", line)
-            if m:
-                env["PATH"] = m.group(1).replace("'", "") + ":" + env.get("PATH", "/usr/bin:/bin")
-        if "SLURM_CONF" not in env:
-            raise CommandError(f"nvlcluster up printed no SLURM_CONF: {stdout!r}")
-        # Plugins built with sanitizers: every client that loads them preloads
-        # the runtime too (scripts/nvlcluster NVLCLUSTER_PRELOAD).
-        if os.environ.get("NVLCLUSTER_PRELOAD"):
-            env["LD_PRELOAD"] = os.environ["NVLCLUSTER_PRELOAD"]
-        return env
-
     # -- paths -------------------------------------------------------------
 
     @property
     def jobs_dir(self):
         """Working directory of every client command: job output lands here."""
         return os.path.join(self.dir, "jobs")
-
-    def path(self, *parts):
-        return os.path.join(self.dir, *parts)
 
     @property
     def ctld_log(self):
@@ -283,89 +158,6 @@ class Cluster:
         return self.path("state", "nvlblock_state")
 
     # -- commands ----------------------------------------------------------
-
-    def run(self, *argv, check=True, timeout=60):
-        """Run a Slurm client (or any) command against the cluster."""
-        p = subprocess.run(list(argv), env=self.env, cwd=self.jobs_dir, stdin=subprocess.DEVNULL,
-                           capture_output=True, text=True, timeout=timeout)
-        if check and p.returncode != 0:
-            raise CommandError(f"{' '.join(argv)} failed (exit {p.returncode}): "
-                               f"{p.stderr.strip()} {p.stdout.strip()}")
-        return p
-
-    def nvlcluster(self, *args, timeout=300):
-        p = subprocess.run([NVLCLUSTER, args[0], "--dir", self.dir] + list(args[1:]),
-                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                           timeout=timeout)
-        if p.returncode != 0:
-            raise CommandError(f"nvlcluster {' '.join(args)} failed: {p.stderr.strip()}")
-        return p
-
-    def sbatch(self, *args, wrap="sleep 3600"):
-        """Submit a batch job; return its id. Raises SubmitError with
-        sbatch's message when the job is refused."""
-        argv = ["sbatch"] + list(args)
-        if not any(a.startswith("--wrap") for a in args) and wrap is not None:
-            argv += ["--wrap", wrap]
-        p = self.run(*argv, check=False)
-        m = re.search(r"Submitted batch job (\d+)", p.stdout)
-        if p.returncode != 0 or not m:
-            raise SubmitError(argv[1:], p.stderr + p.stdout)
-        return int(m.group(1))
-
-    def try_sbatch(self, *args, wrap="sleep 3600"):
-        """(job id, None) or (None, sbatch's error message)."""
-        try:
-            return self.sbatch(*args, wrap=wrap), None
-        except SubmitError as e:
-            return None, e.stderr
-
-    def job(self, jobid):
-        """`scontrol show job -o` as a dict ({} once the job is gone)."""
-        p = self.run("scontrol", "show", "job", "-o", str(jobid), check=False)
-        if p.returncode != 0 or not p.stdout.strip():
-            return {}
-        return parse_kv(p.stdout.splitlines()[0])
-
-    def state(self, jobid):
-        return self.job(jobid).get("JobState")
-
-    def reason(self, jobid):
-        """The pending reason as squeue shows it (nvlblock's sentence where set)."""
-        return self.run("squeue", "-h", "-j", str(jobid), "-o", "%r", check=False).stdout.strip()
-
-    def expand(self, hostlist_expr):
-        if not hostlist_expr or hostlist_expr == "(null)":
-            return []
-        out = self.run("scontrol", "show", "hostnames", hostlist_expr).stdout.split()
-        return out
-
-    def nodes(self, jobid):
-        """The job's node names (expanded), [] while it has none."""
-        return self.expand(self.job(jobid).get("NodeList", ""))
-
-    def squeue(self):
-        """[{id, partition, state, nodes, reason}] of every job squeue lists."""
-        p = self.run("squeue", "-h", "-o", "%i|%P|%T|%N|%r")
-        out = []
-        for line in p.stdout.splitlines():
-            i, part, st, nodes, reason = line.split("|", 4)
-            out.append({"id": int(i), "partition": part, "state": st, "nodes": nodes,
-                        "reason": reason})
-        return out
-
-    def queue_text(self):
-        return "\n".join(f"  {j['id']} {j['partition']} {j['state']} {j['nodes']} {j['reason']}"
-                         for j in self.squeue())
-
-    def node_states(self):
-        """{node: sinfo long state} (e.g. idle, allocated, blocked, down)."""
-        p = self.run("sinfo", "-h", "-N", "-o", "%N %T")
-        states = {}
-        for line in p.stdout.splitlines():
-            n, s = line.split()
-            states[n] = s
-        return states
 
     def node_states_short(self):
         """{node: state as plain `sinfo -N` prints it} (e.g. idle, alloc, block)."""
@@ -443,29 +235,6 @@ class Cluster:
         except FileNotFoundError:
             return ""
 
-    def set_down(self, *nodes, reason="nvltest"):
-        self.run("scontrol", "update", f"nodename={hostlist(nodes)}", "state=down",
-                 f"reason={reason}")
-
-    def drain(self, *nodes, reason="nvltest"):
-        self.run("scontrol", "update", f"nodename={hostlist(nodes)}", "state=drain",
-                 f"reason={reason}")
-
-    def resume(self, *nodes):
-        self.run("scontrol", "update", f"nodename={hostlist(nodes)}", "state=resume")
-
-    def cancel(self, *jobids):
-        if jobids:
-            self.run("scancel", *[str(j) for j in jobids], check=False)
-
-    def restart_ctld(self, kill=True):
-        args = ["restart-ctld", "--timeout", "60"] + (["--kill"] if kill else [])
-        self.nvlcluster(*args)
-
-    def ctld_pid(self):
-        with open(self.path("run", "cluster.json")) as f:
-            return json.load(f)["daemons"]["slurmctld"]["pid"]
-
     # -- logs --------------------------------------------------------------
 
     def log_lines(self, pattern, which="slurmctld"):
@@ -473,7 +242,7 @@ class Cluster:
         path = self.ctld_log if which == "slurmctld" else self.path("log", f"slurmd-{which}.log")
         try:
             with open(path, errors="replace") as f:
-                return [l.rstrip("\n") for l in f if re.search(pattern, l)]
+                return [ln.rstrip("\n") for ln in f if re.search(pattern, ln)]
         except FileNotFoundError:
             return []
 
@@ -483,40 +252,12 @@ class Cluster:
 
     # -- waiting -----------------------------------------------------------
 
-    def wait_for(self, predicate, timeout, what, interval=0.5):
-        """Poll predicate() until it returns something true; return that.
-        On timeout fail with `what`, the queue and the topology as they are."""
-        deadline = time.monotonic() + timeout
-        while True:
-            value = predicate()
-            if value:
-                return value
-            if time.monotonic() >= deadline:
-                raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}\n"
-                                     f"queue now:\n{self._safe(self.queue_text)}\n"
-                                     f"topology now:\n{self._safe(self._topology_text)}")
-            time.sleep(interval)
+    def failure_context(self):
+        return (super().failure_context()
+                + f"\ntopology now:\n{self._safe(self._topology_text)}")
 
     def _topology_text(self):
         return self.run("scontrol", "show", "topology", check=False).stdout
-
-    @staticmethod
-    def _safe(fn):
-        try:
-            return fn()
-        except Exception as e:  # a failure message must not fail itself
-            return f"({e})"
-
-    def wait_state(self, jobid, states, timeout, what=None):
-        """Wait until the job is in one of `states` (e.g. "RUNNING"); return its dict."""
-        states = (states,) if isinstance(states, str) else tuple(states)
-        return self.wait_for(lambda: (lambda j: j if j.get("JobState") in states else None)(
-            self.job(jobid)), timeout, what or f"job {jobid} to be {'/'.join(states)}")
-
-    def wait_running(self, jobid, timeout=30):
-        """Wait until the job runs; return its node list."""
-        self.wait_state(jobid, "RUNNING", timeout)
-        return self.nodes(jobid)
 
     def wait_restarted(self, jobid, timeout, old_nodes=None):
         """Wait until a requeued job runs again (a new start after its requeue);

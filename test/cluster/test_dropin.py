@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""topology/nvlblock as a drop-in for topology/block (issue 3):
+"""topology/nvlblock as a drop-in for topology/block:
 
 - an unchanged topology.conf (BlockName=/BlockSizes=, no nvlblock.yaml)
   works and gives the same placements as topology/block for plain jobs,

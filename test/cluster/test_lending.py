@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Lending (issue 4): with `lending: true` and a preemptible partition
+"""Lending: with `lending: true` and a preemptible partition
 (`lend`, PriorityTier=1, PreemptType=preempt/partition_prio,
 PreemptMode=REQUEUE), a preemptible job runs on a rack's spares; when a
 recovery on that rack needs a spare, Slurm's own preemption requeues the

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""The network above the racks on a real slurmctld (issue 12).
+"""The network above the racks on a real slurmctld.
 
 BlockSizes levels: the same topology.conf under stock topology/block and
 under topology/nvlblock (no nvlblock.yaml), the same scenarios, side by side:
@@ -256,8 +256,8 @@ class YamlGroups(ClusterTest):
         job = c.sbatch("-N8")
         self.assertEqual(racks(c.wait_running(job)), [2, 3])
         # scontrol, the status JSON and Prometheus show both SUs.
-        lines = [l for l in c.run("scontrol", "show", "topology").stdout.splitlines()
-                 if l.startswith("GroupName=")]
+        lines = [ln for ln in c.run("scontrol", "show", "topology").stdout.splitlines()
+                 if ln.startswith("GroupName=")]
         self.assertEqual(len(lines), 2, lines)
         self.assertIn("GroupName=su1 Level=su Blocks=rack[01-03] BlockCount=3 Nodes=12 Healthy=12 Failed=0 Free=0",
                       lines[0])

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Placement on a real slurmctld (issue 3), each case run with
+"""Placement on a real slurmctld, each case run with
 topology/nvlblock and with the stock topology/block on the same 3-rack
 cluster (18 nodes per rack). Where the two agree the assertions are
 shared; where nvlblock differs on purpose (spares) or differently from

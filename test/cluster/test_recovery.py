@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""In-place recovery on a real slurmctld (issue 4): a 16-node --requeue job
+"""In-place recovery on a real slurmctld: a 16-node --requeue job
 hit by node failures restarts on its own rack on its healthy nodes plus
 exactly as many spares as it lost; a third failure takes the documented
 fallback; a repaired node returns to the spare pool; a whole-rack fault
@@ -50,7 +50,7 @@ def slice_job_with_bait(test, c):
 
 
 def state_records(c):
-    return [l for l in c.read_state_file().splitlines() if l.startswith("record ")]
+    return [ln for ln in c.read_state_file().splitlines() if ln.startswith("record ")]
 
 
 def state_counters(c):
@@ -71,7 +71,7 @@ class NvlblockRecovery(ClusterTest):
             c.set_down(failed)
             c.wait_log(rf"nvlblock: recovery JobId={job} lost 1 of 16 nodes \({failed}\) on {rack}", 10)
             # Recorded and saved before the job can start again.
-            self.assertTrue(any(l.startswith(f"record {job} ") for l in state_records(c)),
+            self.assertTrue(any(ln.startswith(f"record {job} ") for ln in state_records(c)),
                             c.read_state_file())
             new = c.wait_restarted(job, RESTART_TIMEOUT)
             took = time.monotonic() - t_fail

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Reliability on a real slurmctld (issue 16), the short runs of
+"""Reliability on a real slurmctld, the short runs of
 bench/reliability (docs/reliability.md has the full ones): a failure storm
 (10% of a 4-rack cluster's nodes stopped within 10 s while slice and small
 jobs run) with slurmctld killed (SIGKILL) mid-storm and mid-recovery; a storm

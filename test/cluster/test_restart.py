@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""State across slurmctld restarts (issue 4): slurmctld killed with SIGKILL
+"""State across slurmctld restarts: slurmctld killed with SIGKILL
 in the middle of a recovery (the failure recorded in
 StateSaveLocation/nvlblock_state, the job not yet restarted) comes back,
 and the job still restarts in place with the ledger consistent; a corrupt
@@ -15,7 +15,7 @@ from nvltest import REQUEUE_DELAY, Cluster, ClusterTest, main, rack_of  # noqa: 
 
 
 def state_lines(c, kind):
-    return [l for l in c.read_state_file().splitlines() if l.startswith(kind + " ")]
+    return [ln for ln in c.read_state_file().splitlines() if ln.startswith(kind + " ")]
 
 
 class Restart(ClusterTest):
@@ -30,7 +30,7 @@ class Restart(ClusterTest):
             t_fail_wall = time.time()
             c.set_down(failed)
             t_fail = time.monotonic()
-            c.wait_for(lambda: any(l.startswith(f"record {job} ") for l in state_lines(c, "record")) or None,
+            c.wait_for(lambda: any(ln.startswith(f"record {job} ") for ln in state_lines(c, "record")) or None,
                        REQUEUE_DELAY - 4, "the failure to be recorded in nvlblock_state")
             record = state_lines(c, "record")[0]
             self.assertIn(failed, record)
@@ -40,6 +40,7 @@ class Restart(ClusterTest):
             # most every 5 s (SAVE_MAX_WAIT); a crash before that loses the
             # DOWN state and the requeue itself. Wait until both are saved,
             # then crash it well before the job may start again.
+
             def saved_since_failure():
                 try:
                     return all(os.stat(c.path("state", f)).st_mtime > t_fail_wall

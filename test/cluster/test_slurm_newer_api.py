@@ -100,9 +100,9 @@ class NewerSlurmApi(ClusterTest):
             c.wait_log(r"topology/nvlblock: cannot put node gb0001 into 'even'", 10)
 
             # scontrol show topology block= / nodes= (25.05+ syntax).
-            self.assertEqual([l.split()[0] for l in c.run("scontrol", "show", "topology", "block=even")
+            self.assertEqual([ln.split()[0] for ln in c.run("scontrol", "show", "topology", "block=even")
                               .stdout.splitlines()], ["BlockName=even"])
-            self.assertEqual([l.split()[0] for l in c.run("scontrol", "show", "topology", "nodes=gb0003")
+            self.assertEqual([ln.split()[0] for ln in c.run("scontrol", "show", "topology", "nodes=gb0003")
                               .stdout.splitlines()], ["BlockName=odd"])
             # A bare name is a topology's name: "odd" is none (scontrol says
             # so, and exits 0).
@@ -151,7 +151,7 @@ class NewerSlurmApi(ClusterTest):
         # (by node index they would alternate between the blocks).
         layout = c.run("srun", f"--jobid={job}", "--overlap", "-l", "-N16", "-n32",
                        "printenv", "SLURMD_NODENAME", timeout=60).stdout
-        by_rank = {int(k): v.strip() for k, v in (l.split(": ", 1) for l in layout.splitlines() if ": " in l)}
+        by_rank = {int(k): v.strip() for k, v in (ln.split(": ", 1) for ln in layout.splitlines() if ": " in ln)}
         self.assertEqual(sorted(by_rank), list(range(32)), layout)
         first = {block_of(by_rank[r]) for r in range(16)}
         second = {block_of(by_rank[r]) for r in range(16, 32)}

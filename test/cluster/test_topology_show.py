@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""`scontrol show topology` and the client commands (issue 3):
+"""`scontrol show topology` and the client commands:
 per block Nodes, Slice, SparesFree/SparesUsed, Failed/FailedNodes,
 Health, packed by slurmctld so every client prints the same; filtering by
 block name and by node name; the JSON status agrees; sinfo, squeue,

@@ -34,13 +34,17 @@ import argparse
 import fcntl
 import os
 import re
-import shlex
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+
+SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+sys.path.insert(0, os.path.join(SRC, "scripts"))
+from nvlblock_cluster.common import poll  # noqa: E402
+from nvlblock_cluster.hostlist import expand_hostlist as expand  # noqa: E402
 
 SKIP = 77
 PROJECT = "nvlblocktest"
@@ -69,20 +73,6 @@ def run(argv, timeout=120, check=True, env=None, input_text=None):
 
 def rack_of(node):
     return next(r for r, members in RACKS.items() if node in members)
-
-
-def expand(hostlist):
-    """gb[0001-0003,0005],gb0007 -> names (Slurm's compressed host lists)."""
-    out = []
-    for part in re.findall(r"[^,\[]+(?:\[[^\]]*\])?", hostlist):
-        m = re.fullmatch(r"([^\[]+)\[([^\]]*)\]", part)
-        if not m:
-            out.append(part)
-            continue
-        for rng in m.group(2).split(","):
-            lo, _, hi = rng.partition("-")
-            out += [f"{m.group(1)}{i:0{len(lo)}d}" for i in range(int(lo), int(hi or lo) + 1)]
-    return out
 
 
 class Engine:
@@ -232,18 +222,14 @@ class DockerClusterTest:
     # -- helpers -----------------------------------------------------------
 
     def wait(self, what, predicate, timeout, interval=2):
-        deadline = time.monotonic() + timeout
-        last = None
-        while time.monotonic() < deadline:
-            last = predicate()
-            if last:
-                return last
-            time.sleep(interval)
-        raise Failure(f"timed out after {timeout} s waiting for {what} (last: {last!r})")
+        done, last = poll(predicate, timeout, interval)
+        if not done:
+            raise Failure(f"timed out after {timeout} s waiting for {what} (last: {last!r})")
+        return last
 
     def node_states(self):
         out = self.compose.ctld("sinfo", "-h", "-N", "-o", "%N %T", check=False).stdout
-        return dict(l.split()[:2] for l in out.splitlines() if len(l.split()) >= 2)
+        return dict(ln.split()[:2] for ln in out.splitlines() if len(ln.split()) >= 2)
 
     def job(self, job_id):
         out = self.compose.ctld("squeue", "-h", "-j", str(job_id), "-o", "%T|%N|%r", check=False).stdout.strip()
@@ -265,7 +251,7 @@ class DockerClusterTest:
 
     def ctld_log(self, pattern):
         out = self.compose.ctld("cat", "/var/log/slurm/slurmctld.log", check=False).stdout
-        return [l for l in out.splitlines() if re.search(pattern, l)]
+        return [ln for ln in out.splitlines() if re.search(pattern, ln)]
 
     def container(self, node):
         cid = self.compose("ps", "-q", node).stdout.strip()

@@ -15,14 +15,10 @@ files test/cluster/nvltest.py uses, so concurrent cluster tests never collide.
 """
 
 import argparse
-import fcntl
-import importlib.machinery
-import importlib.util
 import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -30,47 +26,15 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 NVLCLUSTER = os.path.join(REPO, "scripts", "nvlcluster")
+sys.path.insert(0, os.path.join(REPO, "scripts"))
+from nvlblock_cluster.hostlist import expand_hostlist  # noqa: E402
+from nvlblock_cluster.ports import PortBlock  # noqa: E402
+from nvlblock_cluster.slurmconf import fragment_conf  # noqa: E402
 PORT_FIRST, PORT_LAST, PORT_STEP = 26000, 29999, 100
-LOCK_DIR = os.path.join(tempfile.gettempdir(), "nvlt-ports")
 
 
 def log(msg):
     print(f"[example-cluster {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
-
-
-def load_nvlcluster():
-    """scripts/nvlcluster as a module, for its hostlist expansion."""
-    loader = importlib.machinery.SourceFileLoader("nvlcluster_mod", NVLCLUSTER)
-    spec = importlib.util.spec_from_loader("nvlcluster_mod", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
-
-
-def claim_ports():
-    """(base, fd): a free block of ports, held by a lock file until exit."""
-    os.makedirs(LOCK_DIR, exist_ok=True)
-    for base in range(PORT_FIRST, PORT_LAST - PORT_STEP + 2, PORT_STEP):
-        fd = os.open(os.path.join(LOCK_DIR, f"{base}.lock"), os.O_CREAT | os.O_RDWR, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            continue
-        if all(port_free(p) for p in (base, base + 1)):
-            return base, fd
-        os.close(fd)
-    raise RuntimeError(f"no free block of ports in {PORT_FIRST}-{PORT_LAST}")
-
-
-def port_free(port):
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind(("", port))
-        except OSError:
-            return False
-    return True
 
 
 def expected_blocks(path, expand):
@@ -105,11 +69,11 @@ def main():
     example = os.path.abspath(opts.example)
     fragment = os.path.join(example, "slurm-nodes.conf")
     topology = os.path.join(example, opts.topology)
-    nvl = load_nvlcluster()
-    expected = expected_blocks(topology, nvl.expand_hostlist)
-    all_nodes, _ = nvl.fragment_conf(fragment)
+    expected = expected_blocks(topology, expand_hostlist)
+    all_nodes, _ = fragment_conf(fragment)
 
-    base, lock_fd = claim_ports()
+    ports = PortBlock(1, PORT_FIRST, PORT_LAST, PORT_STEP).__enter__()
+    base = ports.base
     name = f"{os.path.basename(example)}-{opts.plugin}-{os.path.basename(topology)}".replace(".", "-")
     cdir = tempfile.mkdtemp(prefix=f"nvlops-ex-{name}-")
     env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
@@ -133,7 +97,7 @@ def main():
         for line in out.splitlines():
             m = re.match(r"BlockName=(\S+) (?:BlockIndex=\d+ )?Nodes=(\S+)", line)
             if m:
-                shown[m.group(1)] = set(nvl.expand_hostlist(m.group(2)))
+                shown[m.group(1)] = set(expand_hostlist(m.group(2)))
         if set(shown) != set(expected):
             raise AssertionError(f"scontrol show topology lists blocks {sorted(shown)}, "
                                  f"the file has {sorted(expected)}:\n{out}")
@@ -149,7 +113,7 @@ def main():
         log(f"{name}: scontrol show topology lists the {len(expected)} blocks")
 
         rc, out, err = run(["sinfo", "-h", "-N", "-o", "%N %T"], env)
-        idle = {l.split()[0] for l in out.splitlines() if l.split()[1:] == ["idle"]}
+        idle = {ln.split()[0] for ln in out.splitlines() if ln.split()[1:] == ["idle"]}
         if idle != set(all_nodes):
             raise AssertionError(f"{len(all_nodes)} nodes expected idle, sinfo has {len(idle)}")
 
@@ -161,18 +125,18 @@ def main():
             rc, out, err = run([opts.status_bin], env)  # SLURM_CONF -> StateSaveLocation
             if rc != 0:
                 raise AssertionError(f"nvlblock-status failed ({rc}): {err}\n{out}")
-            rows = {l.split()[0] for l in out.splitlines() if l.strip()}
+            rows = {ln.split()[0] for ln in out.splitlines() if ln.strip()}
             missing = set(expected) - rows
             if missing or f"from {status}" not in out:
                 raise AssertionError(f"nvlblock-status output lacks blocks {sorted(missing)}:\n{out}")
-            total = next((l for l in out.splitlines() if l.startswith("TOTAL")), "")
+            total = next((ln for ln in out.splitlines() if ln.startswith("TOTAL")), "")
             if total.split()[1:3] != [str(sum(len(n) for n in expected.values()))] * 2:
                 raise AssertionError(f"TOTAL row is not all nodes healthy: {total!r}")
             log(f"{name}: nvlblock-status shows the {len(expected)} blocks")
         failed = False
     finally:
         run([NVLCLUSTER, "down", "--dir", cdir], env, timeout=120)
-        os.close(lock_fd)
+        ports.__exit__()
         if failed:
             log(f"{name}: FAILED; cluster directory kept: {cdir}")
         else:

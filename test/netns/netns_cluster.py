@@ -49,6 +49,9 @@ import time
 
 SKIP = 77
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "scripts"))
+from nvlblock_cluster import client  # noqa: E402
+from nvlblock_cluster.common import poll  # noqa: E402
 DOCKER_ETC = os.path.join(REPO, "docker", "etc")
 NS_PREFIX = "nvlpkg-"
 SUBNET_BITS = 24
@@ -248,13 +251,17 @@ class Network:
 # The cluster
 
 
-class Cluster:
+class Cluster(client.Cluster):
+    """The daemons of the namespaced hosts; client commands (and with them
+    nvlblock_cluster's job and node helpers) run in a host's namespace."""
+
     def __init__(self, d, prefix, net, layout):
         self.d, self.prefix, self.net, self.layout = d, prefix, net, layout
         self.conf = os.path.join(d, "etc", "slurm.conf")
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
-        self.env["SLURM_CONF"] = self.conf
-        self.env["PATH"] = f"{prefix}/bin:{prefix}/sbin:" + self.env.get("PATH", "/usr/bin:/bin")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
+        env["SLURM_CONF"] = self.conf
+        env["PATH"] = f"{prefix}/bin:{prefix}/sbin:" + env.get("PATH", "/usr/bin:/bin")
+        super().__init__(d, env, cwd=os.path.join(d, "run"))
         self.procs = []
 
     def start(self, suffix, host, argv, name):
@@ -265,10 +272,10 @@ class Cluster:
         self.procs.append((name, p))
         return p
 
-    def client(self, argv, host=None, check=True, timeout=30):
+    def run(self, *argv, check=True, timeout=30, host=None):
         """A Slurm client command on a host (default: the slurmctld host)."""
         suffix = host or self.layout.ctld_name
-        full = self.net.client_argv(suffix, [os.path.join(self.prefix, "bin", argv[0])] + argv[1:])
+        full = self.net.client_argv(suffix, [os.path.join(self.prefix, "bin", argv[0])] + list(argv[1:]))
         p = subprocess.run(full, env=self.env, stdin=subprocess.DEVNULL, capture_output=True,
                            text=True, timeout=timeout)
         if check and p.returncode != 0:
@@ -281,27 +288,26 @@ class Cluster:
                 raise Failure(f"{name} exited with status {p.returncode}")
 
     def wait(self, what, predicate, timeout):
-        deadline = time.monotonic() + timeout
-        last = None
-        while time.monotonic() < deadline:
+        """Poll predicate() -> (done, what it saw) while every daemon lives."""
+        seen = [None]
+
+        def step():
             self.check_alive()
-            ok, last = predicate()
-            if ok:
-                return last
-            time.sleep(0.5)
-        raise Failure(f"timed out after {timeout} s waiting for {what} (last seen: {last})")
+            done, seen[0] = predicate()
+            return done
+        if poll(step, timeout, 0.5)[0]:
+            return seen[0]
+        raise Failure(f"timed out after {timeout} s waiting for {what} (last seen: {seen[0]})")
 
     def node_states(self):
-        p = self.client(["sinfo", "-h", "-N", "-o", "%N %T"], check=False)
+        """{node: state}, or None while slurmctld does not answer."""
+        p = self.run("sinfo", "-h", "-N", "-o", "%N %T", check=False)
         if p.returncode != 0:
             return None
         return dict(line.split() for line in p.stdout.splitlines() if len(line.split()) == 2)
 
-    def hostnames(self, expr):
-        return self.client(["scontrol", "show", "hostnames", expr]).stdout.split()
-
     def job_field(self, job, field):
-        out = self.client(["scontrol", "show", "job", job]).stdout
+        out = self.run("scontrol", "show", "job", job).stdout
         m = re.search(rf"\b{field}=(\S*)", out)
         return m.group(1) if m else None
 
@@ -337,19 +343,19 @@ def scenario(c, layout):
 
     # 2. Node addressing, as slurmctld has it.
     for name, addr, host in layout.nodes:
-        out = c.client(["scontrol", "show", "node", name]).stdout
+        out = c.run("scontrol", "show", "node", name).stdout
         if f"NodeAddr={addr}" not in out or f"NodeHostName={host}" not in out:
             raise Failure(f"scontrol show node {name}: expected NodeAddr={addr} NodeHostName={host}:\n{out}")
     log("every node registered from its own address")
 
     # 3. A client on another host decodes the topology slurmctld packed.
-    topo = c.client(["scontrol", "show", "topology"], host=names[-1]).stdout
+    topo = c.run("scontrol", "show", "topology", host=names[-1]).stdout
     print(topo, end="")
     blocks = {}
     for line in topo.splitlines():
         m = re.match(r"BlockName=(\S+) Nodes=(\S+) .*\bSlice=(\d+) Spares=(\d+)", line)
         if m:
-            blocks[m.group(1)] = set(c.hostnames(m.group(2)))
+            blocks[m.group(1)] = set(c.expand(m.group(2)))
             if (m.group(3), m.group(4)) != ("3", "1"):
                 raise Failure(f"block {m.group(1)}: expected Slice=3 Spares=1 from nvlblock.yaml: {line}")
     if sorted(blocks) != ["rack01", "rack02"] or set().union(*blocks.values()) != set(names):
@@ -363,7 +369,7 @@ def scenario(c, layout):
     script_path = os.path.join(c.d, "etc", "segment.sh")
     with open(script_path, "w") as f:
         f.write(script)
-    p = c.client(["sbatch", "--parsable", "-N4", "--segment=2", "-o", f"{out_dir}/%j.out", script_path])
+    p = c.run("sbatch", "--parsable", "-N4", "--segment=2", "-o", f"{out_dir}/%j.out", script_path)
     job = p.stdout.strip().split(";")[0]
     log(f"job {job}: sbatch -N4 --segment=2 (srun -l hostname)")
 
@@ -371,7 +377,7 @@ def scenario(c, layout):
         state = c.job_field(job, "JobState")
         return state in ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY"), state
     state = c.wait(f"job {job} to finish", finished, 120)
-    nodes = c.hostnames(c.job_field(job, "NodeList"))
+    nodes = c.expand(c.job_field(job, "NodeList"))
     with open(os.path.join(out_dir, f"{job}.out")) as f:
         output = f.read()
     print(output, end="")
@@ -393,8 +399,7 @@ def scenario(c, layout):
 
     # 5. A segment larger than every slice can never run: sbatch refuses it,
     # with topology/block's message for such a segment.
-    p = c.client(["sbatch", "--parsable", "-N4", "--segment=4", "-o", "/dev/null", "--wrap", "true"],
-                 check=False)
+    p = c.run("sbatch", "--parsable", "-N4", "--segment=4", "-o", "/dev/null", "--wrap", "true", check=False)
     if p.returncode == 0 or "Requested topology configuration is not available" not in p.stderr:
         raise Failure(f"sbatch -N4 --segment=4 (slice 3): expected a refusal, got {p.returncode}: "
                       f"{p.stdout}{p.stderr}")
@@ -404,24 +409,24 @@ def scenario(c, layout):
     # nodes busy, a 1-node job waits, and says why.
     held = []
     for _ in range(2):
-        p = c.client(["sbatch", "--parsable", "-N3", "-o", "/dev/null", "--wrap", "sleep 300"])
+        p = c.run("sbatch", "--parsable", "-N3", "-o", "/dev/null", "--wrap", "sleep 300")
         held.append(p.stdout.strip().split(";")[0])
     c.wait("two 3-node jobs running", lambda: (all(c.job_field(j, "JobState") == "RUNNING" for j in held),
                                                [c.job_field(j, "NodeList") for j in held]), 60)
-    p = c.client(["sbatch", "--parsable", "-N1", "-o", "/dev/null", "--wrap", "true"])
+    p = c.run("sbatch", "--parsable", "-N1", "-o", "/dev/null", "--wrap", "true")
     small = p.stdout.strip().split(";")[0]
 
     def reason():
-        r = c.client(["squeue", "-h", "-j", small, "-o", "%T|%r"]).stdout.strip()
+        r = c.run("squeue", "-h", "-j", small, "-o", "%T|%r").stdout.strip()
         return r.startswith("PENDING|nvlblock:"), r
     r = c.wait(f"job {small}'s nvlblock pending reason", reason, 60)
     log(f"job {small} (-N1, every rack's ordinary capacity in use): {r}")
     if "spares" not in r:
         raise Failure(f"job {small}: expected a reason about withheld spares, got {r}")
     # How the other views show it (docs/users.md quotes them).
-    log(f"  squeue -o %R: {c.client(['squeue', '-h', '-j', small, '-o', '%R']).stdout.strip()}")
+    log(f"  squeue -o %R: {c.run('squeue', '-h', '-j', small, '-o', '%R').stdout.strip()}")
     log(f"  scontrol show job: Reason={c.job_field(small, 'Reason')}")
-    c.client(["scancel", small] + held)
+    c.run("scancel", small, *held)
 
 
 def interrupted(signum, frame):
@@ -485,7 +490,7 @@ def main():
                       [os.path.join(prefix, "sbin", "slurmctld"), "-D", "-c", "-f", cluster.conf],
                       "slurmctld")
         cluster.wait("slurmctld to answer",
-                     lambda: (cluster.client(["scontrol", "ping"], check=False).returncode == 0, None), 60)
+                     lambda: (cluster.run("scontrol", "ping", check=False).returncode == 0, None), 60)
         for name, _, host in layout.nodes:
             cluster.start(name, host, [os.path.join(prefix, "sbin", "slurmd"), "-D", "-N", name,
                                        "-f", cluster.conf], f"slurmd-{name}")

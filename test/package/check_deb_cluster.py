@@ -230,12 +230,12 @@ class FromPackage(ClusterTest):
         p = run([check], env=env, check=False)
         self.assertEqual(p.returncode, 0, f"nvlblock-check on the running cluster:\n{p.stdout}{p.stderr}")
         # Broken copies: the errors name the file and line, exit status 1.
-        self.assert_check_error(check, env, lambda l: l.replace("spares: 2", "spare: 2"),
+        self.assert_check_error(check, env, lambda ln: ln.replace("spares: 2", "spare: 2"),
                                 r"nvlblock\.yaml:(\d+): unknown key 'spare' in defaults "
                                 r"\(did you mean 'spares'\?\)", "  spare: 2")
         # More spares than a rack has room for: the blocks come from
         # topology.conf, so the error is at the block's line there.
-        self.assert_check_error(check, env, lambda l: l.replace("spares: 2", "spares: 3"),
+        self.assert_check_error(check, env, lambda ln: ln.replace("spares: 2", "spares: 3"),
                                 r"topology\.conf:(\d+): block 'rack01': slice 16 plus 3 spares needs "
                                 r"19 nodes; the block has 18", "BlockName=rack01 Nodes=gb[0001-0018]")
 
@@ -247,7 +247,7 @@ class FromPackage(ClusterTest):
         with open(bad) as f:
             text = f.read()
         with open(bad, "w") as f:
-            f.write("\n".join(edit(l) for l in text.splitlines()) + "\n")
+            f.write("\n".join(edit(ln) for ln in text.splitlines()) + "\n")
         p = run([check, "--slurm-conf", os.path.join(bad_dir, "slurm.conf")], check=False)
         out = p.stdout + p.stderr
         self.assertEqual(p.returncode, 1, out)

@@ -120,11 +120,11 @@ def check_compose(src, compose):
 def dockerfile_steps(path):
     """The Dockerfile's instructions, continuation lines joined."""
     text = re.sub(r"\\\n", " ", open(path).read())
-    return [l.strip() for l in text.splitlines() if l.strip() and not l.strip().startswith("#")]
+    return [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#")]
 
 
-# Entry points CI runs that are drivers, not build steps: the image need not run them.
-DRIVERS = {"scripts/test", "scripts/demo", "scripts/nvlcluster"}
+# Entry points CI runs that are drivers or checks, not build steps: the image need not run them.
+DRIVERS = {"scripts/test", "scripts/demo", "scripts/nvlcluster", "scripts/check-format"}
 
 
 def ci_scripts(src):

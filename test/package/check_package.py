@@ -325,7 +325,7 @@ def mode_deb(opts):
     if shutil.which("lintian"):
         p = run(["lintian", "--allow-root", "--display-info", deb], check=False)
         print("lintian:\n" + (p.stdout or "(no tags)\n"))
-        errors = [l for l in p.stdout.splitlines() if l.startswith("E: ")]
+        errors = [ln for ln in p.stdout.splitlines() if ln.startswith("E: ")]
         if errors:
             fail("lintian errors:\n" + "\n".join(errors))
     else:

@@ -54,7 +54,7 @@ def slurm_release(build_dir):
 
 def files_section(preprocessed):
     m = re.search(r"^%files\s*\n(.*?)(?=^%changelog|\Z)", preprocessed, re.M | re.S)
-    return [l.split()[-1] for l in m.group(1).splitlines() if l.strip() and not l.startswith("#")] if m else []
+    return [ln.split()[-1] for ln in m.group(1).splitlines() if ln.strip() and not ln.startswith("#")] if m else []
 
 
 def source_tarball(source_dir, version, dest):
@@ -124,7 +124,7 @@ def main():
     libdir = re.search(r"-DNVLBLOCK_SLURM_PLUGIN_INSTALL_DIR=(\S+)", text).group(1)
     mandir = re.search(r"-DCMAKE_INSTALL_MANDIR=(\S+)", text).group(1)
     installed = [f"{libdir}/{f}" for f in ("topology_nvlblock.so", "prep_nvlblock.so", "libnvlblock.so.1",
-                                          f"libnvlblock.so.{opts.version}")]
+                                           f"libnvlblock.so.{opts.version}")]
     for scd in glob.glob(os.path.join(opts.source_dir, "docs", "man", "*.scd")):
         page = os.path.basename(scd)[:-4]
         installed.append(f"{mandir}/man{page.rsplit('.', 1)[1]}/{page}.gz")

@@ -74,7 +74,7 @@ def dynamic_symbols(path):
 def archive_data_definitions(archive):
     """Global data objects an archive defines (nm types B, D, C, G, S)."""
     out = subprocess.run(["nm", "--defined-only", archive], capture_output=True, text=True, check=True)
-    return {parts[2] for parts in (l.split() for l in out.stdout.splitlines())
+    return {parts[2] for parts in (ln.split() for ln in out.stdout.splitlines())
             if len(parts) == 3 and parts[1] in "BDCGS"}
 
 
@@ -111,8 +111,8 @@ class Checker:
     def lazy_binding_and_relro(self, path):
         name = os.path.basename(path)
         dynamic = readelf(["-d", "-W"], path)
-        now = [l.strip() for l in dynamic.splitlines()
-               if "(BIND_NOW)" in l or (("(FLAGS)" in l or "(FLAGS_1)" in l) and re.search(r"\bNOW\b", l))]
+        now = [ln.strip() for ln in dynamic.splitlines()
+               if "(BIND_NOW)" in ln or (("(FLAGS)" in ln or "(FLAGS_1)" in ln) and re.search(r"\bNOW\b", ln))]
         self.check(not now, f"{name}: not linked with -z now" + (f" ({'; '.join(now)})" if now else ""))
         segments = readelf(["-l", "-W"], path)
         self.check("GNU_RELRO" in segments, f"{name}: has a GNU_RELRO segment (-z relro)")

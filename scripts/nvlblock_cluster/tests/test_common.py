@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+import socket
+import tempfile
+import unittest
+
+from nvlblock_cluster.common import poll, wait_until
+from nvlblock_cluster.ports import PortBlock, port_free
+
+
+class PollTest(unittest.TestCase):
+    def test_returns_the_first_true_value(self):
+        values = iter([0, None, "found", "later"])
+        self.assertEqual(poll(lambda: next(values), timeout=5, interval=0), (True, "found"))
+
+    def test_timeout_returns_the_last_value(self):
+        self.assertEqual(poll(lambda: [], timeout=0, interval=0), (False, []))
+        self.assertFalse(wait_until(lambda: False, timeout=0, interval=0))
+
+
+class PortBlockTest(unittest.TestCase):
+    def test_a_claimed_block_is_skipped_and_a_listening_port_too(self):
+        with tempfile.TemporaryDirectory() as locks:
+            with socket.socket() as listener:
+                listener.bind(("", 0))
+                listener.listen()
+                busy = listener.getsockname()[1]
+                self.assertFalse(port_free(busy))
+                # Blocks of 2 ports starting at the busy one, then the next.
+                first = busy if busy + 7 <= 65535 else busy - 8
+                with PortBlock(1, first, first + 7, step=2, lock_dir=locks) as a, \
+                        PortBlock(1, first, first + 7, step=2, lock_dir=locks) as b:
+                    self.assertNotEqual(a.base, b.base)
+                    for block in (a, b):
+                        self.assertNotIn(busy, (block.base, block.base + 1))
+
+    def test_too_many_ports_for_a_block(self):
+        with self.assertRaises(ValueError):
+            PortBlock(100, 23000, 29999, step=100)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+import unittest
+
+from nvlblock_cluster.common import ClusterError
+from nvlblock_cluster.options import validate_up_opts
+from nvlblock_cluster.tests.test_slurmconf import up_opts
+
+
+class UpOptionsTest(unittest.TestCase):
+    def refused(self, message, **kw):
+        with self.assertRaisesRegex(ClusterError, message):
+            validate_up_opts(up_opts(dir="/tmp/c", plugin_dir=None, **kw))
+
+    def test_valid_options_pass_and_set_no_fragment_nodes(self):
+        opts = up_opts(dir="/tmp/c", plugin_dir=None)
+        validate_up_opts(opts)
+        self.assertIsNone(opts.nodes)
+
+    def test_refusals_name_the_flag(self):
+        self.refused("--racks is required", racks=None)
+        self.refused("--slice must be between 1 and --nodes-per-rack", slice=19)
+        self.refused("--spares applies to --plugin nvlblock only", plugin="block", spares=1)
+        self.refused("--spares sets nvlblock.yaml", topology_conf=True, spares=1)
+        self.refused("--preempt-partition is not supported with --front-end", front_end=True,
+                     preempt_partition=True)
+        self.refused("--block-fault must be a fraction", block_fault=1.5)
+        self.refused("--slurm-conf-fragment and --topology go together", topology="/x.conf")
+        with self.assertRaisesRegex(ClusterError, "must not contain blanks"):
+            validate_up_opts(up_opts(dir="/tmp/a b", plugin_dir=None))
+
+
+if __name__ == "__main__":
+    unittest.main()
