@@ -26,7 +26,8 @@ std::string yaml_for(int racks) {
     std::string y = "defaults:\n  slice: 16\n  spares: 2\n  lending: true\npreemptible:\n  qos: [lend]\nblocks:\n";
     for (int r = 0; r < racks; ++r) {
         char buf[96];
-        std::snprintf(buf, sizeof buf, "  - name: rack%04d\n    nodes: gb[%05d-%05d]\n", r + 1, r * 18 + 1, r * 18 + 18);
+        std::snprintf(buf, sizeof buf, "  - name: rack%04d\n    nodes: gb[%05d-%05d]\n", r + 1, r * 18 + 1,
+                      r * 18 + 18);
         y += buf;
     }
     return y;
@@ -41,7 +42,10 @@ struct Cluster {
         states.assign(n, NodeState::kFree);
         for (std::size_t i = 0; i < n; ++i) {
             const double x = u(rng);
-            states[i] = x < 0.02 ? NodeState::kDown : x < 0.72 ? NodeState::kBusy : x < 0.74 ? NodeState::kLent : NodeState::kFree;
+            states[i] = x < 0.02   ? NodeState::kDown
+                        : x < 0.72 ? NodeState::kBusy
+                        : x < 0.74 ? NodeState::kLent
+                                   : NodeState::kFree;
         }
         // A few jobs waiting to restart in place.
         for (std::uint32_t j = 0; j < 4; ++j) {
@@ -131,13 +135,25 @@ void BM_CAbi(benchmark::State& st) {
 } // namespace
 
 // Arguments: racks, nodes, segment.
-BENCHMARK(BM_Planner)->ArgNames({"racks", "nodes", "segment"})
-    ->Args({128, 1, 0})->Args({128, 4, 0})->Args({128, 16, 16})->Args({128, 64, 16})
-    ->Args({1024, 1, 0})->Args({1024, 16, 16})->Args({1024, 256, 16})
-    ->Args({8192, 1, 0})->Args({8192, 16, 16})->Args({8192, 256, 16})
+BENCHMARK(BM_Planner)
+    ->ArgNames({"racks", "nodes", "segment"})
+    ->Args({128, 1, 0})
+    ->Args({128, 4, 0})
+    ->Args({128, 16, 16})
+    ->Args({128, 64, 16})
+    ->Args({1024, 1, 0})
+    ->Args({1024, 16, 16})
+    ->Args({1024, 256, 16})
+    ->Args({8192, 1, 0})
+    ->Args({8192, 16, 16})
+    ->Args({8192, 256, 16})
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Recovery)->ArgNames({"racks"})->Arg(128)->Arg(1024)->Arg(8192)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_CAbi)->ArgNames({"racks", "nodes", "segment"})
-    ->Args({128, 16, 16})->Args({1024, 16, 16})->Args({8192, 16, 16})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_CAbi)
+    ->ArgNames({"racks", "nodes", "segment"})
+    ->Args({128, 16, 16})
+    ->Args({1024, 16, 16})
+    ->Args({8192, 16, 16})
+    ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_MAIN();

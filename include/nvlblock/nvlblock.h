@@ -25,36 +25,36 @@ extern "C" {
 #define NVLB_ABI_VERSION 1
 
 typedef enum nvlb_status {
-	NVLB_OK = 0,
-	NVLB_E_INVALID = 1,  /* a bad argument (NULL handle, index out of range) */
-	NVLB_E_CONFIG = 2,   /* a configuration problem: see the error's file/line */
-	NVLB_E_IO = 3,       /* a file could not be read or written */
-	NVLB_E_STATE = 4,    /* saved state is corrupt */
-	NVLB_E_NOMEM = 5,
-	NVLB_E_INTERNAL = 6, /* a bug in nvlblock; the message says where */
+    NVLB_OK = 0,
+    NVLB_E_INVALID = 1, /* a bad argument (NULL handle, index out of range) */
+    NVLB_E_CONFIG = 2,  /* a configuration problem: see the error's file/line */
+    NVLB_E_IO = 3,      /* a file could not be read or written */
+    NVLB_E_STATE = 4,   /* saved state is corrupt */
+    NVLB_E_NOMEM = 5,
+    NVLB_E_INTERNAL = 6, /* a bug in nvlblock; the message says where */
 } nvlb_status_t;
 
 /* Filled on failure by functions that take one (may be NULL). `message`
  * holds every problem, one "file:line: what is wrong" per line (truncated to
  * fit); `file` and `line` repeat the first one. */
 typedef struct nvlb_error {
-	nvlb_status_t status;
-	char file[512];
-	unsigned line;
-	unsigned problem_count;
-	char message[4096];
+    nvlb_status_t status;
+    char file[512];
+    unsigned line;
+    unsigned problem_count;
+    char message[4096];
 } nvlb_error_t;
 
-const char *nvlb_status_name(nvlb_status_t status);
-const char *nvlb_version(void);
+const char* nvlb_status_name(nvlb_status_t status);
+const char* nvlb_version(void);
 
 /* Node states, one byte per node. */
 enum {
-	NVLB_NODE_FREE = 0,    /* healthy and idle */
-	NVLB_NODE_BUSY = 1,    /* running or finishing ordinary work (or blocked) */
-	NVLB_NODE_LENT = 2,    /* running preemptible work */
-	NVLB_NODE_DOWN = 3,    /* failed: down, not responding, powered off */
-	NVLB_NODE_DRAINED = 4, /* drained or draining by an operator */
+    NVLB_NODE_FREE = 0,    /* healthy and idle */
+    NVLB_NODE_BUSY = 1,    /* running or finishing ordinary work (or blocked) */
+    NVLB_NODE_LENT = 2,    /* running preemptible work */
+    NVLB_NODE_DOWN = 3,    /* failed: down, not responding, powered off */
+    NVLB_NODE_DRAINED = 4, /* drained or draining by an operator */
 };
 
 typedef struct nvlb_planner nvlb_planner_t;
@@ -62,61 +62,61 @@ typedef struct nvlb_planner nvlb_planner_t;
 /* Load a topology file (YAML if it ends in .yaml/.yml, else topology.conf
  * block syntax). node_names: slurm.conf's nodes in Slurm's index order, or
  * NULL to number nodes in topology order. */
-nvlb_status_t nvlb_planner_load(const char *path, const char *const *node_names, size_t node_count,
-				nvlb_planner_t **out, nvlb_error_t *err);
+nvlb_status_t nvlb_planner_load(const char* path, const char* const* node_names, size_t node_count,
+                                nvlb_planner_t** out, nvlb_error_t* err);
 /* Reconfigure from a file; on any error the planner keeps its old topology.
  * Pending recoveries are carried over by node name. */
-nvlb_status_t nvlb_planner_reload(nvlb_planner_t *planner, const char *path, const char *const *node_names,
-				  size_t node_count, nvlb_error_t *err);
-void nvlb_planner_free(nvlb_planner_t *planner);
+nvlb_status_t nvlb_planner_reload(nvlb_planner_t* planner, const char* path, const char* const* node_names,
+                                  size_t node_count, nvlb_error_t* err);
+void nvlb_planner_free(nvlb_planner_t* planner);
 /* The planner of this process. The Slurm plugins of one daemon (the
  * topology plugin and the PrEp plugin) are separate shared objects; they share
  * one planner through libnvlblock, which the dynamic loader maps once.
  * nvlb_process_planner_set() takes ownership and frees the previous one. */
-void nvlb_process_planner_set(nvlb_planner_t *planner);
-nvlb_planner_t *nvlb_process_planner(void);
+void nvlb_process_planner_set(nvlb_planner_t* planner);
+nvlb_planner_t* nvlb_process_planner(void);
 
 /* Validate a file without keeping it. Warnings (accepted but suspicious) are
  * passed to warn, if given, one "file:line: message" at a time. */
-nvlb_status_t nvlb_check_file(const char *path, const char *const *node_names, size_t node_count,
-			      void (*warn)(void *ctx, const char *line), void *ctx, nvlb_error_t *err);
+nvlb_status_t nvlb_check_file(const char* path, const char* const* node_names, size_t node_count,
+                              void (*warn)(void* ctx, const char* line), void* ctx, nvlb_error_t* err);
 
 /* Topology queries. */
-size_t nvlb_node_count(const nvlb_planner_t *planner);
-size_t nvlb_block_count(const nvlb_planner_t *planner);
-int32_t nvlb_block_of(const nvlb_planner_t *planner, uint32_t node); /* -1: outside every block */
-int32_t nvlb_find_block(const nvlb_planner_t *planner, const char *name);
+size_t nvlb_node_count(const nvlb_planner_t* planner);
+size_t nvlb_block_count(const nvlb_planner_t* planner);
+int32_t nvlb_block_of(const nvlb_planner_t* planner, uint32_t node); /* -1: outside every block */
+int32_t nvlb_find_block(const nvlb_planner_t* planner, const char* name);
 
 typedef struct nvlb_block_info {
-	const char *name;  /* valid until the planner is reloaded or freed */
-	const char *nodes; /* hostlist expression */
-	uint32_t size;
-	uint32_t slice;
-	uint32_t spares;
-	bool lending;
-	bool reclaim; /* reserve: reclaim (rule 3b) */
+    const char* name;  /* valid until the planner is reloaded or freed */
+    const char* nodes; /* hostlist expression */
+    uint32_t size;
+    uint32_t slice;
+    uint32_t spares;
+    bool lending;
+    bool reclaim; /* reserve: reclaim (rule 3b) */
 } nvlb_block_info_t;
 
-nvlb_status_t nvlb_block_info(const nvlb_planner_t *planner, uint32_t block, nvlb_block_info_t *out);
+nvlb_status_t nvlb_block_info(const nvlb_planner_t* planner, uint32_t block, nvlb_block_info_t* out);
 /* Node indices of a block; returns the block size (copies at most cap). */
-size_t nvlb_block_nodes(const nvlb_planner_t *planner, uint32_t block, uint32_t *out, size_t cap);
+size_t nvlb_block_nodes(const nvlb_planner_t* planner, uint32_t block, uint32_t* out, size_t cap);
 
 typedef struct nvlb_policy_info {
-	int64_t recovery_wait_s;
-	double block_fault_fraction;
-	int64_t status_interval_s;
-	const char *status_json;       /* "" when not set */
-	const char *status_prometheus; /* "" when not set */
-	bool from_topology_conf;       /* plain topology.conf: behaves as topology/block */
-	const char *source;            /* the file read */
-	const char *included_conf;     /* nvlblock.yaml's topology_conf as written; "" when none */
-	const char *included_conf_path; /* ...and the path it was read from */
+    int64_t recovery_wait_s;
+    double block_fault_fraction;
+    int64_t status_interval_s;
+    const char* status_json;        /* "" when not set */
+    const char* status_prometheus;  /* "" when not set */
+    bool from_topology_conf;        /* plain topology.conf: behaves as topology/block */
+    const char* source;             /* the file read */
+    const char* included_conf;      /* nvlblock.yaml's topology_conf as written; "" when none */
+    const char* included_conf_path; /* ...and the path it was read from */
 } nvlb_policy_info_t;
 
-nvlb_status_t nvlb_policy_info(const nvlb_planner_t *planner, nvlb_policy_info_t *out);
+nvlb_status_t nvlb_policy_info(const nvlb_planner_t* planner, nvlb_policy_info_t* out);
 /* Whether a job in this QOS / partition (either may be NULL) is preemptible
  * work that may borrow spares (the topology file's `preemptible:`). */
-bool nvlb_is_preemptible(const nvlb_planner_t *planner, const char *qos, const char *partition);
+bool nvlb_is_preemptible(const nvlb_planner_t* planner, const char* qos, const char* partition);
 /* The Slurm release whose topology/block rules apply where releases differ
  * (SLURM_VERSION_NUMBER, e.g. 0x180b05 for 24.11.5), for every topology read
  * afterwards in this process. Default: 24.11. */
@@ -124,114 +124,114 @@ void nvlb_set_slurm_release(uint32_t slurm_version_number);
 /* Seconds after a requeue before Slurm lets the job start again
  * (cred_expire + 1). The nodes of a failed job stay held at least this long
  * plus the time a scheduling pass may take to reach it, which the core adds. */
-void nvlb_set_requeue_delay(nvlb_planner_t *planner, int64_t seconds);
+void nvlb_set_requeue_delay(nvlb_planner_t* planner, int64_t seconds);
 
 /* Placement. */
 typedef enum nvlb_reason {
-	NVLB_PLACED = 0,
-	NVLB_NOT_IN_TOPOLOGY = 1,       /* no block node is usable: schedule without topology */
-	NVLB_INVALID_REQUEST = 2,
-	NVLB_SEGMENT_NOT_DIVISOR = 3,
-	NVLB_SEGMENT_TOO_LARGE = 4,
-	NVLB_TOO_LARGE = 5,
-	NVLB_REQUIRED_UNAVAILABLE = 6,
-	NVLB_SPARES_WITHHELD = 7,
-	NVLB_NO_BLOCK_FITS = 8,
-	NVLB_EXCLUSIVE_NO_BLOCK = 9,
-	NVLB_RECOVERY_WAITING = 10,
-	NVLB_NO_GROUP_FITS = 11, /* no group of the job's level above the blocks can take it now */
+    NVLB_PLACED = 0,
+    NVLB_NOT_IN_TOPOLOGY = 1, /* no block node is usable: schedule without topology */
+    NVLB_INVALID_REQUEST = 2,
+    NVLB_SEGMENT_NOT_DIVISOR = 3,
+    NVLB_SEGMENT_TOO_LARGE = 4,
+    NVLB_TOO_LARGE = 5,
+    NVLB_REQUIRED_UNAVAILABLE = 6,
+    NVLB_SPARES_WITHHELD = 7,
+    NVLB_NO_BLOCK_FITS = 8,
+    NVLB_EXCLUSIVE_NO_BLOCK = 9,
+    NVLB_RECOVERY_WAITING = 10,
+    NVLB_NO_GROUP_FITS = 11, /* no group of the job's level above the blocks can take it now */
 } nvlb_reason_t;
 
-const char *nvlb_reason_name(nvlb_reason_t reason);
+const char* nvlb_reason_name(nvlb_reason_t reason);
 
 typedef struct nvlb_request {
-	uint32_t job_id;
-	uint32_t min_nodes;
-	uint32_t max_nodes; /* >= min_nodes */
-	uint32_t segment;   /* 0: no --segment */
-	bool exclusive_topo;
-	bool preemptible;
-	const uint8_t *available; /* node_count bytes, non-zero = usable now; NULL: free nodes */
-	const uint32_t *required; /* --nodelist node indices */
-	size_t required_count;
-	int64_t now; /* seconds (Unix time in the plugin, simulated time in the simulator) */
-	int64_t eligible_since; /* when the job could first start (hierarchy.crossing counts from it); 0: now */
+    uint32_t job_id;
+    uint32_t min_nodes;
+    uint32_t max_nodes; /* >= min_nodes */
+    uint32_t segment;   /* 0: no --segment */
+    bool exclusive_topo;
+    bool preemptible;
+    const uint8_t* available; /* node_count bytes, non-zero = usable now; NULL: free nodes */
+    const uint32_t* required; /* --nodelist node indices */
+    size_t required_count;
+    int64_t now;            /* seconds (Unix time in the plugin, simulated time in the simulator) */
+    int64_t eligible_since; /* when the job could first start (hierarchy.crossing counts from it); 0: now */
 } nvlb_request_t;
 
 typedef struct nvlb_placement {
-	nvlb_reason_t reason;
-	uint32_t *nodes;       /* caller's buffer of nodes_capacity entries */
-	size_t nodes_capacity; /* in */
-	size_t node_count;     /* out: chosen nodes, ascending */
-	uint32_t spares_used;  /* recovery: nodes beyond its prior healthy ones */
-	bool recovery_in_place;
-	uint32_t blocks_if_spares;
-	char message[512]; /* a sentence for the user */
-	/* Refused for good as asked: Slurm's topology/block refuses such a job at
-	 * submission (ESLURM_REQUESTED_TOPO_CONFIG_UNAVAILABLE). */
-	bool topology_unavailable;
-	char group[128]; /* placed: the group above the blocks it was confined to; "" if none */
+    nvlb_reason_t reason;
+    uint32_t* nodes;       /* caller's buffer of nodes_capacity entries */
+    size_t nodes_capacity; /* in */
+    size_t node_count;     /* out: chosen nodes, ascending */
+    uint32_t spares_used;  /* recovery: nodes beyond its prior healthy ones */
+    bool recovery_in_place;
+    uint32_t blocks_if_spares;
+    char message[512]; /* a sentence for the user */
+    /* Refused for good as asked: Slurm's topology/block refuses such a job at
+     * submission (ESLURM_REQUESTED_TOPO_CONFIG_UNAVAILABLE). */
+    bool topology_unavailable;
+    char group[128]; /* placed: the group above the blocks it was confined to; "" if none */
 } nvlb_placement_t;
 
-nvlb_status_t nvlb_place(nvlb_planner_t *planner, const uint8_t *node_states, size_t node_count,
-			 const nvlb_request_t *request, nvlb_placement_t *out);
+nvlb_status_t nvlb_place(nvlb_planner_t* planner, const uint8_t* node_states, size_t node_count,
+                         const nvlb_request_t* request, nvlb_placement_t* out);
 
 /* Reclaiming spares (blocks with `reserve: reclaim`): for a job waiting to
  * restart in place, the running jobs to requeue so that it fits its block(s)
  * now: preemptible work first, then the least run time lost, within the
  * block's spares and the budget (its held nodes x recovery.wait). */
 typedef struct nvlb_running_job {
-	uint32_t job_id;
-	const uint32_t *nodes; /* node indices */
-	size_t node_count;
-	int64_t started;  /* start of its current run */
-	bool requeueable; /* a batch job Slurm may requeue */
-	bool exempt;      /* protected now (PreemptExemptTime) */
-	bool preemptible; /* selected by the topology's `preemptible:` */
+    uint32_t job_id;
+    const uint32_t* nodes; /* node indices */
+    size_t node_count;
+    int64_t started;  /* start of its current run */
+    bool requeueable; /* a batch job Slurm may requeue */
+    bool exempt;      /* protected now (PreemptExemptTime) */
+    bool preemptible; /* selected by the topology's `preemptible:` */
 } nvlb_running_job_t;
 
 typedef struct nvlb_reclaim {
-	uint32_t *jobs;       /* caller's buffer of jobs_capacity entries */
-	size_t jobs_capacity; /* in */
-	size_t job_count;     /* out: jobs to requeue, cheapest first; 0: none */
-	uint32_t nodes;       /* out: nodes they free where the job lacks room */
-	int64_t lost_node_seconds;
-	int64_t budget_node_seconds;
+    uint32_t* jobs;       /* caller's buffer of jobs_capacity entries */
+    size_t jobs_capacity; /* in */
+    size_t job_count;     /* out: jobs to requeue, cheapest first; 0: none */
+    uint32_t nodes;       /* out: nodes they free where the job lacks room */
+    int64_t lost_node_seconds;
+    int64_t budget_node_seconds;
 } nvlb_reclaim_t;
 
 /* request: the job as for nvlb_place (its job_id names the ledger record).
  * Changes nothing. NVLB_E_INVALID if the buffer is too small. */
-nvlb_status_t nvlb_plan_reclaim(nvlb_planner_t *planner, const uint8_t *node_states, size_t node_count,
-				const nvlb_request_t *request, const nvlb_running_job_t *running,
-				size_t running_count, nvlb_reclaim_t *out);
+nvlb_status_t nvlb_plan_reclaim(nvlb_planner_t* planner, const uint8_t* node_states, size_t node_count,
+                                const nvlb_request_t* request, const nvlb_running_job_t* running, size_t running_count,
+                                nvlb_reclaim_t* out);
 /* The caller requeued plan->jobs: logged ("nvlblock: recovery JobId=...
  * reclaiming ..."), and no new round for the job until its requeue delay. */
-nvlb_status_t nvlb_reclaim_started(nvlb_planner_t *planner, uint32_t job_id, const nvlb_reclaim_t *plan, int64_t now);
+nvlb_status_t nvlb_reclaim_started(nvlb_planner_t* planner, uint32_t job_id, const nvlb_reclaim_t* plan, int64_t now);
 
 /* In-place recovery (docs/placement.md rules 3b, 5-7; src/recovery). */
 
 /* Which failures count. What Slurm says about one node of a job whose nodes
  * are being released, as bits; whether the core counts the node as failed. */
 enum {
-	NVLB_NODE_SIGN_MISSING = 1u << 0,        /* no such node record */
-	NVLB_NODE_SIGN_DOWN = 1u << 1,           /* DOWN (or powered off) */
-	NVLB_NODE_SIGN_NOT_RESPONDING = 1u << 2, /* NO_RESPOND */
-	NVLB_NODE_SIGN_FAILING = 1u << 3,        /* FAIL */
-	NVLB_NODE_SIGN_NAMED_FAILED = 1u << 4,   /* the node Slurm named when it requeued the job */
+    NVLB_NODE_SIGN_MISSING = 1u << 0,        /* no such node record */
+    NVLB_NODE_SIGN_DOWN = 1u << 1,           /* DOWN (or powered off) */
+    NVLB_NODE_SIGN_NOT_RESPONDING = 1u << 2, /* NO_RESPOND */
+    NVLB_NODE_SIGN_FAILING = 1u << 3,        /* FAIL */
+    NVLB_NODE_SIGN_NAMED_FAILED = 1u << 4,   /* the node Slurm named when it requeued the job */
 };
 bool nvlb_node_counts_as_failed(uint32_t node_signs);
 /* What Slurm says about the job, as bits; whether it was requeued by a node
  * failure (only such a requeue may start a recovery). */
 enum {
-	NVLB_JOB_SIGN_BATCH = 1u << 0,
-	NVLB_JOB_SIGN_REQUEUE_ALLOWED = 1u << 1,
-	NVLB_JOB_SIGN_NODE_FAIL = 1u << 2, /* its state is NODE_FAIL */
+    NVLB_JOB_SIGN_BATCH = 1u << 0,
+    NVLB_JOB_SIGN_REQUEUE_ALLOWED = 1u << 1,
+    NVLB_JOB_SIGN_NODE_FAIL = 1u << 2, /* its state is NODE_FAIL */
 };
 bool nvlb_requeued_after_node_failure(uint32_t job_signs);
 
 /* Whether the job has an open recovery record (it failed and has not run
  * again nor left the queue). O(log n) in the open records. */
-bool nvlb_is_recovering(const nvlb_planner_t *planner, uint32_t job_id);
+bool nvlb_is_recovering(const nvlb_planner_t* planner, uint32_t job_id);
 
 /* Time passes: every job whose wait for its block is over (or whose block is
  * down) and whose block cannot take it on these node states falls back: it
@@ -240,32 +240,32 @@ bool nvlb_is_recovering(const nvlb_planner_t *planner, uint32_t job_id);
  * never changes anything, so this is the only call that moves time. Call it
  * regularly and at nvlb_next_deadline() (slurmctld's nvlblock thread does).
  * fell_back (may be NULL): how many fell back. */
-nvlb_status_t nvlb_advance(nvlb_planner_t *planner, const uint8_t *node_states, size_t node_count, int64_t now,
-			   size_t *fell_back);
+nvlb_status_t nvlb_advance(nvlb_planner_t* planner, const uint8_t* node_states, size_t node_count, int64_t now,
+                           size_t* fell_back);
 /* When, after now, nvlb_advance() next has something to do by time alone (a
  * wait ending); INT64_MAX when none. */
-int64_t nvlb_next_deadline(const nvlb_planner_t *planner, int64_t now);
+int64_t nvlb_next_deadline(const nvlb_planner_t* planner, int64_t now);
 
 /* The ledger of jobs restarting after failures. */
-nvlb_status_t nvlb_job_failed(nvlb_planner_t *planner, uint32_t job_id, const uint32_t *nodes, size_t node_count,
-			      const uint32_t *failed, size_t failed_count, int64_t now);
+nvlb_status_t nvlb_job_failed(nvlb_planner_t* planner, uint32_t job_id, const uint32_t* nodes, size_t node_count,
+                              const uint32_t* failed, size_t failed_count, int64_t now);
 /* The job runs on these nodes, a run that began at `started` (Slurm's
  * start_time). A run that began before the failure is not a restart (after a
  * crash slurmctld may restore the failed run from state saved before the
  * requeue): the record stays open. */
-nvlb_status_t nvlb_job_started(nvlb_planner_t *planner, uint32_t job_id, const uint32_t *nodes, size_t node_count,
-			       int64_t started);
-nvlb_status_t nvlb_job_gone(nvlb_planner_t *planner, uint32_t job_id, int64_t now);
+nvlb_status_t nvlb_job_started(nvlb_planner_t* planner, uint32_t job_id, const uint32_t* nodes, size_t node_count,
+                               int64_t started);
+nvlb_status_t nvlb_job_gone(nvlb_planner_t* planner, uint32_t job_id, int64_t now);
 /* Job ids with an open recovery record; returns the count (copies at most cap). */
-size_t nvlb_pending_jobs(const nvlb_planner_t *planner, uint32_t *out, size_t cap);
+size_t nvlb_pending_jobs(const nvlb_planner_t* planner, uint32_t* out, size_t cap);
 /* Hands each queued decision line ("nvlblock: recovery JobId=...") to fn. */
-size_t nvlb_drain_log(nvlb_planner_t *planner, void (*fn)(void *ctx, const char *line), void *ctx);
+size_t nvlb_drain_log(nvlb_planner_t* planner, void (*fn)(void* ctx, const char* line), void* ctx);
 
 /* Persistence: atomic (write, fsync, rename), mode 0600, written as
  * nvlb_write_file writes (below). Loading a missing file is OK; a symlink or
  * anything but a regular file in its place is NVLB_E_IO. */
-nvlb_status_t nvlb_state_save(nvlb_planner_t *planner, const char *path, nvlb_error_t *err);
-nvlb_status_t nvlb_state_load(nvlb_planner_t *planner, const char *path, nvlb_error_t *err);
+nvlb_status_t nvlb_state_save(nvlb_planner_t* planner, const char* path, nvlb_error_t* err);
+nvlb_status_t nvlb_state_load(nvlb_planner_t* planner, const char* path, nvlb_error_t* err);
 
 /* Replace a report file (status, metrics) atomically, mode 0644: a
  * temporary file with an unpredictable name, created exclusively without
@@ -274,89 +274,88 @@ nvlb_status_t nvlb_state_load(nvlb_planner_t *planner, const char *path, nvlb_er
  * of the file and its directory too. Readers see the old or the new file.
  * NVLB_E_IO, naming the directory, when it is writable by every user and has
  * no sticky bit: nothing is written there. */
-nvlb_status_t nvlb_write_file(const char *path, const char *text, bool durable, nvlb_error_t *err);
+nvlb_status_t nvlb_write_file(const char* path, const char* text, bool durable, nvlb_error_t* err);
 
 /* The segments of an allocation: per block (in block order), runs of
  * segment_size of its nodes (all of the block's nodes when 0); nodes outside
  * every block form one more segment. segment_of (count entries, may be NULL)
  * receives each node's segment index. Returns the number of segments. */
-size_t nvlb_segments(const nvlb_planner_t *planner, const uint32_t *nodes, size_t count, uint32_t segment_size,
-		     uint32_t *segment_of);
+size_t nvlb_segments(const nvlb_planner_t* planner, const uint32_t* nodes, size_t count, uint32_t segment_size,
+                     uint32_t* segment_of);
 
 /* Whether a job could ever start as asked: placed on an idle cluster with
  * every node healthy and nothing held (request->available, required and now
  * are ignored). */
-bool nvlb_can_ever_run(const nvlb_planner_t *planner, const nvlb_request_t *request);
+bool nvlb_can_ever_run(const nvlb_planner_t* planner, const nvlb_request_t* request);
 
 /* Pending reasons: the latest sentence nvlblock gave for a job, kept until
  * the caller drops it. One entry per job, as many as there are jobs. */
-void nvlb_reason_note(nvlb_planner_t *planner, uint32_t job_id, const char *text);
-void nvlb_reason_forget(nvlb_planner_t *planner, uint32_t job_id);
-void nvlb_reasons_clear(nvlb_planner_t *planner);
+void nvlb_reason_note(nvlb_planner_t* planner, uint32_t job_id, const char* text);
+void nvlb_reason_forget(nvlb_planner_t* planner, uint32_t job_id);
+void nvlb_reasons_clear(nvlb_planner_t* planner);
 /* Calls fn for each entry, in job id order; an entry for which fn returns
  * false is dropped. fn must not call back into the planner. Returns the
  * number of entries kept. */
-size_t nvlb_reasons_each(nvlb_planner_t *planner, bool (*fn)(void *ctx, uint32_t job_id, const char *text),
-			 void *ctx);
+size_t nvlb_reasons_each(nvlb_planner_t* planner, bool (*fn)(void* ctx, uint32_t job_id, const char* text), void* ctx);
 
 /* Structured report data, for `scontrol show topology`: per block and per
  * group of the hierarchy, the figures and the line the core formats. */
 typedef enum nvlb_health {
-	NVLB_HEALTHY = 0,
-	NVLB_DEGRADED = 1, /* more failures than spares */
-	NVLB_DOWN = 2,     /* block fault */
+    NVLB_HEALTHY = 0,
+    NVLB_DEGRADED = 1, /* more failures than spares */
+    NVLB_DOWN = 2,     /* block fault */
 } nvlb_health_t;
 
 typedef struct nvlb_block_report {
-	const char *name;         /* these strings live as long as the report data */
-	const char *nodes;        /* hostlist expression */
-	const char *failed_nodes; /* hostlist; "" when none */
-	const char *line;         /* "BlockName=... Nodes=... ..." */
-	uint32_t size, slice, spares;
-	bool lending, reclaim;
-	nvlb_health_t health;
-	uint32_t healthy, failed, busy, lent, free;
-	uint32_t spares_free, spares_used, spares_lent, held, stranded;
+    const char* name;         /* these strings live as long as the report data */
+    const char* nodes;        /* hostlist expression */
+    const char* failed_nodes; /* hostlist; "" when none */
+    const char* line;         /* "BlockName=... Nodes=... ..." */
+    uint32_t size, slice, spares;
+    bool lending, reclaim;
+    nvlb_health_t health;
+    uint32_t healthy, failed, busy, lent, free;
+    uint32_t spares_free, spares_used, spares_lent, held, stranded;
 } nvlb_block_report_t;
 
 typedef struct nvlb_group_report {
-	const char *name;  /* "su01", or a BlockSizes aggregate */
-	const char *level; /* its level's name */
-	const char *line;  /* "GroupName=... Level=... ..." */
+    const char* name;  /* "su01", or a BlockSizes aggregate */
+    const char* level; /* its level's name */
+    const char* line;  /* "GroupName=... Level=... ..." */
 } nvlb_group_report_t;
 
 typedef struct nvlb_report_data nvlb_report_data_t;
 
 /* NULL on error (node_count not the topology's). */
-nvlb_report_data_t *nvlb_report_data(nvlb_planner_t *planner, const uint8_t *node_states, size_t node_count,
-				     int64_t now);
-size_t nvlb_report_block_count(const nvlb_report_data_t *data);
-nvlb_status_t nvlb_report_block(const nvlb_report_data_t *data, size_t index, nvlb_block_report_t *out);
-size_t nvlb_report_group_count(const nvlb_report_data_t *data);
-nvlb_status_t nvlb_report_group(const nvlb_report_data_t *data, size_t index, nvlb_group_report_t *out);
+nvlb_report_data_t* nvlb_report_data(nvlb_planner_t* planner, const uint8_t* node_states, size_t node_count,
+                                     int64_t now);
+size_t nvlb_report_block_count(const nvlb_report_data_t* data);
+nvlb_status_t nvlb_report_block(const nvlb_report_data_t* data, size_t index, nvlb_block_report_t* out);
+size_t nvlb_report_group_count(const nvlb_report_data_t* data);
+nvlb_status_t nvlb_report_group(const nvlb_report_data_t* data, size_t index, nvlb_group_report_t* out);
 /* The summary line ("nvlblock: Blocks=..."). */
-const char *nvlb_report_summary(const nvlb_report_data_t *data);
+const char* nvlb_report_summary(const nvlb_report_data_t* data);
 /* One line per pending and recent recovery ("RecoveryPending JobId=...",
  * "Recovery JobId=..."), newline-separated without a trailing newline; ""
  * when none. */
-const char *nvlb_report_recoveries(const nvlb_report_data_t *data);
-void nvlb_report_data_free(nvlb_report_data_t *data);
+const char* nvlb_report_recoveries(const nvlb_report_data_t* data);
+void nvlb_report_data_free(nvlb_report_data_t* data);
 
 /* Reports, as malloc'd strings to release with nvlb_free(); NULL on error. */
 typedef enum nvlb_report_format {
-	NVLB_REPORT_TEXT = 0, /* one "BlockName=..." line per block, a summary line, one
-			       * "GroupName=..." line per group of the hierarchy, then one line
-			       * per pending and recent recovery */
-	NVLB_REPORT_JSON = 1,
-	NVLB_REPORT_PROMETHEUS = 2,
+    NVLB_REPORT_TEXT = 0, /* one "BlockName=..." line per block, a summary line, one
+                           * "GroupName=..." line per group of the hierarchy, then one line
+                           * per pending and recent recovery */
+    NVLB_REPORT_JSON = 1,
+    NVLB_REPORT_PROMETHEUS = 2,
 } nvlb_report_format_t;
 
-char *nvlb_report(nvlb_planner_t *planner, const uint8_t *node_states, size_t node_count, int64_t now,
-		  nvlb_report_format_t format);
+char* nvlb_report(nvlb_planner_t* planner, const uint8_t* node_states, size_t node_count, int64_t now,
+                  nvlb_report_format_t format);
 /* Free nodes in block nodes that do not make up a whole slice, counting the
  * nodes with a non-zero byte in free_mask as the free ones. */
-uint32_t nvlb_stranded_nodes(nvlb_planner_t *planner, const uint8_t *free_mask, size_t node_count);
-void nvlb_free(void *p);
+uint32_t nvlb_stranded_nodes(nvlb_planner_t* planner, const uint8_t* free_mask, size_t node_count);
+void nvlb_free(void* p);
 
 #ifdef __cplusplus
 }

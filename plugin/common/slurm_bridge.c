@@ -49,11 +49,11 @@ extern bitstr_t *up_node_bitmap __attribute__((weak));
 enum { UP, AVAIL, IDLE, COMPLETING, FUTURE, POWERED_DOWN, LENT, STATE_BITMAPS };
 
 static struct {
-	int count;                      /* node_record_count the cache is for; 0: none */
-	uint8_t *states;                /* one NVLB_NODE_* per node */
-	bitstr_t *seen[STATE_BITMAPS];  /* the bitmaps as last read */
+	int count;                     /* node_record_count the cache is for; 0: none */
+	uint8_t *states;               /* one NVLB_NODE_* per node */
+	bitstr_t *seen[STATE_BITMAPS]; /* the bitmaps as last read */
 	bitstr_t *changed, *scratch;
-} cache = { 0 };
+} cache = {0};
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static bool _bit(bitstr_t *b, int i)
@@ -260,7 +260,7 @@ static int _mark_lent(void *x, void *arg)
 
 extern void nvlbs_update_lent(nvlb_planner_t *planner)
 {
-	lent_args_t args = { .planner = planner };
+	lent_args_t args = {.planner = planner};
 
 	if (!planner || !job_list || !node_record_count)
 		return;
@@ -336,7 +336,8 @@ extern void nvlbs_sync_ledger(nvlb_planner_t *planner, time_t now)
 
 			/* When its run began: a run from before the failure
 			 * (restored after a crash) is not a restart. */
-			nvlb_job_started(planner, ids[i], nodes, count, job_ptr->start_time ? job_ptr->start_time : now);
+			nvlb_job_started(planner, ids[i], nodes, count,
+					 job_ptr->start_time ? job_ptr->start_time : now);
 			xfree(nodes);
 			if (!nvlb_is_recovering(planner, ids[i]))
 				changed++;

@@ -16,11 +16,11 @@
  * (a pooled thread may never exit, so pthread_join could wait forever). */
 #include "src/common/threadpool.h"
 #define NVLB_THREAD_CREATE(name, id_ptr, func, arg) slurm_thread_create(name, id_ptr, func, arg)
-#define NVLB_THREAD_JOIN(id) slurm_thread_join(id)
+#define NVLB_THREAD_JOIN(id)                        slurm_thread_join(id)
 #else
 #include "src/common/macros.h"
 #define NVLB_THREAD_CREATE(name, id_ptr, func, arg) slurm_thread_create(id_ptr, func, arg)
-#define NVLB_THREAD_JOIN(id) pthread_join(id, NULL)
+#define NVLB_THREAD_JOIN(id)                        pthread_join(id, NULL)
 #endif
 
 #endif

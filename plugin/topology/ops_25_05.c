@@ -86,7 +86,8 @@ extern int topology_p_add_rm_node(node_record_t *node_ptr, char *unit, topology_
 {
 	if (!unit)
 		return SLURM_SUCCESS;
-	error("topology/nvlblock: cannot put node %s into '%s': nvlblock's blocks come from nvlblock.yaml or topology.conf",
+	error("topology/nvlblock: cannot put node %s into '%s': nvlblock's blocks come from nvlblock.yaml or "
+	      "topology.conf",
 	      node_ptr ? node_ptr->name : "?", unit);
 	return SLURM_ERROR;
 }
@@ -123,8 +124,7 @@ extern int topology_p_get_node_addr(char *node_name, char **paddr, char **ppatte
 	return common_topo_get_node_addr(node_name, paddr, ppattern);
 }
 
-extern int topology_p_split_hostlist(hostlist_t *hl, hostlist_t ***sp_hl, int *count, uint16_t tree_width,
-				     void *pctx)
+extern int topology_p_split_hostlist(hostlist_t *hl, hostlist_t ***sp_hl, int *count, uint16_t tree_width, void *pctx)
 {
 	return common_topo_split_hostlist_treewidth(hl, sp_hl, count, tree_width);
 }

@@ -74,7 +74,7 @@ static void _forget(running_args_t *args, uint32_t job_id)
 
 extern void nvlbt_reclaim_spares(nvlb_planner_t *planner, time_t now)
 {
-	running_args_t running = { .planner = planner, .now = now };
+	running_args_t running = {.planner = planner, .now = now};
 	size_t pending = nvlb_pending_jobs(planner, NULL, 0);
 	uint32_t *ids, *victims;
 	uint8_t *states;
@@ -89,8 +89,8 @@ extern void nvlbt_reclaim_spares(nvlb_planner_t *planner, time_t now)
 	for (size_t i = 0; i < pending; i++) {
 		job_record_t *job_ptr = find_job_record(ids[i]);
 		job_details_t *details;
-		nvlb_request_t req = { 0 };
-		nvlb_reclaim_t plan = { .jobs = victims, .jobs_capacity = running.count };
+		nvlb_request_t req = {0};
+		nvlb_reclaim_t plan = {.jobs = victims, .jobs_capacity = running.count};
 
 		if (!job_ptr || !IS_JOB_PENDING(job_ptr) || !(details = job_ptr->details))
 			continue;
@@ -101,7 +101,8 @@ extern void nvlbt_reclaim_spares(nvlb_planner_t *planner, time_t now)
 		req.preemptible = nvlbs_job_preemptible(planner, job_ptr);
 		req.now = now;
 		if ((nvlb_plan_reclaim(planner, states, node_record_count, &req, running.jobs, running.count, &plan) !=
-		     NVLB_OK) || !plan.job_count)
+		     NVLB_OK) ||
+		    !plan.job_count)
 			continue;
 		for (size_t v = 0; v < plan.job_count; v++) {
 			/* As preempted, so accounting says why the job ran again. */

@@ -71,8 +71,8 @@ static void _advance(nvlb_planner_t *planner, time_t now)
 static void *_status_loop(void *arg)
 {
 	time_t last_files = 0;
-	slurmctld_lock_t locks = { .job = WRITE_LOCK, .node = READ_LOCK };
-	slurmctld_lock_t reclaim_locks = { .conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK, .fed = READ_LOCK };
+	slurmctld_lock_t locks = {.job = WRITE_LOCK, .node = READ_LOCK};
+	slurmctld_lock_t reclaim_locks = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK, .fed = READ_LOCK};
 
 	(void) arg;
 	for (;;) {
@@ -131,9 +131,9 @@ static void *_status_loop(void *arg)
 		}
 
 		if (json) {
-			json_path = policy.status_json[0] ? xstrdup(policy.status_json) :
-							    xstrdup_printf("%s/nvlblock-status.json",
-									   slurm_conf.state_save_location);
+			json_path = policy.status_json[0]
+					    ? xstrdup(policy.status_json)
+					    : xstrdup_printf("%s/nvlblock-status.json", slurm_conf.state_save_location);
 			_write(json_path, json, "status");
 		}
 		if (prom) {

@@ -59,7 +59,7 @@ static struct {
 	uint8_t *avail;  /* nodes the job may use */
 	uint8_t *states; /* node states for this evaluation */
 	uint32_t *nodes; /* the core's answer */
-} eval_buf = { 0 };
+} eval_buf = {0};
 static pthread_mutex_t eval_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void _free_eval_buffers(void)
@@ -232,7 +232,8 @@ extern int nvlbt_build_config(const char *topology_conf)
 			fatal("nvlblock: invalid topology configuration in %s (%u problem%s, first at %s:%u)", path,
 			      err.problem_count, (err.problem_count == 1) ? "" : "s", err.file, err.line);
 		error("nvlblock: keeping the previous topology (%s, kept when it was last accepted); fix %s and "
-		      "reconfigure", copy, path);
+		      "reconfigure",
+		      copy, path);
 		xfree(path);
 		path = copy;
 		rc = SLURM_ERROR;
@@ -366,8 +367,8 @@ extern int nvlbt_eval_nodes(topology_eval_t *topo_eval)
 	nvlb_planner_t *planner = nvlb_process_planner();
 	job_record_t *job_ptr = topo_eval->job_ptr;
 	job_details_t *details = job_ptr->details;
-	nvlb_request_t req = { 0 };
-	nvlb_placement_t out = { 0 };
+	nvlb_request_t req = {0};
+	nvlb_placement_t out = {0};
 	uint32_t *required = NULL;
 	time_t now = time(NULL);
 	int rc;

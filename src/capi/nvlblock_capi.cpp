@@ -7,8 +7,8 @@
 
 #include "core/planner.hpp"
 #include "placement/segments.hpp"
-#include "recovery/rules.hpp"
 #include "readers/load_topology.hpp"
+#include "recovery/rules.hpp"
 #include "state/atomic_file.hpp"
 #include "writers/status_report.hpp"
 
@@ -161,7 +161,9 @@ const char* nvlb_status_name(nvlb_status_t s) {
     return "unknown status";
 }
 
-const char* nvlb_version(void) { return NVLBLOCK_VERSION; }
+const char* nvlb_version(void) {
+    return NVLBLOCK_VERSION;
+}
 
 nvlb_status_t nvlb_planner_load(const char* path, const char* const* node_names, size_t node_count,
                                 nvlb_planner_t** out, nvlb_error_t* err) {
@@ -174,8 +176,8 @@ nvlb_status_t nvlb_planner_load(const char* path, const char* const* node_names,
     });
 }
 
-nvlb_status_t nvlb_planner_reload(nvlb_planner_t* p, const char* path, const char* const* node_names,
-                                  size_t node_count, nvlb_error_t* err) {
+nvlb_status_t nvlb_planner_reload(nvlb_planner_t* p, const char* path, const char* const* node_names, size_t node_count,
+                                  nvlb_error_t* err) {
     if (!p || !path)
         return set_error(err, NVLB_E_INVALID, "", 0, "nvlb_planner_reload: planner and path are required");
     return guarded(err, [&] {
@@ -186,15 +188,21 @@ nvlb_status_t nvlb_planner_reload(nvlb_planner_t* p, const char* path, const cha
     });
 }
 
-void nvlb_planner_free(nvlb_planner_t* p) { delete p; }
+void nvlb_planner_free(nvlb_planner_t* p) {
+    delete p;
+}
 
 namespace {
 std::atomic<nvlb_planner_t*> g_process_planner{nullptr};
 }
 
-void nvlb_process_planner_set(nvlb_planner_t* p) { delete g_process_planner.exchange(p); }
+void nvlb_process_planner_set(nvlb_planner_t* p) {
+    delete g_process_planner.exchange(p);
+}
 
-nvlb_planner_t* nvlb_process_planner(void) { return g_process_planner.load(); }
+nvlb_planner_t* nvlb_process_planner(void) {
+    return g_process_planner.load();
+}
 
 nvlb_status_t nvlb_check_file(const char* path, const char* const* node_names, size_t node_count,
                               void (*warn)(void*, const char*), void* ctx, nvlb_error_t* err) {
@@ -351,8 +359,8 @@ nvlb_status_t nvlb_place(nvlb_planner_t* p, const uint8_t* node_states, size_t n
             copy_str(out->message, sizeof out->message, "node count does not match the topology");
             return NVLB_E_INVALID;
         }
-        Placement pl = p->planner.place(states_of(p, node_states, node_count), request_of(*request, node_count),
-                                        request->now);
+        Placement pl =
+            p->planner.place(states_of(p, node_states, node_count), request_of(*request, node_count), request->now);
         out->reason = static_cast<nvlb_reason_t>(pl.reason);
         out->spares_used = pl.spares_used;
         out->recovery_in_place = pl.recovery_in_place;
@@ -372,8 +380,8 @@ nvlb_status_t nvlb_place(nvlb_planner_t* p, const uint8_t* node_states, size_t n
 }
 
 nvlb_status_t nvlb_plan_reclaim(nvlb_planner_t* p, const uint8_t* node_states, size_t node_count,
-                                const nvlb_request_t* request, const nvlb_running_job_t* running,
-                                size_t running_count, nvlb_reclaim_t* out) {
+                                const nvlb_request_t* request, const nvlb_running_job_t* running, size_t running_count,
+                                nvlb_reclaim_t* out) {
     if (!p || !node_states || !request || !out || (!running && running_count) || (!out->jobs && out->jobs_capacity))
         return NVLB_E_INVALID;
     out->job_count = 0;
@@ -390,8 +398,8 @@ nvlb_status_t nvlb_plan_reclaim(nvlb_planner_t* p, const uint8_t* node_states, s
             const nvlb_running_job_t& r = running[i];
             if (!r.nodes && r.node_count)
                 return NVLB_E_INVALID;
-            jobs.push_back({r.job_id, std::vector<NodeIndex>(r.nodes, r.nodes + r.node_count), r.started,
-                            r.requeueable, r.exempt, r.preemptible});
+            jobs.push_back({r.job_id, std::vector<NodeIndex>(r.nodes, r.nodes + r.node_count), r.started, r.requeueable,
+                            r.exempt, r.preemptible});
         }
         const auto plan = p->planner.plan_reclaim(states_of(p, node_states, node_count),
                                                   request_of(*request, node_count), jobs, request->now);
@@ -423,9 +431,13 @@ nvlb_status_t nvlb_reclaim_started(nvlb_planner_t* p, uint32_t job_id, const nvl
     });
 }
 
-bool nvlb_node_counts_as_failed(uint32_t signs) { return node_counts_as_failed(signs); }
+bool nvlb_node_counts_as_failed(uint32_t signs) {
+    return node_counts_as_failed(signs);
+}
 
-bool nvlb_requeued_after_node_failure(uint32_t signs) { return requeued_after_node_failure(signs); }
+bool nvlb_requeued_after_node_failure(uint32_t signs) {
+    return requeued_after_node_failure(signs);
+}
 
 bool nvlb_is_recovering(const nvlb_planner_t* p, uint32_t job_id) {
     if (!p)
@@ -654,7 +666,9 @@ nvlb_report_data_t* nvlb_report_data(nvlb_planner_t* p, const uint8_t* node_stat
     }
 }
 
-size_t nvlb_report_block_count(const nvlb_report_data_t* d) { return d ? d->report.blocks.size() : 0; }
+size_t nvlb_report_block_count(const nvlb_report_data_t* d) {
+    return d ? d->report.blocks.size() : 0;
+}
 
 nvlb_status_t nvlb_report_block(const nvlb_report_data_t* d, size_t i, nvlb_block_report_t* out) {
     if (!d || !out || i >= d->report.blocks.size())
@@ -683,7 +697,9 @@ nvlb_status_t nvlb_report_block(const nvlb_report_data_t* d, size_t i, nvlb_bloc
     return NVLB_OK;
 }
 
-size_t nvlb_report_group_count(const nvlb_report_data_t* d) { return d ? d->report.groups.size() : 0; }
+size_t nvlb_report_group_count(const nvlb_report_data_t* d) {
+    return d ? d->report.groups.size() : 0;
+}
 
 nvlb_status_t nvlb_report_group(const nvlb_report_data_t* d, size_t i, nvlb_group_report_t* out) {
     if (!d || !out || i >= d->report.groups.size())
@@ -694,15 +710,21 @@ nvlb_status_t nvlb_report_group(const nvlb_report_data_t* d, size_t i, nvlb_grou
     return NVLB_OK;
 }
 
-const char* nvlb_report_summary(const nvlb_report_data_t* d) { return d ? d->summary.c_str() : ""; }
+const char* nvlb_report_summary(const nvlb_report_data_t* d) {
+    return d ? d->summary.c_str() : "";
+}
 
-const char* nvlb_report_recoveries(const nvlb_report_data_t* d) { return d ? d->recoveries.c_str() : ""; }
+const char* nvlb_report_recoveries(const nvlb_report_data_t* d) {
+    return d ? d->recoveries.c_str() : "";
+}
 
 static_assert(static_cast<int>(BlockHealth::kHealthy) == NVLB_HEALTHY &&
               static_cast<int>(BlockHealth::kDegraded) == NVLB_DEGRADED &&
               static_cast<int>(BlockHealth::kDown) == NVLB_DOWN);
 
-void nvlb_report_data_free(nvlb_report_data_t* d) { delete d; }
+void nvlb_report_data_free(nvlb_report_data_t* d) {
+    delete d;
+}
 
 char* nvlb_report(nvlb_planner_t* p, const uint8_t* node_states, size_t node_count, int64_t now,
                   nvlb_report_format_t format) {
@@ -757,6 +779,8 @@ uint32_t nvlb_stranded_nodes(nvlb_planner_t* p, const uint8_t* free_mask, size_t
     }
 }
 
-void nvlb_free(void* ptr) { std::free(ptr); }
+void nvlb_free(void* ptr) {
+    std::free(ptr);
+}
 
 } // extern "C"

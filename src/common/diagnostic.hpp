@@ -12,12 +12,10 @@
 namespace nvlblock {
 
 struct SourceLocation {
-    std::string file; // as given by the caller; "<string>" for in-memory text
+    std::string file;  // as given by the caller; "<string>" for in-memory text
     unsigned line = 0; // 1-based; 0 when the problem is not tied to a line
 
-    std::string str() const {
-        return line ? file + ":" + std::to_string(line) : file;
-    }
+    std::string str() const { return line ? file + ":" + std::to_string(line) : file; }
 };
 
 struct Diagnostic {
@@ -29,7 +27,7 @@ struct Diagnostic {
 
 // Thrown by readers and validation; carries every problem found, first one first.
 class ConfigError : public std::runtime_error {
-public:
+  public:
     explicit ConfigError(std::vector<Diagnostic> problems)
         : std::runtime_error(join(problems)), problems_(std::move(problems)) {}
     ConfigError(SourceLocation where, std::string message)
@@ -38,7 +36,7 @@ public:
     const std::vector<Diagnostic>& problems() const { return problems_; }
     const Diagnostic& first() const { return problems_.front(); }
 
-private:
+  private:
     static std::string join(const std::vector<Diagnostic>& problems) {
         std::string out;
         for (const auto& d : problems) {
@@ -54,10 +52,8 @@ private:
 // Collects problems so a reader can report all of them at once instead of the
 // first only; throw_if_any() turns the collection into a ConfigError.
 class Diagnostics {
-public:
-    void add(SourceLocation where, std::string message) {
-        items_.push_back({std::move(where), std::move(message)});
-    }
+  public:
+    void add(SourceLocation where, std::string message) { items_.push_back({std::move(where), std::move(message)}); }
     bool empty() const { return items_.empty(); }
     const std::vector<Diagnostic>& items() const { return items_; }
     void throw_if_any() const {
@@ -65,7 +61,7 @@ public:
             throw ConfigError(items_);
     }
 
-private:
+  private:
     std::vector<Diagnostic> items_;
 };
 

@@ -56,8 +56,8 @@ Placement Planner::place(std::span<const NodeState> raw_states, Request request,
     if (record && request.prefer_blocks.empty())
         for (NodeIndex n : record->nodes) {
             const BlockIndex b = n < topo.node_count() ? topo.block_of(n) : kNoBlock;
-            if (b != kNoBlock && std::find(request.prefer_blocks.begin(), request.prefer_blocks.end(), b) ==
-                                     request.prefer_blocks.end())
+            if (b != kNoBlock &&
+                std::find(request.prefer_blocks.begin(), request.prefer_blocks.end(), b) == request.prefer_blocks.end())
                 request.prefer_blocks.push_back(b);
         }
     return nvlblock::place(snapshot(states, now), request);
@@ -106,7 +106,9 @@ void Planner::job_started(std::uint32_t job_id, std::span<const NodeIndex> nodes
     recovery_.job_started(*topology_, job_id, nodes, started);
 }
 
-void Planner::job_gone(std::uint32_t job_id, std::int64_t now) { recovery_.job_gone(*topology_, job_id, now); }
+void Planner::job_gone(std::uint32_t job_id, std::int64_t now) {
+    recovery_.job_gone(*topology_, job_id, now);
+}
 
 void Planner::replace_topology(Topology topology) {
     auto next = std::make_shared<const Topology>(std::move(topology));

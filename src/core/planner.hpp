@@ -25,7 +25,7 @@
 namespace nvlblock {
 
 class Planner {
-public:
+  public:
     explicit Planner(Topology topology);
 
     const Topology& topology() const { return *topology_; }
@@ -84,7 +84,7 @@ public:
     // Reconfigure: swap the topology, keeping the ledger by node name.
     void replace_topology(Topology topology);
 
-private:
+  private:
     std::shared_ptr<const Topology> topology_;
     Recovery recovery_;
     // Claims recomputed per snapshot; place() is called many times per
@@ -101,7 +101,6 @@ private:
 // offered nodes count as healthy and free. Returns `states` itself when no
 // offered node is failed, else `scratch` filled with the shaped states.
 std::span<const NodeState> offered_as_healthy(std::span<const NodeState> states,
-                                              std::span<const std::uint8_t> available,
-                                              std::vector<NodeState>& scratch);
+                                              std::span<const std::uint8_t> available, std::vector<NodeState>& scratch);
 
 } // namespace nvlblock

@@ -26,7 +26,7 @@ std::string Hierarchy::describe() const {
 }
 
 class HierarchyBuilder {
-public:
+  public:
     HierarchyBuilder(const std::vector<std::string>& blocks, Diagnostics& problems)
         : block_names_(blocks), problems_(problems) {
         for (std::size_t i = 0; i < blocks.size(); ++i)
@@ -78,8 +78,8 @@ public:
         for (std::size_t li = 0; li < spec.levels.size(); ++li) {
             const LevelSpec& ls = spec.levels[li];
             if (!level_names.emplace(ls.name, ls.where).second)
-                problems_.add(ls.where, "level '" + ls.name + "' is listed twice (first at " +
-                                            level_names[ls.name].str() + ")");
+                problems_.add(ls.where,
+                              "level '" + ls.name + "' is listed twice (first at " + level_names[ls.name].str() + ")");
             HierarchyLevel level;
             level.name = ls.name;
             level.label = ls.label.empty() ? ls.name : ls.label;
@@ -90,8 +90,8 @@ public:
                 if (block_index_.count(gs.name))
                     problems_.add(gs.where, label + " has the name of a block; group and block names must differ");
                 else if (!group_names.emplace(gs.name, gs.where).second)
-                    problems_.add(gs.where, label + ": the name is used twice (first at " +
-                                                group_names[gs.name].str() + ")");
+                    problems_.add(gs.where,
+                                  label + ": the name is used twice (first at " + group_names[gs.name].str() + ")");
                 if (gs.members.empty()) {
                     problems_.add(gs.where, label + " has no members");
                     continue;
@@ -115,8 +115,8 @@ public:
                             problems_.add(gs.where, label + " lists block '" + block_names_[b] + "' twice");
                         } else if (owner >= 0) {
                             problems_.add(gs.where, "block '" + block_names_[b] + "' is in group '" + gs.name +
-                                                        "' and in group '" + level.groups[owner].name +
-                                                        "' (" + level.groups[owner].where.str() +
+                                                        "' and in group '" + level.groups[owner].name + "' (" +
+                                                        level.groups[owner].where.str() +
                                                         "); a block is in at most one group of a level");
                         } else {
                             owner = index;
@@ -136,7 +136,7 @@ public:
         return h;
     }
 
-private:
+  private:
     // A member name: a block, or (above the lowest level) a group of the level below.
     // `known`: the name is a block or such a group (whose own problems were reported).
     std::vector<BlockIndex> member_blocks(const std::string& name, const HierarchyLevel* below, bool& known) const {

@@ -39,9 +39,9 @@ struct LevelSpec {
 };
 
 struct HierarchySpec {
-    std::vector<LevelSpec> levels;          // nvlblock.yaml, lowest level first
+    std::vector<LevelSpec> levels;           // nvlblock.yaml, lowest level first
     std::optional<std::int64_t> cross_after; // seconds; none: strict (never cross a level)
-    SourceLocation where;                   // of `hierarchy:`, for messages
+    SourceLocation where;                    // of `hierarchy:`, for messages
     // topology.conf: the base block size (BlockSizes' first value, else the
     // first block's node count) and the listed levels as a bit mask (bit k:
     // 2^k base blocks). 0 when the blocks do not come from topology.conf.
@@ -71,7 +71,7 @@ struct HierarchyLevel {
 };
 
 class Hierarchy {
-public:
+  public:
     enum class Kind { kNone, kBlockSizes, kGroups };
 
     Kind kind() const { return kind_; }
@@ -91,7 +91,7 @@ public:
     // "BlockSizes=4,8" or "su < pod", for messages.
     std::string describe() const;
 
-private:
+  private:
     friend class HierarchyBuilder;
 
     Kind kind_ = Kind::kNone;

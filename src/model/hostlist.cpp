@@ -47,8 +47,8 @@ std::vector<std::string> expand_bracket(std::string_view expr, std::string_view 
     std::size_t pos = 0;
     while (pos <= body.size()) {
         std::size_t comma = body.find(',', pos);
-        std::string_view item = body.substr(pos, comma == std::string_view::npos ? std::string_view::npos
-                                                                              : comma - pos);
+        std::string_view item =
+            body.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
         if (item.empty())
             fail(expr, "empty item in brackets");
         std::size_t dash = item.find('-');
@@ -80,8 +80,8 @@ void expand_pattern(std::string_view expr, std::string_view pattern, std::vector
     std::size_t pos = 0;
     while (pos < pattern.size()) {
         std::size_t open = pattern.find('[', pos);
-        std::string_view literal = pattern.substr(pos, open == std::string_view::npos ? std::string_view::npos
-                                                                                   : open - pos);
+        std::string_view literal =
+            pattern.substr(pos, open == std::string_view::npos ? std::string_view::npos : open - pos);
         if (literal.find(']') != std::string_view::npos)
             fail(expr, "']' without '['");
         for (auto& p : partial)
@@ -179,7 +179,9 @@ Split split_name(const std::string& name) {
 }
 
 // No leading zero: "9", "10", "0"; not "09".
-bool is_unpadded(const Split& s) { return s.number && s.width == std::to_string(*s.number).size(); }
+bool is_unpadded(const Split& s) {
+    return s.number && s.width == std::to_string(*s.number).size();
+}
 
 } // namespace
 

@@ -14,7 +14,7 @@ namespace nvlblock::hostlist {
 
 // The expression is not a valid hostlist; what() says what is wrong and where.
 class HostlistError : public std::invalid_argument {
-public:
+  public:
     using std::invalid_argument::invalid_argument;
 };
 

@@ -12,8 +12,12 @@ namespace {
 std::atomic<int> g_slurm_release{kDefaultSlurmRelease};
 }
 
-int default_slurm_release() { return g_slurm_release.load(); }
-void set_default_slurm_release(int release) { g_slurm_release.store(release); }
+int default_slurm_release() {
+    return g_slurm_release.load();
+}
+void set_default_slurm_release(int release) {
+    g_slurm_release.store(release);
+}
 
 std::optional<NodeIndex> Topology::find_node(const std::string& name) const {
     auto it = node_index_.find(name);
@@ -72,11 +76,10 @@ Topology build_topology(TopologySpec spec, const std::vector<std::string>* unive
             } else if (universe) {
                 if (spec.format == SourceFormat::kTopologyConf) {
                     // Slurm 24.11 only warns about these and leaves them out.
-                    t.warnings_.push_back({bs.where, "node " + name + " of block '" + bs.name +
-                                                         "' is not in slurm.conf; ignored"});
+                    t.warnings_.push_back(
+                        {bs.where, "node " + name + " of block '" + bs.name + "' is not in slurm.conf; ignored"});
                 } else {
-                    problems.add(bs.where, "node " + name + " of block '" + bs.name +
-                                               "' is not in slurm.conf");
+                    problems.add(bs.where, "node " + name + " of block '" + bs.name + "' is not in slurm.conf");
                 }
                 continue;
             } else {
@@ -90,9 +93,8 @@ Topology build_topology(TopologySpec spec, const std::vector<std::string>* unive
                 if (o->second == bi)
                     problems.add(bs.where, "node " + name + " is listed twice in block '" + bs.name + "'");
                 else
-                    problems.add(bs.where, "node " + name + " is in block '" + bs.name +
-                                               "' and in block '" + first.name + "' (" +
-                                               first.where.str() + ")");
+                    problems.add(bs.where, "node " + name + " is in block '" + bs.name + "' and in block '" +
+                                               first.name + "' (" + first.where.str() + ")");
                 continue;
             }
             b.nodes.push_back(idx);
@@ -120,10 +122,9 @@ Topology build_topology(TopologySpec spec, const std::vector<std::string>* unive
             problems.add(bs.where, label + ": slice " + std::to_string(s.slice) + " is larger than the block (" +
                                        std::to_string(size) + " nodes)");
         else if (s.spares >= 0 && s.slice + s.spares > size)
-            problems.add(bs.where, label + ": slice " + std::to_string(s.slice) + " plus " +
-                                       std::to_string(s.spares) + " spares needs " +
-                                       std::to_string(s.slice + s.spares) + " nodes; the block has " +
-                                       std::to_string(size));
+            problems.add(bs.where, label + ": slice " + std::to_string(s.slice) + " plus " + std::to_string(s.spares) +
+                                       " spares needs " + std::to_string(s.slice + s.spares) +
+                                       " nodes; the block has " + std::to_string(size));
         if (s.spares < 0)
             problems.add(bs.where, label + ": spares must be 0 or more (got " + std::to_string(s.spares) + ")");
         t.blocks_.push_back(std::move(b));

@@ -95,7 +95,7 @@ struct BlockSpec {
 };
 
 struct TopologySpec {
-    std::string source; // path of the main file
+    std::string source;              // path of the main file
     std::string included_as_written; // nvlblock.yaml's topology_conf, as written ("" if none)
     std::string included_path;       // ...and the path it was read from
     SourceFormat format = SourceFormat::kYaml;
@@ -109,7 +109,7 @@ struct TopologySpec {
 
 struct Block {
     std::string name;
-    std::string nodes_expr; // compressed hostlist of its nodes
+    std::string nodes_expr;       // compressed hostlist of its nodes
     std::vector<NodeIndex> nodes; // in the order written
     BlockSettings settings;
     SourceLocation where;
@@ -124,7 +124,7 @@ struct Block {
 };
 
 class Topology {
-public:
+  public:
     const std::string& source() const { return source_; }
     // The topology.conf an nvlblock.yaml takes its blocks from: as written
     // there and as read ("" when none).
@@ -151,7 +151,7 @@ public:
     std::size_t nodes_in_blocks() const { return nodes_in_blocks_; }
     int largest_slice() const { return largest_slice_; }
 
-private:
+  private:
     friend Topology build_topology(TopologySpec spec, const std::vector<std::string>* universe);
 
     std::string source_;

@@ -18,10 +18,14 @@ std::uint64_t load8(const void* p) {
 }
 
 // Bit 7 of each byte set where that byte is not zero (any byte value).
-std::uint64_t nonzero(std::uint64_t x) { return (((x & kLow7) + kLow7) | x) & kHigh; }
+std::uint64_t nonzero(std::uint64_t x) {
+    return (((x & kLow7) + kLow7) | x) & kHigh;
+}
 
 // Bytes whose bit 7 is set, counted (each byte of m is 0x80 or 0).
-int count_marked(std::uint64_t m) { return static_cast<int>(((m >> 7) * kOnes) >> 56); }
+int count_marked(std::uint64_t m) {
+    return static_cast<int>(((m >> 7) * kOnes) >> 56);
+}
 
 void count_one(AvailabilityCounts& c, NodeState s, std::uint8_t avail) {
     const bool a = avail != 0;
@@ -67,10 +71,10 @@ AvailabilityCounts count_available(const Block& block, std::span<const NodeState
         // Masked-off bytes read as free and not available: never counted.
         const std::uint64_t avail = nonzero(load8(available.data() + i) & keep); // bit 7
         const std::uint64_t failed = (s + kOnes * 0x7d) & kHigh;                 // 3-4: bit 7
-        const std::uint64_t not_free = (s + kLow7) & kHigh;                     // 1-4: bit 7
-        const std::uint64_t usable = avail & ~failed;                           // bit 7
+        const std::uint64_t not_free = (s + kLow7) & kHigh;                      // 1-4: bit 7
+        const std::uint64_t usable = avail & ~failed;                            // bit 7
         // Lent (2 = 0b010): bit 1 set, bit 0 clear (bit 2 is then clear too).
-        const std::uint64_t lent = s & ~(s << 1) & (kOnes * 2);                 // bit 1
+        const std::uint64_t lent = s & ~(s << 1) & (kOnes * 2); // bit 1
         c.available += count_marked(usable);
         c.preempted += count_marked(usable & not_free);
         c.lent_unavailable += count_marked((lent & ~(avail >> 6)) << 6);

@@ -17,14 +17,14 @@ namespace {
 // allocation-free per block: it must stay far below a scheduling cycle.
 struct BlockView {
     BlockIndex block = kNoBlock;
-    int usable = 0;             // nodes this request may use (available, healthy, not held for others)
-    int limit = 0;              // nodes it may take now
-    int spare_limit = 0;        // nodes it could take if spares were not withheld
-    int preempted = 0;          // of `usable`, nodes Slurm would free by preemption
-    int room_if_empty = 0;      // nodes it could take on an idle block with today's failures
-    int available = 0;          // nodes node_available() says yes to, held or not (also on a faulted block)
-    bool exclusive_ok = false;  // every healthy node available and nothing held: --exclusive=topo may take it
-    bool fits_segment = true;   // segment <= slice
+    int usable = 0;                    // nodes this request may use (available, healthy, not held for others)
+    int limit = 0;                     // nodes it may take now
+    int spare_limit = 0;               // nodes it could take if spares were not withheld
+    int preempted = 0;                 // of `usable`, nodes Slurm would free by preemption
+    int room_if_empty = 0;             // nodes it could take on an idle block with today's failures
+    int available = 0;                 // nodes node_available() says yes to, held or not (also on a faulted block)
+    bool exclusive_ok = false;         // every healthy node available and nothing held: --exclusive=topo may take it
+    bool fits_segment = true;          // segment <= slice
     const RecoveryNeed* own = nullptr; // recovery: what the job needs back here
     std::uint32_t prior_usable = 0;    // of its prior healthy nodes, how many it can use
 };
@@ -50,14 +50,12 @@ const RecoveryNeed* own_need(const Request& req, BlockIndex b) {
     return nullptr;
 }
 
-
 // Fills `v` (default-constructed, `block` set by the caller) for `block`.
 // Inlined into view_blocks(): it runs for every block of every decision.
-[[gnu::always_inline]] inline void view_block(const Snapshot& snap, const Request& req, const Block& block, const BlockTally& t,
-                       BlockView& v) {
+[[gnu::always_inline]] inline void view_block(const Snapshot& snap, const Request& req, const Block& block,
+                                              const BlockTally& t, BlockView& v) {
     const BlockIndex b = v.block;
     const bool lending = block.settings.lending && req.preemptible;
-
 
     v.own = own_need(req, b);
     v.fits_segment = req.segment == 0 || static_cast<int>(req.segment) <= block.settings.slice;
@@ -145,8 +143,7 @@ void gather_nodes(const Snapshot& snap, const Request& req, const BlockView& v, 
     const bool from_end = block.settings.lending && req.preemptible && !v.own;
     int taken = 0;
     auto take = [&](NodeIndex n) {
-        if (taken < count && usable_by(snap, req, n) &&
-            std::find(out.end() - taken, out.end(), n) == out.end()) {
+        if (taken < count && usable_by(snap, req, n) && std::find(out.end() - taken, out.end(), n) == out.end()) {
             out.push_back(n);
             ++taken;
         }
@@ -232,8 +229,8 @@ std::optional<Placement> shift_within_own_blocks(const Snapshot& snap, const Req
     for (std::size_t i = 0; i < take.size(); ++i) {
         const BlockView& v = views[static_cast<std::size_t>(req.recovery->blocks[i].block)];
         gather_nodes(snap, req, v, take[i], p.nodes);
-        p.spares_used += static_cast<std::uint32_t>(take[i]) -
-                         std::min(v.prior_usable, static_cast<std::uint32_t>(take[i]));
+        p.spares_used +=
+            static_cast<std::uint32_t>(take[i]) - std::min(v.prior_usable, static_cast<std::uint32_t>(take[i]));
     }
     return p;
 }
@@ -281,9 +278,9 @@ Placement place_recovery(const Snapshot& snap, const Request& req, const std::ve
         }
     if (!short_blocks.empty()) {
         // The sentence names the first block that cannot take it back.
-        Placement w = refuse(Reason::kRecoveryWaiting,
-                             "in-place restart after a node failure: waiting for its block; " +
-                                 describe_shortfall(snap.topology(), short_blocks.front()));
+        Placement w =
+            refuse(Reason::kRecoveryWaiting, "in-place restart after a node failure: waiting for its block; " +
+                                                 describe_shortfall(snap.topology(), short_blocks.front()));
         w.shortfalls = std::move(short_blocks);
         return w;
     }
@@ -299,9 +296,8 @@ Placement place_recovery(const Snapshot& snap, const Request& req, const std::ve
 // Blocks holding --nodelist nodes are forced into the choice and filled
 // first; the rest goes by best fit. With segments only a single segment may
 // carry required nodes (as in topology/block), so they must share one block.
-std::optional<std::vector<BlockTake>> choose_with_required(const std::vector<BlockRoom>& rooms,
-                                                           const std::vector<int>& required_in, int count,
-                                                           int segment) {
+std::optional<std::vector<BlockTake>>
+choose_with_required(const std::vector<BlockRoom>& rooms, const std::vector<int>& required_in, int count, int segment) {
     std::vector<BlockTake> forced;
     std::vector<BlockRoom> rest;
     std::vector<int> caps;
@@ -375,8 +371,8 @@ Placement place(const Snapshot& snap, const Request& req) {
     const Topology& topo = snap.topology();
     const int release = topo.policy().slurm_release;
     if (req.min_nodes == 0 || req.max_nodes < req.min_nodes)
-        return refuse(Reason::kInvalidRequest, "invalid node count " + std::to_string(req.min_nodes) + "-" +
-                                                   std::to_string(req.max_nodes));
+        return refuse(Reason::kInvalidRequest,
+                      "invalid node count " + std::to_string(req.min_nodes) + "-" + std::to_string(req.max_nodes));
     if (!req.available.empty() && req.available.size() != topo.node_count())
         return refuse(Reason::kInvalidRequest, "availability map does not match the topology");
 
@@ -410,15 +406,17 @@ Placement place(const Snapshot& snap, const Request& req) {
             break;
     }
     if (counts.empty())
-        return refuse_unavailable(Reason::kSegmentNotDivisor,
-                      req.min_nodes == req.max_nodes
-                          ? "the job's " + plural(req.min_nodes, "node", "nodes") + " cannot be divided into segments of " +
-                                std::to_string(seg) + " (--segment must divide the node count)"
-                          : "no node count from " + std::to_string(req.min_nodes) + " to " + std::to_string(req.max_nodes) +
-                                " is a multiple of --segment=" + std::to_string(seg));
+        return refuse_unavailable(
+            Reason::kSegmentNotDivisor,
+            req.min_nodes == req.max_nodes
+                ? "the job's " + plural(req.min_nodes, "node", "nodes") + " cannot be divided into segments of " +
+                      std::to_string(seg) + " (--segment must divide the node count)"
+                : "no node count from " + std::to_string(req.min_nodes) + " to " + std::to_string(req.max_nodes) +
+                      " is a multiple of --segment=" + std::to_string(seg));
     if (seg && static_cast<int>(seg) > topo.largest_slice())
-        return refuse_unavailable(Reason::kSegmentTooLarge, "--segment=" + std::to_string(seg) + " is larger than the largest slice (" +
-                                                    std::to_string(topo.largest_slice()) + " nodes); segments never cross a slice");
+        return refuse_unavailable(Reason::kSegmentTooLarge,
+                                  "--segment=" + std::to_string(seg) + " is larger than the largest slice (" +
+                                      std::to_string(topo.largest_slice()) + " nodes); segments never cross a slice");
 
     if (req.recovery)
         return place_recovery(snap, req, views);
@@ -427,9 +425,9 @@ Placement place(const Snapshot& snap, const Request& req) {
     std::vector<int> required_in(views.size(), 0);
     for (NodeIndex n : req.required) {
         if (!usable_by(snap, req, n))
-            return refuse(Reason::kRequiredUnavailable,
-                          "required node " + topo.node_name(n) + " is not available (" +
-                              (is_healthy(snap.state(n)) ? "in use or held" : "failed") + ")");
+            return refuse(Reason::kRequiredUnavailable, "required node " + topo.node_name(n) + " is not available (" +
+                                                            (is_healthy(snap.state(n)) ? "in use or held" : "failed") +
+                                                            ")");
         ++required_in[static_cast<std::size_t>(topo.block_of(n))];
     }
     if (!req.required.empty() && seg && req.min_nodes > seg) {
@@ -504,9 +502,8 @@ Placement place(const Snapshot& snap, const Request& req) {
         }
         if (scope.verdict == LevelScope::Verdict::kConfined)
             rooms = std::move(scope.rooms);
-        std::optional<std::vector<BlockTake>> takes = req.required.empty()
-                                                          ? choose_blocks(rooms, c, unit)
-                                                          : choose_with_required(rooms, required_in, c, unit);
+        std::optional<std::vector<BlockTake>> takes =
+            req.required.empty() ? choose_blocks(rooms, c, unit) : choose_with_required(rooms, required_in, c, unit);
         if (!takes)
             continue;
         Placement p;
@@ -531,8 +528,9 @@ Placement place(const Snapshot& snap, const Request& req) {
     for (const BlockView& v : views)
         ever += segment_cap(v.room_if_empty, unit, seg == 0 || v.fits_segment);
     if (ever < static_cast<long>(want))
-        return refuse(Reason::kTooLarge, "the job needs " + shape(want, seg) + "; the healthy blocks can hold at most " +
-                                             std::to_string(ever) + " for this kind of job");
+        return refuse(Reason::kTooLarge, "the job needs " + shape(want, seg) +
+                                             "; the healthy blocks can hold at most " + std::to_string(ever) +
+                                             " for this kind of job");
     if (level_refusal)
         return *level_refusal;
 
@@ -552,10 +550,11 @@ Placement place(const Snapshot& snap, const Request& req) {
         largest_block = std::max(largest_block, b.size());
     if (unit == static_cast<int>(want) && static_cast<int>(want) <= largest_block) {
         if (would_fit) {
-            Placement p = refuse(Reason::kSparesWithheld,
-                                 "no block has " + plural(unit, "healthy free non-spare node", "healthy free non-spare nodes") +
-                                     "; " + plural(would_fit, "block", "blocks") +
-                                     " would fit if their spares were used (spares are kept for in-place recovery)");
+            Placement p =
+                refuse(Reason::kSparesWithheld,
+                       "no block has " + plural(unit, "healthy free non-spare node", "healthy free non-spare nodes") +
+                           "; " + plural(would_fit, "block", "blocks") +
+                           " would fit if their spares were used (spares are kept for in-place recovery)");
             p.blocks_if_spares = would_fit;
             return p;
         }
@@ -563,10 +562,11 @@ Placement place(const Snapshot& snap, const Request& req) {
                                                 " now (the most any block offers is " + std::to_string(largest) + ")");
     }
     if (auto with_spares = choose_blocks(rooms_for(true, unit), static_cast<int>(want), unit)) {
-        Placement p = refuse(Reason::kSparesWithheld, "not enough healthy free non-spare capacity for " + shape(want, seg) +
-                                                          "; it would fit on " +
-                                                          plural(static_cast<long>(with_spares->size()), "block", "blocks") +
-                                                          " if their spares were used (spares are kept for in-place recovery)");
+        Placement p =
+            refuse(Reason::kSparesWithheld, "not enough healthy free non-spare capacity for " + shape(want, seg) +
+                                                "; it would fit on " +
+                                                plural(static_cast<long>(with_spares->size()), "block", "blocks") +
+                                                " if their spares were used (spares are kept for in-place recovery)");
         p.blocks_if_spares = static_cast<std::uint32_t>(with_spares->size());
         return p;
     }

@@ -57,7 +57,9 @@ std::string group_name(const Topology& topo, const Rung& r, const std::vector<Bl
     return hostlist::compress(names);
 }
 
-int segment_cap_of(int room, int unit) { return unit > 1 ? room / unit * unit : room; }
+int segment_cap_of(int room, int unit) {
+    return unit > 1 ? room / unit * unit : room;
+}
 
 // The ladder for this request, lowest first: the blocks, each level, the cluster.
 std::vector<Rung> ladder(const Topology& topo, const LevelQuery& q) {
@@ -77,10 +79,9 @@ std::vector<Rung> ladder(const Topology& topo, const LevelQuery& q) {
             r.kind = Rung::Kind::kShift;
             r.shift = k;
             r.nominal = static_cast<long>(h.base_nodes()) << k;
-            r.label = "aggregated block of " + std::to_string(r.nominal) + " nodes (" +
-                      plural(1L << k, "block") + ")";
-            r.labels = "aggregated blocks of " + std::to_string(r.nominal) + " nodes (" +
-                       plural(1L << k, "block") + ")";
+            r.label = "aggregated block of " + std::to_string(r.nominal) + " nodes (" + plural(1L << k, "block") + ")";
+            r.labels =
+                "aggregated blocks of " + std::to_string(r.nominal) + " nodes (" + plural(1L << k, "block") + ")";
             rungs.push_back(r);
         }
     } else {
@@ -185,7 +186,7 @@ long reach_of(const std::vector<Child>& children, long limit) {
 }
 
 class Confiner {
-public:
+  public:
     Confiner(const Topology& topo, const std::vector<BlockRoom>& rooms, const LevelQuery& q)
         : topo_(topo), rooms_(rooms), q_(q), rungs_(ladder(topo, q)) {
         const std::size_t n = topo.block_count();
@@ -239,12 +240,12 @@ public:
         if (may_cross)
             return {}; // crossed every level: anywhere
         if (h.cross_after())
-            first.message += "; it may cross to a larger level after waiting " +
-                             std::to_string(*h.cross_after()) + " s (waited " + std::to_string(q_.waited) + " s)";
+            first.message += "; it may cross to a larger level after waiting " + std::to_string(*h.cross_after()) +
+                             " s (waited " + std::to_string(q_.waited) + " s)";
         return first;
     }
 
-private:
+  private:
     bool fits_one_block() const {
         return std::any_of(cap_.begin(), cap_.end(), [&](int c) { return c >= q_.nodes; });
     }
@@ -331,8 +332,8 @@ private:
                     }
             if (limit && forced_count > limit) {
                 LevelScope s = refuse("the required nodes are in " + count_of(forced_count, child.label, child.labels) +
-                                      "; a job of " + plural(n, "node") + " may use at most " +
-                                      std::to_string(limit) + " (" + topo_.hierarchy().describe() + ")");
+                                      "; a job of " + plural(n, "node") + " may use at most " + std::to_string(limit) +
+                                      " (" + topo_.hierarchy().describe() + ")");
                 s.topology_unavailable = true;
                 return s;
             }
@@ -352,9 +353,9 @@ private:
         }
         auto picked = pick_children(chosen->children, forced, n, limit);
         if (!picked)
-            return required ? refuse("with the required nodes, no " + rung.label + " can take " + plural(n, "node") +
-                                     " now")
-                            : no_fit(t, rung, child, groups, limit);
+            return required
+                       ? refuse("with the required nodes, no " + rung.label + " can take " + plural(n, "node") + " now")
+                       : no_fit(t, rung, child, groups, limit);
         LevelScope s;
         s.verdict = LevelScope::Verdict::kConfined;
         if (rung.kind != Rung::Kind::kCluster)
@@ -370,9 +371,7 @@ private:
         return s;
     }
 
-    int req(BlockIndex b) const {
-        return q_.required_in.empty() ? 0 : q_.required_in[static_cast<std::size_t>(b)];
-    }
+    int req(BlockIndex b) const { return q_.required_in.empty() ? 0 : q_.required_in[static_cast<std::size_t>(b)]; }
 
     LevelScope refuse(std::string message) const {
         LevelScope s;
@@ -395,8 +394,8 @@ private:
         std::string m;
         if (rung.kind == Rung::Kind::kCluster) {
             m = "the job is larger than every " + std::string(t == 1 ? child.label : "level") + "; ";
-            m += limit ? "no " + count_of(limit, child.label, child.labels) + " together have " + shape + " free now (the most is " +
-                             std::to_string(best ? best->reach : 0) + ")"
+            m += limit ? "no " + count_of(limit, child.label, child.labels) + " together have " + shape +
+                             " free now (the most is " + std::to_string(best ? best->reach : 0) + ")"
                        : "the cluster cannot take " + shape + " now";
         } else {
             m = "no " + rung.label + " can take " + shape + " now";

@@ -37,12 +37,12 @@
 namespace nvlblock {
 
 struct LevelQuery {
-    int nodes = 0;                       // nodes of this count of the job
-    int unit = 1;                        // placed in whole segments of this many (1: any)
-    bool segmented = false;              // --segment was given
-    std::span<const int> required_in;    // per block: --nodelist nodes there; empty: none
-    std::int64_t waited = 0;             // seconds the job has waited (crossing)
-    std::span<const BlockIndex> prefer;  // blocks of its previous allocation (fallback restart)
+    int nodes = 0;                      // nodes of this count of the job
+    int unit = 1;                       // placed in whole segments of this many (1: any)
+    bool segmented = false;             // --segment was given
+    std::span<const int> required_in;   // per block: --nodelist nodes there; empty: none
+    std::int64_t waited = 0;            // seconds the job has waited (crossing)
+    std::span<const BlockIndex> prefer; // blocks of its previous allocation (fallback restart)
 };
 
 struct LevelScope {

@@ -25,7 +25,11 @@ inline NodeState running_state(bool preemptible_work) {
     return preemptible_work ? NodeState::kLent : NodeState::kBusy;
 }
 
-inline bool is_failed(NodeState s) { return s == NodeState::kDown || s == NodeState::kDrained; }
-inline bool is_healthy(NodeState s) { return !is_failed(s); }
+inline bool is_failed(NodeState s) {
+    return s == NodeState::kDown || s == NodeState::kDrained;
+}
+inline bool is_healthy(NodeState s) {
+    return !is_failed(s);
+}
 
 } // namespace nvlblock

@@ -17,9 +17,9 @@ namespace nvlblock {
 // per block, the nodes it needs there and the healthy nodes it had there.
 struct RecoveryNeed {
     BlockIndex block = kNoBlock;
-    std::uint32_t need = 0;                // nodes the job had on this block
-    std::uint32_t lost = 0;                // of which failed
-    std::vector<NodeIndex> prior_healthy;  // the others, preferred on restart
+    std::uint32_t need = 0;               // nodes the job had on this block
+    std::uint32_t lost = 0;               // of which failed
+    std::vector<NodeIndex> prior_healthy; // the others, preferred on restart
 };
 
 struct RecoveryClaim {
@@ -80,19 +80,19 @@ const char* reason_name(Reason r);
 // sentence (nothing parses a sentence back).
 struct Shortfall {
     BlockIndex block = kNoBlock;
-    std::uint32_t need = 0;    // nodes the job needs there
-    std::uint32_t room = 0;    // nodes it may take there now
-    bool block_down = false;   // a block fault: nothing will be placed there
-    std::uint32_t size = 0;    // the block's nodes
-    std::uint32_t failed = 0;  // of which failed now
-    std::uint32_t spares = 0;  // its configured spares
-    std::uint32_t lent = 0;    // nodes lent to preemptible work there
+    std::uint32_t need = 0;   // nodes the job needs there
+    std::uint32_t room = 0;   // nodes it may take there now
+    bool block_down = false;  // a block fault: nothing will be placed there
+    std::uint32_t size = 0;   // the block's nodes
+    std::uint32_t failed = 0; // of which failed now
+    std::uint32_t spares = 0; // its configured spares
+    std::uint32_t lent = 0;   // nodes lent to preemptible work there
 };
 
 struct Placement {
     Reason reason = Reason::kNoBlockFits;
-    std::vector<NodeIndex> nodes; // sorted; empty unless placed
-    std::string message;          // a sentence a user can act on
+    std::vector<NodeIndex> nodes;       // sorted; empty unless placed
+    std::string message;                // a sentence a user can act on
     std::uint32_t blocks_if_spares = 0; // blocks that would fit if spares were used
     bool recovery_in_place = false;     // placed on the job's previous block(s)
     std::uint32_t spares_used = 0;      // for recovery: nodes beyond its prior healthy ones

@@ -115,8 +115,8 @@ std::span<const BlockHold> Snapshot::holds_on(BlockIndex b) const {
 std::uint32_t Snapshot::held_for(NodeIndex n) const {
     if (held_.empty())
         return 0;
-    const auto it = std::lower_bound(held_.begin(), held_.end(), n,
-                                     [](const auto& h, NodeIndex node) { return h.first < node; });
+    const auto it =
+        std::lower_bound(held_.begin(), held_.end(), n, [](const auto& h, NodeIndex node) { return h.first < node; });
     return it != held_.end() && it->first == n ? it->second : 0;
 }
 

@@ -52,7 +52,7 @@ BlockTally count_block(const Topology& topo, const Block& block, std::span<const
 using Tallies = std::vector<BlockTally>;
 
 class Snapshot {
-public:
+  public:
     // `claims`: jobs waiting to restart in place (not yet expired).
     Snapshot(const Topology& topo, std::span<const NodeState> states, std::span<const RecoveryClaim> claims);
     // The same with the tallies of `states` already counted (one per block).
@@ -79,7 +79,7 @@ public:
                std::binary_search(held_blocks_.begin(), held_blocks_.end(), b);
     }
 
-private:
+  private:
     void add_claims(std::span<const RecoveryClaim> claims);
     std::span<const BlockHold> holds_on(BlockIndex b) const;
 

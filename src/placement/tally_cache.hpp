@@ -26,7 +26,7 @@
 namespace nvlblock {
 
 class TallyCache {
-public:
+  public:
     // The tallies of `states` on `topo`. A snapshot still holding earlier
     // tallies keeps them unchanged (they are copied before an update).
     std::shared_ptr<const Tallies> tallies(const Topology& topo, std::span<const NodeState> states);
@@ -34,7 +34,7 @@ public:
     // Forget everything (the topology changed).
     void reset();
 
-private:
+  private:
     struct Slot {
         const NodeState* source = nullptr; // the array last counted here (a hint only)
         std::vector<NodeState> states;     // its states as counted

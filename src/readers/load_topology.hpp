@@ -23,8 +23,8 @@ std::string dirname_of(const std::string& path);
 std::string path_in(const std::string& dir, const std::string& name);
 
 TopologySpec read_topology_spec(const std::string& path);
-TopologySpec read_topology_spec_text(const std::string& text, const std::string& label,
-                                     SourceFormat format, const std::string& base_dir = ".");
+TopologySpec read_topology_spec_text(const std::string& text, const std::string& label, SourceFormat format,
+                                     const std::string& base_dir = ".");
 
 // Read, validate and index; `universe` as for build_topology(). Throws ConfigError.
 Topology load_topology(const std::string& path, const std::vector<std::string>* universe = nullptr);

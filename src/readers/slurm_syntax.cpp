@@ -48,7 +48,9 @@ std::string strip_escapes(const std::string& s) {
 
 } // namespace
 
-bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+bool is_space(char c) {
+    return std::isspace(static_cast<unsigned char>(c)) != 0;
+}
 
 std::string lower(std::string s) {
     for (auto& c : s)

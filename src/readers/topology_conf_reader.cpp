@@ -17,7 +17,9 @@ using namespace slurm_syntax;
 
 // topology.conf keys are words of letters, digits, '_' and '.'; a value is
 // never empty, and a quoted one ends at white space.
-bool conf_key_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
+bool conf_key_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+}
 constexpr PairRules kTopologyConfPairs{conf_key_char, true, true};
 
 // One pair from the front of `rest`; advances it. False when `rest` does not
@@ -27,7 +29,7 @@ bool next_pair(std::string_view& rest, KeyValue& kv) {
 }
 
 class ConfReader {
-public:
+  public:
     TopologySpec read(const std::string& text, const std::string& label, const std::string& base_dir) {
         spec_.source = label;
         spec_.format = SourceFormat::kTopologyConf;
@@ -37,7 +39,7 @@ public:
         return std::move(spec_);
     }
 
-private:
+  private:
     void parse(const std::string& text, const std::string& label, const std::string& base_dir, int depth) {
         for (const LogicalLine& l : logical_lines(text)) {
             if (l.text.empty() || only_space(l.text))
@@ -137,7 +139,8 @@ private:
             int level = 0;
             auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
             if (item.empty() || ec != std::errc() || end != item.data() + item.size() || v == 0) {
-                problems_.add(block_sizes_where_, "invalid BlockSizes value '" + item + "': sizes are positive node counts");
+                problems_.add(block_sizes_where_,
+                              "invalid BlockSizes value '" + item + "': sizes are positive node counts");
                 return;
             }
             if (!spec_.block_sizes.empty()) {
@@ -145,14 +148,16 @@ private:
                 const std::uint32_t ratio = v / base;
                 const bool power_of_two = v % base == 0 && ratio != 0 && (ratio & (ratio - 1)) == 0;
                 if (!power_of_two) {
-                    problems_.add(block_sizes_where_, "invalid BlockSizes value '" + item + "': each size must be the base size " +
-                                                          std::to_string(base) + " times a power of two");
+                    problems_.add(block_sizes_where_, "invalid BlockSizes value '" + item +
+                                                          "': each size must be the base size " + std::to_string(base) +
+                                                          " times a power of two");
                     return;
                 }
                 while ((1u << level) < ratio && level <= kMaxBlockLevel)
                     ++level;
                 if (level > kMaxBlockLevel) {
-                    problems_.add(block_sizes_where_, "invalid BlockSizes value '" + item + "': more than 2^15 times the base size");
+                    problems_.add(block_sizes_where_,
+                                  "invalid BlockSizes value '" + item + "': more than 2^15 times the base size");
                     return;
                 }
             }
@@ -172,8 +177,8 @@ private:
             return;
         }
         // The base block size: BlockSizes' first value, else the first block's size.
-        const std::size_t base = spec_.block_sizes.empty() ? spec_.blocks.front().node_names.size()
-                                                           : spec_.block_sizes.front();
+        const std::size_t base =
+            spec_.block_sizes.empty() ? spec_.blocks.front().node_names.size() : spec_.block_sizes.front();
         // Slurm's levels: those BlockSizes lists, else 1x to 16x the base.
         spec_.hierarchy.base_nodes = static_cast<std::uint32_t>(base);
         if (spec_.block_sizes.empty())
@@ -186,10 +191,12 @@ private:
             if (small_blocks_ok && !b.node_names.empty() && b.node_names.size() < base)
                 b.slice = static_cast<int>(b.node_names.size()); // its slice is what it has
             if (!small_blocks_ok && !b.node_names.empty() && b.node_names.size() < base)
-                problems_.add(b.where, "block '" + b.name + "' has " + std::to_string(b.node_names.size()) +
-                                           " nodes, fewer than the base block size " + std::to_string(base) +
-                                           (spec_.block_sizes.empty() ? " (the size of the first block; set BlockSizes= to allow smaller blocks)"
-                                                                      : " (BlockSizes)"));
+                problems_.add(b.where,
+                              "block '" + b.name + "' has " + std::to_string(b.node_names.size()) +
+                                  " nodes, fewer than the base block size " + std::to_string(base) +
+                                  (spec_.block_sizes.empty()
+                                       ? " (the size of the first block; set BlockSizes= to allow smaller blocks)"
+                                       : " (BlockSizes)"));
         }
         // Plain topology/block behaviour: slices of the base size, no spares.
         spec_.defaults.slice = static_cast<int>(base);

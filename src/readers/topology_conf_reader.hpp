@@ -17,7 +17,6 @@ namespace nvlblock {
 // Blocks read from topology.conf get `defaults` as their settings, except that
 // the slice defaults to the base block size and spares to 0 (plain
 // topology/block behaviour) unless the caller's defaults say otherwise.
-TopologySpec read_topology_conf(const std::string& text, const std::string& label,
-                                const std::string& base_dir = ".");
+TopologySpec read_topology_conf(const std::string& text, const std::string& label, const std::string& base_dir = ".");
 
 } // namespace nvlblock

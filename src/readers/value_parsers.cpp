@@ -34,8 +34,8 @@ int parse_int(const std::string& s, int min, int max) {
     if (s.empty() || ec != std::errc() || end != s.data() + s.size())
         throw ValueError("'" + s + "' is not a whole number");
     if (v < min || v > max)
-        throw ValueError(std::to_string(v) + " is out of range (" + std::to_string(min) + " to " +
-                         std::to_string(max) + ")");
+        throw ValueError(std::to_string(v) + " is out of range (" + std::to_string(min) + " to " + std::to_string(max) +
+                         ")");
     return v;
 }
 

@@ -14,15 +14,15 @@
 namespace nvlblock {
 
 class ValueError : public std::invalid_argument {
-public:
+  public:
     using std::invalid_argument::invalid_argument;
 };
 
 int parse_int(const std::string& s, int min, int max);
-bool parse_bool(const std::string& s);                   // true/false, yes/no, on/off
+bool parse_bool(const std::string& s);                     // true/false, yes/no, on/off
 std::int64_t parse_duration_seconds(const std::string& s); // 300, 300s, 5m, 1h
-double parse_fraction(const std::string& s);             // 0.5 or 50%
-std::string parse_name(const std::string& s);            // a block name: no blanks, '=', ',' or brackets
+double parse_fraction(const std::string& s);               // 0.5 or 50%
+std::string parse_name(const std::string& s);              // a block name: no blanks, '=', ',' or brackets
 
 // The allowed word nearest to `word` by edit distance, if it is close enough
 // to be a plausible typo.

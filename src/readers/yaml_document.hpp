@@ -16,13 +16,12 @@ namespace nvlblock::yaml {
 // RAII over libyaml's document API. libyaml keeps the line of every node, so
 // each error can point at the exact line of the offending value.
 class Document {
-public:
+  public:
     Document(const std::string& text, const std::string& label) : label_(label) {
         yaml_parser_t parser;
         if (!yaml_parser_initialize(&parser))
             throw ConfigError({label, 0}, "cannot initialise the YAML parser");
-        yaml_parser_set_input_string(&parser, reinterpret_cast<const unsigned char*>(text.data()),
-                                     text.size());
+        yaml_parser_set_input_string(&parser, reinterpret_cast<const unsigned char*>(text.data()), text.size());
         const int ok = yaml_parser_load(&parser, &doc_);
         if (!ok) {
             std::string msg = parser.problem ? parser.problem : "invalid YAML";
@@ -44,11 +43,9 @@ public:
 
     yaml_node_t* root() { return yaml_document_get_root_node(&doc_); }
     yaml_node_t* node(int id) { return yaml_document_get_node(&doc_, id); }
-    SourceLocation where(const yaml_node_t* n) const {
-        return {label_, static_cast<unsigned>(n->start_mark.line) + 1};
-    }
+    SourceLocation where(const yaml_node_t* n) const { return {label_, static_cast<unsigned>(n->start_mark.line) + 1}; }
 
-private:
+  private:
     std::string label_;
     yaml_document_t doc_{};
     bool loaded_ = false;

@@ -22,7 +22,7 @@ using yaml::kind;
 using yaml::scalar;
 
 class Reader {
-public:
+  public:
     Reader(YamlDocument& doc, std::string label, std::string base_dir)
         : doc_(doc), label_(std::move(label)), base_dir_(std::move(base_dir)) {}
 
@@ -38,27 +38,27 @@ public:
         yaml_node_t* blocks = nullptr;
         yaml_node_t* include = nullptr;
         yaml_node_t* hierarchy = nullptr;
-        for_each_pair(root, "the top level",
-                      {"defaults", "blocks", "recovery", "block_fault", "preemptible", "status", "topology_conf",
-                       "hierarchy"},
-                      [&](const std::string& key, yaml_node_t* value) {
-                          if (key == "defaults")
-                              read_settings(value, "defaults", spec_.defaults);
-                          else if (key == "blocks")
-                              blocks = value;
-                          else if (key == "recovery")
-                              read_recovery(value);
-                          else if (key == "block_fault")
-                              read_block_fault(value);
-                          else if (key == "preemptible")
-                              read_preemptible(value);
-                          else if (key == "status")
-                              read_status(value);
-                          else if (key == "topology_conf")
-                              include = value;
-                          else if (key == "hierarchy")
-                              hierarchy = value;
-                      });
+        for_each_pair(
+            root, "the top level",
+            {"defaults", "blocks", "recovery", "block_fault", "preemptible", "status", "topology_conf", "hierarchy"},
+            [&](const std::string& key, yaml_node_t* value) {
+                if (key == "defaults")
+                    read_settings(value, "defaults", spec_.defaults);
+                else if (key == "blocks")
+                    blocks = value;
+                else if (key == "recovery")
+                    read_recovery(value);
+                else if (key == "block_fault")
+                    read_block_fault(value);
+                else if (key == "preemptible")
+                    read_preemptible(value);
+                else if (key == "status")
+                    read_status(value);
+                else if (key == "topology_conf")
+                    include = value;
+                else if (key == "hierarchy")
+                    hierarchy = value;
+            });
         if (include)
             read_include(include);
         if (blocks)
@@ -71,7 +71,7 @@ public:
         return std::move(spec_);
     }
 
-private:
+  private:
     using PairFn = std::function<void(const std::string&, yaml_node_t*)>;
 
     // Calls fn for every key of a mapping; unknown and repeated keys are errors.
@@ -137,20 +137,21 @@ private:
     }
 
     void read_settings(yaml_node_t* map, const std::string& context, BlockSettings& out) {
-        for_each_pair(map, context, {"slice", "spares", "lending", "reserve"}, [&](const std::string& key, yaml_node_t* v) {
-            if (key == "reserve") {
-                if (auto r = reserve_value(v, context + ".reserve"))
-                    out.reserve = *r;
-            } else if (key == "slice") {
-                if (auto n = count_value(v, context + ".slice", 1))
-                    out.slice = *n;
-            } else if (key == "spares") {
-                if (auto n = count_value(v, context + ".spares", 0))
-                    out.spares = *n;
-            } else if (auto b = value<bool>(v, context + ".lending", parse_bool)) {
-                out.lending = *b;
-            }
-        });
+        for_each_pair(map, context, {"slice", "spares", "lending", "reserve"},
+                      [&](const std::string& key, yaml_node_t* v) {
+                          if (key == "reserve") {
+                              if (auto r = reserve_value(v, context + ".reserve"))
+                                  out.reserve = *r;
+                          } else if (key == "slice") {
+                              if (auto n = count_value(v, context + ".slice", 1))
+                                  out.slice = *n;
+                          } else if (key == "spares") {
+                              if (auto n = count_value(v, context + ".spares", 0))
+                                  out.spares = *n;
+                          } else if (auto b = value<bool>(v, context + ".lending", parse_bool)) {
+                              out.lending = *b;
+                          }
+                      });
     }
 
     void read_recovery(yaml_node_t* map) {
@@ -162,9 +163,8 @@ private:
 
     void read_block_fault(yaml_node_t* map) {
         for_each_pair(map, "block_fault", {"fraction"}, [&](const std::string&, yaml_node_t* v) {
-            if (auto f = value<double>(v, "block_fault.fraction", [](const std::string& s) {
-                    return parse_fraction(s);
-                }))
+            if (auto f =
+                    value<double>(v, "block_fault.fraction", [](const std::string& s) { return parse_fraction(s); }))
                 spec_.policy.block_fault_fraction = *f;
         });
     }
@@ -275,17 +275,18 @@ private:
         LevelSpec level;
         level.where = doc_.where(map);
         yaml_node_t* groups = nullptr;
-        for_each_pair(map, "a hierarchy level", {"name", "label", "groups"}, [&](const std::string& key, yaml_node_t* v) {
-            if (key == "name") {
-                if (auto s = value<std::string>(v, "level name", parse_name))
-                    level.name = *s;
-            } else if (key == "label") {
-                if (auto s = value<std::string>(v, "level label", [](const std::string& x) { return x; }))
-                    level.label = *s;
-            } else {
-                groups = v;
-            }
-        });
+        for_each_pair(map, "a hierarchy level", {"name", "label", "groups"},
+                      [&](const std::string& key, yaml_node_t* v) {
+                          if (key == "name") {
+                              if (auto s = value<std::string>(v, "level name", parse_name))
+                                  level.name = *s;
+                          } else if (key == "label") {
+                              if (auto s = value<std::string>(v, "level label", [](const std::string& x) { return x; }))
+                                  level.label = *s;
+                          } else {
+                              groups = v;
+                          }
+                      });
         if (map->type != YAML_MAPPING_NODE)
             return;
         if (level.name.empty()) {
@@ -299,7 +300,8 @@ private:
         // name: members, where members is a hostlist expression or a list of names.
         if (groups->type != YAML_MAPPING_NODE) {
             problems_.add(doc_.where(groups), "groups of level '" + level.name +
-                                                  "' must be a mapping of group name to members, found " + kind(groups));
+                                                  "' must be a mapping of group name to members, found " +
+                                                  kind(groups));
         } else {
             for (yaml_node_pair_t* p = groups->data.mapping.pairs.start; p < groups->data.mapping.pairs.top; ++p) {
                 yaml_node_t* k = doc_.node(p->key);

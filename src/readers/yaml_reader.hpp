@@ -14,7 +14,6 @@ namespace nvlblock {
 
 // Parse YAML text. `label` names the file in diagnostics; `base_dir` resolves a
 // relative `topology_conf:` include. Throws ConfigError.
-TopologySpec read_yaml_topology(const std::string& text, const std::string& label,
-                                const std::string& base_dir = ".");
+TopologySpec read_yaml_topology(const std::string& text, const std::string& label, const std::string& base_dir = ".");
 
 } // namespace nvlblock

@@ -23,7 +23,9 @@ std::vector<NodeIndex> indices_of(const Topology& topo, const std::string& expr,
     return out;
 }
 
-bool contains(std::span<const NodeIndex> v, NodeIndex n) { return std::find(v.begin(), v.end(), n) != v.end(); }
+bool contains(std::span<const NodeIndex> v, NodeIndex n) {
+    return std::find(v.begin(), v.end(), n) != v.end();
+}
 
 } // namespace
 
@@ -159,7 +161,8 @@ void Ledger::deserialize(const Topology& topo, const std::string& text, const st
             std::erase_if(r.nodes, [&](NodeIndex n) { return topo.block_of(n) == kNoBlock; });
             std::erase_if(r.failed, [&](NodeIndex n) { return !contains(r.nodes, n); });
             if (r.nodes.empty() || r.failed.empty()) {
-                log("JobId=" + std::to_string(r.job_id) + " dropped from saved state: its nodes are no longer in any block");
+                log("JobId=" + std::to_string(r.job_id) +
+                    " dropped from saved state: its nodes are no longer in any block");
                 continue;
             }
             records[r.job_id] = std::move(r);

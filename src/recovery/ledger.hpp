@@ -58,7 +58,7 @@ struct LedgerCounters {
 
 // The records themselves; recovery.hpp applies the rules and moves the clock.
 class Ledger {
-public:
+  public:
     static constexpr std::size_t kRecentEvents = 32;
 
     // A job's recovery starts (a new failure replaces an older record of it).
@@ -92,7 +92,7 @@ public:
     // After a reconfigure: carry records over to the new topology by name.
     void remap(const Topology& from, const Topology& to);
 
-private:
+  private:
     std::map<std::uint32_t, RecoveryRecord> records_;
     std::deque<RecoveryEvent> recent_;
     LedgerCounters counters_;

@@ -17,8 +17,7 @@ int healthy_nodes_on(const Snapshot& snap, const RunningJob& j, BlockIndex b) {
 } // namespace
 
 std::optional<Reclaim> plan_reclaim(const Snapshot& snap, const RecoveryClaim& claim, const Placement& refusal,
-                                    std::span<const RunningJob> running, std::int64_t now,
-                                    std::int64_t wait_seconds) {
+                                    std::span<const RunningJob> running, std::int64_t now, std::int64_t wait_seconds) {
     if (refusal.reason != Reason::kRecoveryWaiting || refusal.shortfalls.empty())
         return std::nullopt;
     const Topology& topo = snap.topology();

@@ -26,16 +26,16 @@ namespace nvlblock {
 struct RunningJob {
     std::uint32_t job_id = 0;
     std::vector<NodeIndex> nodes;
-    std::int64_t started = 0;  // start of its current run
-    bool requeueable = true;   // Slurm may requeue it (a batch job that allows requeue)
-    bool exempt = false;       // protected now (e.g. still within PreemptExemptTime)
-    bool preemptible = false;  // selected by the topology's `preemptible:`
+    std::int64_t started = 0; // start of its current run
+    bool requeueable = true;  // Slurm may requeue it (a batch job that allows requeue)
+    bool exempt = false;      // protected now (e.g. still within PreemptExemptTime)
+    bool preemptible = false; // selected by the topology's `preemptible:`
 };
 
 struct Reclaim {
-    std::vector<std::uint32_t> jobs;     // to requeue, cheapest first
-    std::uint32_t nodes = 0;             // nodes they free on the blocks that lacked room
-    std::int64_t lost_node_seconds = 0;  // run time lost by the non-preemptible ones
+    std::vector<std::uint32_t> jobs;    // to requeue, cheapest first
+    std::uint32_t nodes = 0;            // nodes they free on the blocks that lacked room
+    std::int64_t lost_node_seconds = 0; // run time lost by the non-preemptible ones
     std::int64_t budget_node_seconds = 0;
 };
 
@@ -46,8 +46,7 @@ struct Reclaim {
 // work is there, or it would cost more than the budget (the job's held
 // healthy nodes times `wait_seconds`).
 std::optional<Reclaim> plan_reclaim(const Snapshot& snap, const RecoveryClaim& claim, const Placement& refusal,
-                                    std::span<const RunningJob> running, std::int64_t now,
-                                    std::int64_t wait_seconds);
+                                    std::span<const RunningJob> running, std::int64_t now, std::int64_t wait_seconds);
 
 // One line for the operator's log: what was requeued, and why.
 std::string describe_reclaim(const Topology& topo, const RecoveryClaim& claim, const Reclaim& r);

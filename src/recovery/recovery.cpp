@@ -10,11 +10,15 @@
 namespace nvlblock {
 namespace {
 
-bool contains(std::span<const NodeIndex> v, NodeIndex n) { return std::find(v.begin(), v.end(), n) != v.end(); }
+bool contains(std::span<const NodeIndex> v, NodeIndex n) {
+    return std::find(v.begin(), v.end(), n) != v.end();
+}
 
 } // namespace
 
-std::int64_t Recovery::hold_delay() const { return nvlblock::hold_delay(slurm_requeue_delay_); }
+std::int64_t Recovery::hold_delay() const {
+    return nvlblock::hold_delay(slurm_requeue_delay_);
+}
 
 void Recovery::job_failed(const Topology& topo, std::uint32_t job_id, std::span<const NodeIndex> nodes,
                           std::span<const NodeIndex> failed, std::int64_t now) {
@@ -50,9 +54,9 @@ void Recovery::job_failed(const Topology& topo, std::uint32_t job_id, std::span<
     const std::string where = blocks_of(topo, r.nodes);
     ledger_.log("JobId=" + std::to_string(job_id) + " lost " + std::to_string(r.failed.size()) + " of " +
                 std::to_string(r.nodes.size()) + " nodes (" + hostlist_of(topo, r.failed) + ") on " + where +
-                "; holding " + where + " for an in-place restart (" +
-                std::to_string(r.nodes.size() - r.failed.size()) + " prior nodes + " +
-                std::to_string(r.failed.size()) + " spares), fallback after " + std::to_string(wait) + " s");
+                "; holding " + where + " for an in-place restart (" + std::to_string(r.nodes.size() - r.failed.size()) +
+                " prior nodes + " + std::to_string(r.failed.size()) + " spares), fallback after " +
+                std::to_string(wait) + " s");
     ledger_.open(std::move(r));
 }
 
@@ -83,8 +87,8 @@ void Recovery::job_started(const Topology& topo, std::uint32_t job_id, std::span
                     hostlist_of(topo, spares) + ") " + std::to_string(e.seconds) + " s after the failure");
     } else {
         e.outcome = RecoveryOutcome::kElsewhere;
-        ledger_.log("JobId=" + std::to_string(job_id) + " restarted elsewhere on " + blocks_of(topo, nodes) +
-                    " (had " + e.blocks + ") " + std::to_string(e.seconds) + " s after the failure");
+        ledger_.log("JobId=" + std::to_string(job_id) + " restarted elsewhere on " + blocks_of(topo, nodes) + " (had " +
+                    e.blocks + ") " + std::to_string(e.seconds) + " s after the failure");
     }
     ledger_.close(job_id, std::move(e));
 }

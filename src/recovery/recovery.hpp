@@ -29,7 +29,7 @@
 namespace nvlblock {
 
 class Recovery {
-public:
+  public:
     // Seconds after a requeue before Slurm lets the job start again
     // (cred_expire + 1); nodes are held for this plus the scheduling slack.
     void set_slurm_requeue_delay(std::int64_t seconds) { slurm_requeue_delay_ = seconds; }
@@ -81,7 +81,7 @@ public:
     // Reconfigure: records follow their nodes by name.
     void remap(const Topology& from, const Topology& to) { ledger_.remap(from, to); }
 
-private:
+  private:
     void fall_back(const Topology& topo, const RecoveryRecord& r, std::int64_t now, const std::string& why);
 
     Ledger ledger_;

@@ -10,7 +10,9 @@
 namespace nvlblock {
 namespace {
 
-bool contains(std::span<const NodeIndex> v, NodeIndex n) { return std::find(v.begin(), v.end(), n) != v.end(); }
+bool contains(std::span<const NodeIndex> v, NodeIndex n) {
+    return std::find(v.begin(), v.end(), n) != v.end();
+}
 
 } // namespace
 
@@ -40,9 +42,13 @@ std::int64_t wait_after_failure(const Topology& topo, std::span<const NodeIndex>
     return reclaim ? hold : topo.policy().recovery.wait_seconds;
 }
 
-bool holds_at(const RecoveryRecord& r, std::int64_t now) { return !r.fallback && now < r.hold_until; }
+bool holds_at(const RecoveryRecord& r, std::int64_t now) {
+    return !r.fallback && now < r.hold_until;
+}
 
-bool wait_over(const RecoveryRecord& r, std::int64_t now) { return now >= r.fallback_at || now >= r.hold_until; }
+bool wait_over(const RecoveryRecord& r, std::int64_t now) {
+    return now >= r.fallback_at || now >= r.hold_until;
+}
 
 RecoveryClaim claim_for(const Topology& topo, const RecoveryRecord& r, std::span<const NodeState> states) {
     RecoveryClaim c;

@@ -18,10 +18,12 @@ namespace {
     throw std::system_error(err, std::generic_category(), what + " " + path);
 }
 
-[[noreturn]] void fail(const std::string& what, const std::string& path) { fail_with(errno, what, path); }
+[[noreturn]] void fail(const std::string& what, const std::string& path) {
+    fail_with(errno, what, path);
+}
 
 class Fd {
-public:
+  public:
     explicit Fd(int fd) : fd_(fd) {}
     ~Fd() {
         if (fd_ >= 0)
@@ -36,7 +38,7 @@ public:
         return f;
     }
 
-private:
+  private:
     int fd_;
 };
 

@@ -29,8 +29,7 @@ inline constexpr mode_t kReportFileMode = 0644;
 
 // Throws std::system_error naming the path and the failing step; EPERM when
 // the directory is writable by others without the sticky bit.
-void write_file_atomically(const std::string& path, const std::string& contents, mode_t mode,
-                           bool durable = true);
+void write_file_atomically(const std::string& path, const std::string& contents, mode_t mode, bool durable = true);
 
 // Why a directory is unsafe to write into, or "" when it is safe: writable by
 // others without the sticky bit. Throws std::system_error if it cannot be read.

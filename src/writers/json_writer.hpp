@@ -11,7 +11,7 @@
 namespace nvlblock {
 
 class JsonWriter {
-public:
+  public:
     explicit JsonWriter(bool pretty = true) : pretty_(pretty) {}
 
     JsonWriter& begin_object();
@@ -44,7 +44,7 @@ public:
 
     static std::string escape(const std::string& s);
 
-private:
+  private:
     void before_value();
     void newline();
 

@@ -130,9 +130,9 @@ std::string block_line(const BlockReport& b) {
     o << "BlockName=" << b.name << " Nodes=" << b.nodes << " BlockSize=" << b.size << " Slice=" << b.slice
       << " Spares=" << b.spares << " SparesFree=" << b.spares_free << " SparesUsed=" << b.spares_used
       << " SparesLent=" << b.spares_lent << " Lending=" << (b.lending ? "yes" : "no")
-      << " Reserve=" << (b.reclaim ? "reclaim" : "idle") << " Health=" << health_name(b.health)
-      << " Free=" << b.free << " Busy=" << b.busy << " Lent=" << b.lent << " Held=" << b.held
-      << " Failed=" << b.failed << " FailedNodes=" << (b.failed_nodes.empty() ? "(null)" : b.failed_nodes);
+      << " Reserve=" << (b.reclaim ? "reclaim" : "idle") << " Health=" << health_name(b.health) << " Free=" << b.free
+      << " Busy=" << b.busy << " Lent=" << b.lent << " Held=" << b.held << " Failed=" << b.failed
+      << " FailedNodes=" << (b.failed_nodes.empty() ? "(null)" : b.failed_nodes);
     return o.str();
 }
 
@@ -156,7 +156,9 @@ std::string group_line(const GroupReport& g) {
 
 namespace {
 
-std::string local_time(std::int64_t t) { return time_text(t, "%Y-%m-%dT%H:%M:%S", TimeZone::kLocal); }
+std::string local_time(std::int64_t t) {
+    return time_text(t, "%Y-%m-%dT%H:%M:%S", TimeZone::kLocal);
+}
 
 } // namespace
 
@@ -209,7 +211,8 @@ std::string report_json(const ClusterReport& r) {
         w.begin_object();
         w.field(key::at, e.at).field(key::job_id, static_cast<std::uint64_t>(e.job_id));
         w.field(key::outcome, outcome_name(e.outcome)).field(key::blocks, e.blocks);
-        w.field(key::lost, static_cast<std::uint64_t>(e.lost)).field(key::spares_used, static_cast<std::uint64_t>(e.spares_used));
+        w.field(key::lost, static_cast<std::uint64_t>(e.lost))
+            .field(key::spares_used, static_cast<std::uint64_t>(e.spares_used));
         w.field(key::seconds, e.seconds);
         w.end_object();
     }
@@ -219,11 +222,21 @@ std::string report_json(const ClusterReport& r) {
     for (const auto& b : r.blocks) {
         w.begin_object();
         w.field(key::name, b.name).field(key::nodes, b.nodes).field(key::size, b.size).field(key::slice, b.slice);
-        w.field(key::spares, b.spares).field(key::lending, b.lending).field(key::reserve, b.reclaim ? "reclaim" : "idle");
+        w.field(key::spares, b.spares)
+            .field(key::lending, b.lending)
+            .field(key::reserve, b.reclaim ? "reclaim" : "idle");
         w.field(key::health, health_name(b.health));
-        w.field(key::healthy, b.healthy).field(key::failed, b.failed).field(key::down, b.down).field(key::drained, b.drained);
-        w.field(key::failed_nodes, b.failed_nodes).field(key::busy, b.busy).field(key::lent, b.lent).field(key::free, b.free);
-        w.field(key::spares_free, b.spares_free).field(key::spares_used, b.spares_used).field(key::spares_lent, b.spares_lent);
+        w.field(key::healthy, b.healthy)
+            .field(key::failed, b.failed)
+            .field(key::down, b.down)
+            .field(key::drained, b.drained);
+        w.field(key::failed_nodes, b.failed_nodes)
+            .field(key::busy, b.busy)
+            .field(key::lent, b.lent)
+            .field(key::free, b.free);
+        w.field(key::spares_free, b.spares_free)
+            .field(key::spares_used, b.spares_used)
+            .field(key::spares_lent, b.spares_lent);
         w.field(key::held, b.held).field(key::ordinary_free, b.ordinary_free).field(key::stranded, b.stranded);
         w.end_object();
     }
@@ -231,10 +244,15 @@ std::string report_json(const ClusterReport& r) {
     w.key(key::groups).begin_array();
     for (const auto& g : r.groups) {
         w.begin_object();
-        w.field(key::name, g.name).field(key::level, g.level).field(key::blocks, g.blocks).field(key::block_count, g.block_count);
+        w.field(key::name, g.name)
+            .field(key::level, g.level)
+            .field(key::blocks, g.blocks)
+            .field(key::block_count, g.block_count);
         w.field(key::size, g.size).field(key::healthy, g.healthy).field(key::failed, g.failed).field(key::busy, g.busy);
         w.field(key::lent, g.lent).field(key::free, g.free).field(key::ordinary_free, g.ordinary_free);
-        w.field(key::spares_free, g.spares_free).field(key::held, g.held).field(key::degraded_blocks, g.degraded_blocks);
+        w.field(key::spares_free, g.spares_free)
+            .field(key::held, g.held)
+            .field(key::degraded_blocks, g.degraded_blocks);
         w.end_object();
     }
     w.end_array();
@@ -305,7 +323,8 @@ std::string report_prometheus(const ClusterReport& r) {
         {"nvlblock_group_free_nodes", "Healthy idle nodes in the group.", &GroupReport::free},
         {"nvlblock_group_ordinary_free_nodes", "Free nodes ordinary work may take now.", &GroupReport::ordinary_free},
         {"nvlblock_group_spares_free", "Idle spares in the group.", &GroupReport::spares_free},
-        {"nvlblock_group_degraded_blocks", "Blocks of the group that are degraded or down.", &GroupReport::degraded_blocks},
+        {"nvlblock_group_degraded_blocks", "Blocks of the group that are degraded or down.",
+         &GroupReport::degraded_blocks},
     };
     if (!r.groups.empty())
         gauges(o, per_group, r.groups, [](const GroupReport& g) {

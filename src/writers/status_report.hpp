@@ -25,7 +25,7 @@ struct BlockReport {
     int slice = 0;
     int spares = 0;
     bool lending = false;
-    bool reclaim = false;    // reserve: reclaim (spares run work until a recovery takes them back)
+    bool reclaim = false; // reserve: reclaim (spares run work until a recovery takes them back)
     BlockHealth health = BlockHealth::kHealthy;
     int healthy = 0;
     int failed = 0;
@@ -35,12 +35,12 @@ struct BlockReport {
     int busy = 0;
     int lent = 0;
     int free = 0;
-    int spares_free = 0;     // idle spares ready for a recovery
-    int spares_used = 0;     // spares standing in for failed nodes
-    int spares_lent = 0;     // spares running preemptible work (reclaim: running any work, to be reclaimed)
-    int held = 0;            // nodes held for jobs waiting to restart here
-    int stranded = 0;        // free non-spare nodes short of a whole slice
-    int ordinary_free = 0;   // free nodes ordinary work may take now
+    int spares_free = 0;   // idle spares ready for a recovery
+    int spares_used = 0;   // spares standing in for failed nodes
+    int spares_lent = 0;   // spares running preemptible work (reclaim: running any work, to be reclaimed)
+    int held = 0;          // nodes held for jobs waiting to restart here
+    int stranded = 0;      // free non-spare nodes short of a whole slice
+    int ordinary_free = 0; // free nodes ordinary work may take now
 };
 
 // A group of the hierarchy above the blocks (an SU, a pod, a BlockSizes

@@ -26,7 +26,7 @@ inline std::string read_file(const std::string& path) {
 
 // A scratch directory removed at the end of the test.
 class TempDir {
-public:
+  public:
     TempDir() {
         char tmpl[] = "/tmp/nvlops-check-XXXXXX";
         path_ = mkdtemp(tmpl);
@@ -46,7 +46,7 @@ public:
         return p;
     }
 
-private:
+  private:
     std::string path_;
 };
 
@@ -59,8 +59,8 @@ struct Result {
 // paths in messages are the short relative ones an operator types.
 inline Result run(const std::string& command, const std::string& dir = "") {
     TempDir tmp;
-    const std::string line = (dir.empty() ? "" : "cd '" + dir + "' && ") + command + " >'" + tmp.file("out") +
-                             "' 2>'" + tmp.file("err") + "'";
+    const std::string line = (dir.empty() ? "" : "cd '" + dir + "' && ") + command + " >'" + tmp.file("out") + "' 2>'" +
+                             tmp.file("err") + "'";
     const int status = std::system(line.c_str());
     Result r;
     r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -69,6 +69,8 @@ inline Result run(const std::string& command, const std::string& dir = "") {
     return r;
 }
 
-inline std::string quote(const std::string& s) { return "'" + s + "'"; }
+inline std::string quote(const std::string& s) {
+    return "'" + s + "'";
+}
 
 } // namespace nvlblock::check::test

@@ -12,11 +12,19 @@ using namespace nvlblock;
 
 namespace {
 
-std::vector<std::string> split(const std::string& s) { return cli::split_list(s); }
+std::vector<std::string> split(const std::string& s) {
+    return cli::split_list(s);
+}
 
-int usage_error(int, char**) { throw cli::UsageError("bad option"); }
-int failure(int, char**) { throw std::runtime_error("no such file"); }
-int success(int argc, char**) { return argc; }
+int usage_error(int, char**) {
+    throw cli::UsageError("bad option");
+}
+int failure(int, char**) {
+    throw std::runtime_error("no such file");
+}
+int success(int argc, char**) {
+    return argc;
+}
 
 } // namespace
 

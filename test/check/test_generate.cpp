@@ -75,13 +75,19 @@ const std::string kFirstYaml = "# nvlblock.yaml written by nvlblock-check --gene
                                "  spares: 2\n"
                                "  reserve: reclaim    # docs/admin.md 4.1; 'idle' keeps them free\n"
                                "blocks:\n"
-                               "  # cluster " + uuid(1) + ", clique 32766\n"
+                               "  # cluster " +
+                               uuid(1) +
+                               ", clique 32766\n"
                                "  - name: nvl0001\n"
                                "    nodes: gb-r1-n[1-18]\n"
-                               "  # cluster " + uuid(2) + ", clique 32766\n"
+                               "  # cluster " +
+                               uuid(2) +
+                               ", clique 32766\n"
                                "  - name: nvl0002\n"
                                "    nodes: gb-r2-n[1-18]\n"
-                               "  # cluster " + uuid(3) + ", clique 32766\n"
+                               "  # cluster " +
+                               uuid(3) +
+                               ", clique 32766\n"
                                "  - name: nvl0003\n"
                                "    nodes: gb-r10-n[1-13]\n"
                                "    slice: 11  # 13 nodes: smaller than slice 16 + 2 spares\n"
@@ -132,17 +138,23 @@ TEST(Generate, PreviousFileKeepsNamesAndPositions) {
                          "  spares: 2\n"
                          "  reserve: reclaim    # docs/admin.md 4.1; 'idle' keeps them free\n"
                          "blocks:\n"
-                         "  # cluster " + uuid(1) + ", clique 32766\n"
+                         "  # cluster " +
+                         uuid(1) +
+                         ", clique 32766\n"
                          "  - name: nvl0001\n"
                          "    nodes: gb-r1-n[1-18]\n"
                          "  # kept from the previous file: no node reported\n"
                          "  - name: nvl0002\n"
                          "    nodes: gb-r2-n[1-18]\n"
-                         "  # cluster " + uuid(3) + ", clique 32766\n"
+                         "  # cluster " +
+                         uuid(3) +
+                         ", clique 32766\n"
                          "  - name: nvl0003\n"
                          "    nodes: gb-r10-n[1-13]\n"
                          "    slice: 11\n"
-                         "  # cluster " + uuid(4) + ", clique 32766\n"
+                         "  # cluster " +
+                         uuid(4) +
+                         ", clique 32766\n"
                          "  - name: nvl0004\n"
                          "    nodes: gb-r0-n[1-18]\n"
                          "# In no NVLink domain, so in no block: hgx01\n");
@@ -154,15 +166,19 @@ TEST(Generate, PreviousFileKeepsNamesAndPositions) {
 TEST(Generate, TopologyConfWithBlockSizesForSmallerBlocks) {
     test::TempDir d;
     first_cluster(d);
-    const test::Result r =
-        test::run(kBin + " --generate --format conf --prefix rack --width 3 reports", d.path());
+    const test::Result r = test::run(kBin + " --generate --format conf --prefix rack --width 3 reports", d.path());
     EXPECT_EQ(r.rc, 0) << r.err;
     EXPECT_EQ(r.out, "# topology.conf written by nvlblock-check --generate from 52 node reports.\n" + kHeader +
-                         "# cluster " + uuid(1) + ", clique 32766\n"
+                         "# cluster " + uuid(1) +
+                         ", clique 32766\n"
                          "BlockName=rack001 Nodes=gb-r1-n[1-18]\n"
-                         "# cluster " + uuid(2) + ", clique 32766\n"
+                         "# cluster " +
+                         uuid(2) +
+                         ", clique 32766\n"
                          "BlockName=rack002 Nodes=gb-r2-n[1-18]\n"
-                         "# cluster " + uuid(3) + ", clique 32766\n"
+                         "# cluster " +
+                         uuid(3) +
+                         ", clique 32766\n"
                          "BlockName=rack003 Nodes=gb-r10-n[1-13]\n"
                          "# Blocks differ in size: the base block size is the smallest one.\n"
                          "BlockSizes=13,26,52,104,208\n"
@@ -206,7 +222,8 @@ TEST(Generate, FormatFromTheOutputName) {
 TEST(Generate, ReportsWithProblemsAreRefusedWithTheirFile) {
     test::TempDir d;
     rack(d, "r", "n", 2, 1);
-    d.write("r/sick.json", report("sick", 0, 4, true, {"GPU2 (0018:01:00.0): NVLink fabric registration is in_progress"}));
+    d.write("r/sick.json",
+            report("sick", 0, 4, true, {"GPU2 (0018:01:00.0): NVLink fabric registration is in_progress"}));
     d.write("r/dup.json", report("n1", 1));
     d.write("r/nodriver.json", report("nodriver", 0, 4, false));
     d.write("r/other.json", "{\"schema\": \"nvlblock-status/1\"}\n");
@@ -264,17 +281,17 @@ TEST(Generate, EndToEndFromLocalReports) {
                  {"gb-b1-n2", "bbbbbbbb-0000-0000-0000-000000000001"},
                  {"gb-b1-n1", "bbbbbbbb-0000-0000-0000-000000000001"}};
     for (const auto& n : nodes) {
-        const test::Result r = test::run("FAKE_NVML_BUS_IDS=" + bus + " FAKE_NVML_CLUSTER_UUID=" + n.uuid + " " +
-                                         kBin + " --local --json --hwloc-xml " + test::kData +
+        const test::Result r = test::run("FAKE_NVML_BUS_IDS=" + bus + " FAKE_NVML_CLUSTER_UUID=" + n.uuid + " " + kBin +
+                                         " --local --json --hwloc-xml " + test::kData +
                                          "/hwloc/gb200-tray.xml --nvml-library " + kFake + " --hostname " + n.host);
         ASSERT_EQ(r.rc, 0) << r.err;
         d.write(std::string("reports/") + n.host + ".json", r.out);
     }
     const std::string hgx_bus = "00000000:18:00.0,00000000:2a:00.0,00000000:3a:00.0,00000000:5d:00.0,"
                                 "00000000:9a:00.0,00000000:ab:00.0,00000000:ba:00.0,00000000:db:00.0";
-    const test::Result hgx = test::run("FAKE_NVML_GPUS=8 FAKE_NVML_FABRIC_RC=3 FAKE_NVML_BUS_IDS=" + hgx_bus + " " + kBin +
-                                       " --local --json --hwloc-xml " + test::kData +
-                                       "/hwloc/hgx-h100.xml --nvml-library " + kFake);
+    const test::Result hgx =
+        test::run("FAKE_NVML_GPUS=8 FAKE_NVML_FABRIC_RC=3 FAKE_NVML_BUS_IDS=" + hgx_bus + " " + kBin +
+                  " --local --json --hwloc-xml " + test::kData + "/hwloc/hgx-h100.xml --nvml-library " + kFake);
     ASSERT_EQ(hgx.rc, 0) << hgx.err;
     d.write("reports/hgx01.json", hgx.out);
     const test::Result r = test::run(kBin + " --generate --slice 1 --spares 0 reports", d.path());

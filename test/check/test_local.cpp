@@ -28,7 +28,7 @@ const std::string kHgxBus = "00000000:18:00.0,00000000:2a:00.0,00000000:3a:00.0,
 // The fake NVML reads its answers from the environment at call time; every
 // test sets what it needs and clears the rest.
 class Local : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override { clear(); }
     void TearDown() override { clear(); }
     static void clear() {
@@ -87,32 +87,37 @@ TEST_F(Local, TextReport) {
     setenv("FAKE_NVML_BUS_IDS", kGb200Bus.c_str(), 1);
     setenv("FAKE_NVML_CLUSTER_UUID", "0123456789abcdef0123456789ABCDEF", 1);
     setenv("FAKE_NVML_CLIQUE", "7", 1);
-    const test::Result r = test::run(kBin + " --local --hwloc-xml hwloc/gb200-tray.xml --nvml-library " + kFake,
-                                     kData);
+    const test::Result r = test::run(kBin + " --local --hwloc-xml hwloc/gb200-tray.xml --nvml-library " + kFake, kData);
     EXPECT_EQ(r.rc, 0);
     EXPECT_EQ(r.err, "");
     const std::string fabric = "          fabric completed, cluster 01234567-89ab-cdef-0123-456789abcdef, clique 7";
     EXPECT_EQ(r.out,
               "node gb-r001-n01\n"
               "  hwloc:   xml:hwloc/gb200-tray.xml: 2 packages, 8 cores, 8 PUs, 2 NUMA nodes\n"
-              "  NVML:    " + kFake + ", driver 570.124.06\n"
-              "  GPUs:    4 NVIDIA\n"
-              "    GPU0  0008:01:00.0  NVIDIA GB200 [10de:2941]  NUMA 0  CPUs 0-3  cuda0 card1 renderD128\n" +
-                  fabric + "  (GPU-00000000-0000-0000-0000-000000000000)\n"
-                           "    GPU1  0009:01:00.0  NVIDIA GB200 [10de:2941]  NUMA 0  CPUs 0-3  cuda1 card2 renderD129\n" +
-                  fabric + "  (GPU-00000000-0000-0000-0000-000000000001)\n"
-                           "    GPU2  0018:01:00.0  NVIDIA GB200 [10de:2941]  NUMA 1  CPUs 4-7  cuda2 card3 renderD130\n" +
-                  fabric + "  (GPU-00000000-0000-0000-0000-000000000002)\n"
-                           "    GPU3  0019:01:00.0  NVIDIA GB200 [10de:2941]  NUMA 1  CPUs 4-7  cuda3 card4 renderD131\n" +
-                  fabric + "  (GPU-00000000-0000-0000-0000-000000000003)\n"
-                           "NVLink domain: cluster 01234567-89ab-cdef-0123-456789abcdef, clique 7 (4 of 4 GPUs)\n");
+              "  NVML:    " +
+                  kFake +
+                  ", driver 570.124.06\n"
+                  "  GPUs:    4 NVIDIA\n"
+                  "    GPU0  0008:01:00.0  NVIDIA GB200 [10de:2941]  NUMA 0  CPUs 0-3  cuda0 card1 renderD128\n" +
+                  fabric +
+                  "  (GPU-00000000-0000-0000-0000-000000000000)\n"
+                  "    GPU1  0009:01:00.0  NVIDIA GB200 [10de:2941]  NUMA 0  CPUs 0-3  cuda1 card2 renderD129\n" +
+                  fabric +
+                  "  (GPU-00000000-0000-0000-0000-000000000001)\n"
+                  "    GPU2  0018:01:00.0  NVIDIA GB200 [10de:2941]  NUMA 1  CPUs 4-7  cuda2 card3 renderD130\n" +
+                  fabric +
+                  "  (GPU-00000000-0000-0000-0000-000000000002)\n"
+                  "    GPU3  0019:01:00.0  NVIDIA GB200 [10de:2941]  NUMA 1  CPUs 4-7  cuda3 card4 renderD131\n" +
+                  fabric +
+                  "  (GPU-00000000-0000-0000-0000-000000000003)\n"
+                  "NVLink domain: cluster 01234567-89ab-cdef-0123-456789abcdef, clique 7 (4 of 4 GPUs)\n");
 }
 
 TEST_F(Local, JsonReportThroughEnvironmentOverrides) {
     // hwloc's own HWLOC_XMLFILE and our NVLBLOCK_NVML_LIBRARY instead of options.
     setenv("FAKE_NVML_BUS_IDS", kGb200Bus.c_str(), 1);
-    const test::Result r = test::run("HWLOC_XMLFILE=hwloc/gb200-tray.xml NVLBLOCK_NVML_LIBRARY=" + kFakeLegacy +
-                                         " " + kBin + " --local --json --hostname gb-r001-n01",
+    const test::Result r = test::run("HWLOC_XMLFILE=hwloc/gb200-tray.xml NVLBLOCK_NVML_LIBRARY=" + kFakeLegacy + " " +
+                                         kBin + " --local --json --hostname gb-r001-n01",
                                      kData);
     ASSERT_EQ(r.rc, 0) << r.err;
     JsonDoc doc = JsonDoc::parse(r.out, "report");
@@ -200,8 +205,7 @@ TEST_F(Local, FabricNotReadyOrSplitIsAProblem) {
     setenv("FAKE_NVML_BUS_IDS", kGb200Bus.c_str(), 1);
     setenv("FAKE_NVML_STATE_2", "in_progress", 1);
     setenv("FAKE_NVML_CLIQUE_3", "5", 1);
-    const test::Result r = test::run(kBin + " --local --hwloc-xml hwloc/gb200-tray.xml --nvml-library " + kFake,
-                                     kData);
+    const test::Result r = test::run(kBin + " --local --hwloc-xml hwloc/gb200-tray.xml --nvml-library " + kFake, kData);
     EXPECT_EQ(r.rc, 1);
     const std::string tail =
         "NVLink domain: none: the NVLink domain is not known until the problems above are fixed\n"

@@ -20,7 +20,9 @@ namespace test = check::test;
 const std::string kBin = STATUS_BIN;
 constexpr std::int64_t kGenerated = 1748779800; // 2025-06-01 12:10:00 UTC
 
-test::Result status(const std::string& args) { return test::run(kBin + " " + args, kData + "/status"); }
+test::Result status(const std::string& args) {
+    return test::run(kBin + " " + args, kData + "/status");
+}
 
 const std::string kDegradedTable =
     "BLOCK   HEALTH    NODES  HEALTHY  FAILED  BUSY  LENT  FREE  SPARES F/U/L  HELD  STRANDED  FAILED NODES\n"
@@ -81,18 +83,19 @@ TEST(Status, StaleFileWarnsAndExits3) {
 TEST(Status, ProblemsOnly) {
     const test::Result r = status("--now 1748779815 --problems --recent 0 degraded.json");
     EXPECT_EQ(r.rc, 0);
-    EXPECT_EQ(r.out,
-              "nvlblock status from degraded.json\n"
-              "generated 2025-06-01 12:10:00 UTC, 15 s ago\n"
-              "\n"
-              "BLOCK   HEALTH    NODES  HEALTHY  FAILED  BUSY  LENT  FREE  SPARES F/U/L  HELD  STRANDED  FAILED NODES\n"
-              "rack02  DEGRADED     18       15       3     8     0     7         0/2/0     0         7  gb[0019-0021]\n"
-              "rack03  DOWN         18        4      14     0     0     4         0/2/0     0         0  gb[0037-0050]\n"
-              "rack04  healthy      18       17       1     0     0    17         1/1/0    16         0  gb0055\n"
-              "TOTAL                85       67      18    28     2    37         2/5/2    16        15\n"
-              "(2 healthy blocks without failed or held nodes not shown)\n"
-              "\n" +
-                  kDegradedSummary);
+    EXPECT_EQ(
+        r.out,
+        "nvlblock status from degraded.json\n"
+        "generated 2025-06-01 12:10:00 UTC, 15 s ago\n"
+        "\n"
+        "BLOCK   HEALTH    NODES  HEALTHY  FAILED  BUSY  LENT  FREE  SPARES F/U/L  HELD  STRANDED  FAILED NODES\n"
+        "rack02  DEGRADED     18       15       3     8     0     7         0/2/0     0         7  gb[0019-0021]\n"
+        "rack03  DOWN         18        4      14     0     0     4         0/2/0     0         0  gb[0037-0050]\n"
+        "rack04  healthy      18       17       1     0     0    17         1/1/0    16         0  gb0055\n"
+        "TOTAL                85       67      18    28     2    37         2/5/2    16        15\n"
+        "(2 healthy blocks without failed or held nodes not shown)\n"
+        "\n" +
+            kDegradedSummary);
 }
 
 TEST(Status, FoundThroughSlurmConfStateSaveLocation) {

@@ -56,8 +56,8 @@ TEST(TopologyYaml, ReadsTheManPageExampleWithEveryType) {
     std::vector<std::string> types;
     for (const auto& t : y.topologies)
         types.push_back(t.name + ":" + t.type);
-    EXPECT_EQ(types, (std::vector<std::string>{"topo1:tree", "topo2:block", "topo3:flat", "topo3a:flat",
-                                               "topo4:ring", "topo5:torus3d"}));
+    EXPECT_EQ(types, (std::vector<std::string>{"topo1:tree", "topo2:block", "topo3:flat", "topo3a:flat", "topo4:ring",
+                                               "topo5:torus3d"}));
     EXPECT_EQ(y.cluster_default()->name, "topo1");
     const auto& b = y.topologies[1];
     EXPECT_EQ(b.block_sizes, (std::vector<std::uint32_t>{4, 16}));
@@ -78,8 +78,8 @@ TEST(TopologyYaml, ConvertsTheOnlyBlockTopologyWhenTheDefaultIsATree) {
     EXPECT_NE(c.topology_conf.find("BlockSizes=4,16\n"), std::string::npos);
     const auto notes = messages(c, Severity::kNote);
     EXPECT_TRUE(any_contains(notes, "the cluster default is 'topo1' (tree); converting the only block topology"));
-    for (const std::string t : {"'topo1' (tree)", "'topo3' (flat)", "'topo3a' (flat)", "'topo4' (ring)",
-                                "'topo5' (torus3d)"})
+    for (const std::string t :
+         {"'topo1' (tree)", "'topo3' (flat)", "'topo3a' (flat)", "'topo4' (ring)", "'topo5' (torus3d)"})
         EXPECT_TRUE(any_contains(notes, t + " is not carried over")) << t;
     EXPECT_TRUE(any_contains(notes, "slurm_man_26_05.yaml: note: move slurm_man_26_05.yaml away"));
 
@@ -216,7 +216,8 @@ TEST(TopologyYaml, BadFilesNameTheLine) {
 
 TEST(TopologyYaml, BadHostlistIsAnErrorAtItsBlock) {
     const auto y = read_slurm_topology_yaml("- topology: a\n  block:\n    blocks:\n      - block: b1\n"
-                                            "        nodes: n[3-1]\n", "t.yaml");
+                                            "        nodes: n[3-1]\n",
+                                            "t.yaml");
     const auto c = convert_topology_yaml(y, {}, nullptr);
     EXPECT_FALSE(c.ok());
     EXPECT_TRUE(any_contains(messages(c, Severity::kError), "t.yaml:4: nodes: "));
@@ -240,8 +241,7 @@ TEST(TopologyYaml, CommandLine) {
 
     r = run(kBin + " --from-topology-yaml topology.yaml --slurm-conf slurm.conf --output-dir .", dir.path());
     EXPECT_EQ(r.rc, 1);
-    EXPECT_NE(r.out.find("./topology.conf: exists; nothing written (--force replaces it)"), std::string::npos)
-        << r.out;
+    EXPECT_NE(r.out.find("./topology.conf: exists; nothing written (--force replaces it)"), std::string::npos) << r.out;
     r = run(kBin + " --from-topology-yaml topology.yaml --slurm-conf slurm.conf --output-dir . --force "
                    "--slice 14 --spares 2",
             dir.path());

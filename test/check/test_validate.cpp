@@ -17,7 +17,9 @@ using test::kData;
 const std::string kBin = CHECK_BIN;
 
 // nvlblock-check ARGS, run in the fixture directory.
-test::Result check(const std::string& args) { return test::run(kBin + " " + args, kData + "/validate"); }
+test::Result check(const std::string& args) {
+    return test::run(kBin + " " + args, kData + "/validate");
+}
 
 struct Case {
     const char* name;
@@ -75,8 +77,9 @@ const Case kCases[] = {
     {"strict_fails_on_warnings", "--strict --quiet --slurm-conf slurm.conf big-block.yaml", 1,
      "big-block.yaml:2: warning: block 'pod1' has 36 nodes; an NVLink domain of an NVL72 rack has at most 18 "
      "compute trays (--max-block-size)\n"},
-    {"max_block_size_0_disables_the_warning", "--quiet --strict --max-block-size 0 --slurm-conf slurm.conf "
-                                              "big-block.yaml",
+    {"max_block_size_0_disables_the_warning",
+     "--quiet --strict --max-block-size 0 --slurm-conf slurm.conf "
+     "big-block.yaml",
      0, ""},
     {"bad_slurm_conf", "--slurm-conf slurm-bad.conf good.yaml", 1,
      "slurm-bad.conf:2: warning: TopologyPlugin=topology/tree: this cluster does not use block topology; set "
@@ -116,7 +119,9 @@ const Case kCases[] = {
      "nvlblock-check: missing.yaml: 1 error\n"},
 };
 
-void PrintTo(const Case& c, std::ostream* os) { *os << "nvlblock-check " << c.args; }
+void PrintTo(const Case& c, std::ostream* os) {
+    *os << "nvlblock-check " << c.args;
+}
 
 class CheckCase : public ::testing::TestWithParam<Case> {};
 
@@ -144,8 +149,9 @@ TEST(Check, DefaultFilesFollowSlurmConf) {
         << r.out;
     d.write("nvlblock.yaml", "blocks:\n  - name: b1\n    nodes: n[01-18]\n");
     r = test::run("SLURM_CONF=" + d.file("slurm.conf") + " " + kBin);
-    EXPECT_EQ(r.out, "nvlblock-check: " + d.file("nvlblock.yaml") + ": OK: 1 block (1 x 18 nodes), 18 of 18 "
-                                                                     "slurm.conf nodes in blocks\n");
+    EXPECT_EQ(r.out, "nvlblock-check: " + d.file("nvlblock.yaml") +
+                         ": OK: 1 block (1 x 18 nodes), 18 of 18 "
+                         "slurm.conf nodes in blocks\n");
 }
 
 TEST(Check, UsageErrorsExitWith2) {
@@ -157,7 +163,8 @@ TEST(Check, UsageErrorsExitWith2) {
         {"a.yaml b.yaml", "nvlblock-check: more than one topology file given\n(try --help)\n"},
         {"--json x.yaml", "nvlblock-check: --json needs --local\n(try --help)\n"},
         {"--previous x.yaml", "nvlblock-check: --previous needs --generate\n(try --help)\n"},
-        {"--local --generate", "nvlblock-check: --local, --generate and --from-topology-yaml exclude each other\n(try --help)\n"},
+        {"--local --generate",
+         "nvlblock-check: --local, --generate and --from-topology-yaml exclude each other\n(try --help)\n"},
         {"--generate", "nvlblock-check: --generate needs the node reports (files or directories)\n(try --help)\n"},
         {"--max-block-size x a.yaml", "nvlblock-check: --max-block-size: 'x' is not a whole number\n(try --help)\n"},
         {"--generate --format xml r.json", "nvlblock-check: --format must be yaml or conf\n(try --help)\n"},

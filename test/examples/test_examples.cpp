@@ -25,15 +25,17 @@ const std::string kDir = NVLBLOCK_EXAMPLES;
 struct Shape {
     std::string name;
     std::size_t slurm_nodes;
-    std::vector<int> sizes;         // per block, in file order (empty: see uniform)
-    std::vector<int> slices;        // nvlblock.yaml, per block
-    std::vector<int> spares;        // nvlblock.yaml, per block
+    std::vector<int> sizes;  // per block, in file order (empty: see uniform)
+    std::vector<int> slices; // nvlblock.yaml, per block
+    std::vector<int> spares; // nvlblock.yaml, per block
     bool lending;
-    int conf_slice;                 // topology.conf: the base block size
+    int conf_slice;                         // topology.conf: the base block size
     std::vector<std::uint32_t> block_sizes; // topology.conf BlockSizes=
 };
 
-std::vector<int> repeat(int value, int times) { return std::vector<int>(static_cast<std::size_t>(times), value); }
+std::vector<int> repeat(int value, int times) {
+    return std::vector<int>(static_cast<std::size_t>(times), value);
+}
 
 std::vector<int> with_last(std::vector<int> v, int last) {
     v.back() = last;
@@ -43,8 +45,7 @@ std::vector<int> with_last(std::vector<int> v, int last) {
 const std::vector<Shape>& shapes() {
     static const std::vector<Shape> s = {
         {"gb200-nvl72-128racks", 2304, repeat(18, 128), repeat(16, 128), repeat(2, 128), true, 18, {}},
-        {"gb300-nvl72", 576, repeat(18, 32), with_last(repeat(16, 32), 9), with_last(repeat(2, 32), 0), false, 18,
-         {}},
+        {"gb300-nvl72", 576, repeat(18, 32), with_last(repeat(16, 32), 9), with_last(repeat(2, 32), 0), false, 18, {}},
         {"partial-racks", 65, {18, 18, 16, 13}, {16, 16, 16, 12}, {2, 2, 0, 1}, false, 13, {13, 26, 52}},
         {"capacity-blocks", 63, {18, 18, 9, 9, 9}, {16, 16, 8, 8, 8}, {2, 2, 1, 1, 1}, true, 9, {9, 18}},
         {"mixed-nvl72-hgx", 176, repeat(18, 8), repeat(16, 8), repeat(2, 8), true, 18, {}},
@@ -59,10 +60,12 @@ std::string read(const std::string& path) {
     return ss.str();
 }
 
-void PrintTo(const Shape& s, std::ostream* os) { *os << s.name; }
+void PrintTo(const Shape& s, std::ostream* os) {
+    *os << s.name;
+}
 
 class Example : public ::testing::TestWithParam<Shape> {
-protected:
+  protected:
     std::string dir() const { return kDir + "/" + GetParam().name; }
     std::vector<std::string> universe() const {
         const tool::SlurmConf conf = tool::read_slurm_conf(dir() + "/slurm-nodes.conf");

@@ -37,9 +37,9 @@ using namespace nvlblock;
 namespace {
 
 const Topology& state_topology() {
-    static const Topology t = build_topology(read_topology_spec_text(
-        "blocks:\n  - name: r1\n    nodes: gb[01-18]\n  - name: r2\n    nodes: gb[19-36]\n", "fuzz.yaml",
-        SourceFormat::kYaml));
+    static const Topology t = build_topology(
+        read_topology_spec_text("blocks:\n  - name: r1\n    nodes: gb[01-18]\n  - name: r2\n    nodes: gb[19-36]\n",
+                                "fuzz.yaml", SourceFormat::kYaml));
     return t;
 }
 

@@ -3,8 +3,8 @@
 // The tool end to end: the documented command line, its outputs, the same
 // bytes twice for a seed, and usage errors.
 #include <cstdio>
-#include <filesystem>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>
@@ -59,7 +59,8 @@ TEST(Cli, AFailureTraceAndASyntheticMixAreAccepted) {
     Scratch s;
     std::ofstream(s.dir + "/f.csv") << "node_id,down_s,up_s,why\n0,100,5000,test\n20,200,,test\n";
     EXPECT_EQ(run("--trace synthetic:load=saturate,small_load=0.1,max_slices=2,mean_hours=1 --racks 4 --horizon 1d "
-                  "--failures " + s.dir + "/f.csv --quiet --json " + s.dir + "/s.json"),
+                  "--failures " +
+                  s.dir + "/f.csv --quiet --json " + s.dir + "/s.json"),
               0);
     const std::string j = slurp(s.dir + "/s.json");
     EXPECT_NE(j.find("\"node_failures\": 2"), std::string::npos);
@@ -95,9 +96,9 @@ TEST(Cli, TheLogQuotesHostListsWithCommas) {
 }
 
 TEST(Cli, UsageErrorsExitWithTwo) {
-    EXPECT_EQ(run("--racks 4"), 2);                                   // no --trace
-    EXPECT_EQ(run("--trace x.csv"), 2);                                // no --racks
-    EXPECT_EQ(run("--trace synthetic:load=saturate --racks 4"), 2);    // saturating without --horizon
+    EXPECT_EQ(run("--racks 4"), 2);                                 // no --trace
+    EXPECT_EQ(run("--trace x.csv"), 2);                             // no --racks
+    EXPECT_EQ(run("--trace synthetic:load=saturate --racks 4"), 2); // saturating without --horizon
     EXPECT_EQ(run("--trace synthetic:load=1 --racks 4 --policies best"), 2);
     EXPECT_EQ(run("--trace synthetic:load=1 --racks 4 --failures mtbf=1h"), 2);
     EXPECT_EQ(run("--trace synthetic:load=1 --racks 4 --slice 17 --spares 2"), 2);

@@ -36,8 +36,9 @@ Outcome run_mix(std::uint64_t seed, bool reuse = true, QueueMode queue = QueueMo
     SyntheticSpec spec = parse_synthetic("load=1.2,small_load=0.1,mean_hours=3,max_slices=4");
     resolve_synthetic(spec, o.shape.racks, o.horizon, NVLBLOCK_SOURCE_DIR);
     SyntheticWorkload workload(spec, o.shape.nodes(), seed);
-    FailureSource failures = FailureSource::model(parse_failure_model("mtbi=300h,mttr=10h,rack_mtbf=100h,rack_mttr=6h", 4),
-                                                  o.shape.racks, o.shape.nodes_per_rack, seed);
+    FailureSource failures =
+        FailureSource::model(parse_failure_model("mtbi=300h,mttr=10h,rack_mtbf=100h,rack_mttr=6h", 4), o.shape.racks,
+                             o.shape.nodes_per_rack, seed);
     Outcome out;
     for (PolicyKind k : {PolicyKind::kFullRack, PolicyKind::kBlock, PolicyKind::kNvlblock, PolicyKind::kNvlblockLend}) {
         Simulator sim(o, make_policy(k, o.shape, o.preemption), workload.clone(), failures);

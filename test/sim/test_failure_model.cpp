@@ -10,10 +10,10 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <unistd.h>
 #include <gtest/gtest.h>
 #include <map>
 #include <queue>
+#include <unistd.h>
 
 namespace nvlblock::sim {
 namespace {
@@ -56,7 +56,8 @@ TEST(FailureModel, Llama3PresetMatchesTheInterruptionTable) {
     // 4-GPU nodes: the 268 GPU interruptions scale with GPUs, the other 151 per host:
     // 268 / (16384 * 54) * 4 + 151 / (2048 * 54) = 0.0025771 per node-day -> 9,312.7 h.
     EXPECT_NEAR(llama3_node_mtbi_hours(4), 9312.7, 0.5);
-    const Llama3Table file = read_llama3_table(std::string(NVLBLOCK_SOURCE_DIR) + "/data/traces/llama3_interruptions.csv");
+    const Llama3Table file =
+        read_llama3_table(std::string(NVLBLOCK_SOURCE_DIR) + "/data/traces/llama3_interruptions.csv");
     EXPECT_EQ(file.gpu_interruptions, Llama3Table{}.gpu_interruptions);
     EXPECT_EQ(file.other_interruptions, Llama3Table{}.other_interruptions);
     const FailureModelSpec s = parse_failure_model("llama3", 4);
@@ -108,8 +109,8 @@ TEST(FailureModel, RatesMatchTheModelOverALongRun) {
         (key >= 64 * 18 ? rack_down_s : node_down_s) += static_cast<double>(horizon - since);
     const double node_time = 64.0 * 18 * static_cast<double>(horizon);
     const double rack_time = 64.0 * static_cast<double>(horizon);
-    EXPECT_NEAR(node_down_s / node_time, 0.02, 0.001);              // unavailability p = 20 / 1000
-    EXPECT_NEAR(rack_down_s / rack_time, 8.0 / 5008.0, 0.0004);     // rack unavailability
+    EXPECT_NEAR(node_down_s / node_time, 0.02, 0.001);               // unavailability p = 20 / 1000
+    EXPECT_NEAR(rack_down_s / rack_time, 8.0 / 5008.0, 0.0004);      // rack unavailability
     const double expected = node_time * (1 - 0.02) / (980 * 3600.0); // failures while up
     EXPECT_NEAR(static_cast<double>(node_failures) / expected, 1.0, 0.03);
     const double expected_racks = rack_time / (5008 * 3600.0);
@@ -145,7 +146,8 @@ TEST(FailureModel, SameSeedSameScheduleOtherSeedAnother) {
     }
     EXPECT_TRUE(differs);
     // A node's schedule does not depend on how big the cluster is: node 3 of 8 racks = node 3 of 16 racks.
-    auto small = run_source(FailureSource::model(parse_failure_model("mtbi=500h,mttr=20h", 4), 8, 18, 9), 86400LL * 365);
+    auto small =
+        run_source(FailureSource::model(parse_failure_model("mtbi=500h,mttr=20h", 4), 8, 18, 9), 86400LL * 365);
     auto big = run_source(FailureSource::model(parse_failure_model("mtbi=500h,mttr=20h", 4), 16, 18, 9), 86400LL * 365);
     std::vector<Seconds> s3, b3;
     for (const auto& e : small)

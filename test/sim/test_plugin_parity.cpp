@@ -20,8 +20,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <dlfcn.h>
+#include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 
@@ -50,7 +50,9 @@ struct Capi {
         handle = dlopen(NVLBLOCK_LIBRARY, RTLD_NOW | RTLD_LOCAL);
         if (!handle)
             return;
-        auto get = [&](auto& fn, const char* name) { fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(handle, name)); };
+        auto get = [&](auto& fn, const char* name) {
+            fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(handle, name));
+        };
         get(load, "nvlb_planner_load");
         get(free_planner, "nvlb_planner_free");
         get(set_requeue_delay, "nvlb_set_requeue_delay");
@@ -79,10 +81,10 @@ struct Capi {
 struct Tally {
     std::size_t decisions = 0, placed = 0, hypothetical = 0, in_place = 0, with_available = 0, mismatches = 0;
     std::size_t reclaim_plans = 0, reclaims = 0;
-    std::size_t advances = 0, fallbacks = 0;            // clock moves, and jobs that fell back
-    std::size_t submissions = 0, never_runnable = 0;    // can-ever-run questions, and refusals
-    std::size_t preemptible_jobs = 0;                   // the selector said yes
-    std::size_t decisions_with_lent_nodes = 0;          // states where preemptible work ran
+    std::size_t advances = 0, fallbacks = 0;         // clock moves, and jobs that fell back
+    std::size_t submissions = 0, never_runnable = 0; // can-ever-run questions, and refusals
+    std::size_t preemptible_jobs = 0;                // the selector said yes
+    std::size_t decisions_with_lent_nodes = 0;       // states where preemptible work ran
     std::uint64_t sim_in_place = 0, sim_ledger_in_place = 0, capi_in_place = 0;
 };
 
@@ -147,9 +149,10 @@ Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t s
         t.hypothetical += d.hypothetical;
         t.in_place += d.result.recovery_in_place;
         t.with_available += !d.available.empty();
-        const bool same = static_cast<int>(out.reason) == static_cast<int>(d.result.reason) && nodes == d.result.nodes &&
-                          out.recovery_in_place == d.result.recovery_in_place &&
-                          out.spares_used == d.result.spares_used && out.blocks_if_spares == d.result.blocks_if_spares &&
+        const bool same = static_cast<int>(out.reason) == static_cast<int>(d.result.reason) &&
+                          nodes == d.result.nodes && out.recovery_in_place == d.result.recovery_in_place &&
+                          out.spares_used == d.result.spares_used &&
+                          out.blocks_if_spares == d.result.blocks_if_spares &&
                           std::string(out.message) == d.result.message.substr(0, sizeof out.message - 1);
         if (!same && ++t.mismatches <= 5)
             ADD_FAILURE() << policy.name << " job " << d.job_id << " at " << d.now << ": simulator "
@@ -162,8 +165,8 @@ Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t s
             states[i] = static_cast<std::uint8_t>(r.states[i]);
         std::vector<nvlb_running_job_t> running;
         for (const auto& j : r.running)
-            running.push_back({j.job_id, j.nodes.data(), j.nodes.size(), j.started, j.requeueable, j.exempt,
-                               j.preemptible});
+            running.push_back(
+                {j.job_id, j.nodes.data(), j.nodes.size(), j.started, j.requeueable, j.exempt, j.preemptible});
         nvlb_request_t req{};
         req.job_id = r.request.job_id;
         req.min_nodes = r.request.min_nodes;
@@ -178,18 +181,19 @@ Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t s
         ASSERT_EQ(capi.plan_reclaim(planner, states.data(), states.size(), &req, running.data(), running.size(), &out),
                   NVLB_OK);
         ++t.reclaim_plans;
-        const std::vector<std::uint32_t> chosen(jobs.begin(), jobs.begin() + static_cast<std::ptrdiff_t>(out.job_count));
+        const std::vector<std::uint32_t> chosen(jobs.begin(),
+                                                jobs.begin() + static_cast<std::ptrdiff_t>(out.job_count));
         const std::vector<std::uint32_t> want = r.result ? r.result->jobs : std::vector<std::uint32_t>{};
-        if (chosen != want || (r.result && (out.nodes != r.result->nodes ||
-                                            out.lost_node_seconds != r.result->lost_node_seconds)))
+        if (chosen != want ||
+            (r.result && (out.nodes != r.result->nodes || out.lost_node_seconds != r.result->lost_node_seconds)))
             if (++t.mismatches <= 5)
                 ADD_FAILURE() << policy.name << " reclaim for job " << req.job_id << " at " << r.now << ": simulator "
                               << want.size() << " jobs, plugin " << chosen.size();
     };
     hooks.on_reclaim_started = [&](std::uint32_t id, const nvlblock::Reclaim& plan, Seconds now) {
         std::vector<std::uint32_t> jobs = plan.jobs;
-        nvlb_reclaim_t r{jobs.data(), jobs.size(), jobs.size(), plan.nodes, plan.lost_node_seconds,
-                         plan.budget_node_seconds};
+        nvlb_reclaim_t r{
+            jobs.data(), jobs.size(), jobs.size(), plan.nodes, plan.lost_node_seconds, plan.budget_node_seconds};
         ++t.reclaims;
         EXPECT_EQ(capi.reclaim_started(planner, id, &r, now), NVLB_OK);
     };

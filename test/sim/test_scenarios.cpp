@@ -28,7 +28,9 @@ std::vector<JobSpec> five_jobs() {
     return {job("J1", 0, 16, 900), job("J2", 0, 16, 1800), job("J3", 0, 1, 500), job("J4", 100, 4, 300),
             job("J5", 200, 2, 400)};
 }
-std::vector<FailureInterval> node5_fails() { return {{5, 400, 1400}}; }
+std::vector<FailureInterval> node5_fails() {
+    return {{5, 400, 1400}};
+}
 
 TEST(Scenario, NvlblockFifoRestartsInPlaceAndWithholdsSpares) {
     // t=0    J1 -> rack001 (0-15), J2 -> rack002 (18-33). J3 (1 node) cannot start:
@@ -50,8 +52,8 @@ TEST(Scenario, NvlblockFifoRestartsInPlaceAndWithholdsSpares) {
     EXPECT_NEAR(r.lost_failure_gpu_hours, 1600 * kGpuH, 1e-9);
     EXPECT_NEAR(r.lost_preemption_gpu_hours, 0, 1e-9);
     EXPECT_NEAR(r.useful_gpu_hours, 45700 * kGpuH, 1e-9); // 50.78 GPU-h
-    EXPECT_NEAR(r.utilization, 47300.0 / 71000, 1e-12);     // 66.6%
-    EXPECT_NEAR(r.goodput, 45700.0 / 71000, 1e-12);         // 64.4%
+    EXPECT_NEAR(r.utilization, 47300.0 / 71000, 1e-12);   // 66.6%
+    EXPECT_NEAR(r.goodput, 45700.0 / 71000, 1e-12);       // 64.4%
     EXPECT_NEAR(r.capacity_gpu_hours, 36 * 2000 * kGpuH, 1e-9);
     EXPECT_NEAR(r.healthy_nodes_mean, 35.5, 1e-12);
     EXPECT_NEAR(r.stranded_nodes_mean, 3590.0 / 2000, 1e-12);
@@ -63,10 +65,10 @@ TEST(Scenario, NvlblockFifoRestartsInPlaceAndWithholdsSpares) {
     EXPECT_DOUBLE_EQ(all.p50, 810);
     EXPECT_DOUBLE_EQ(all.p95, 1010);
     EXPECT_DOUBLE_EQ(all.p99, 1010);
-    EXPECT_DOUBLE_EQ(waits(r, "gpus_1_4").p50, 1010);   // J3: 4 GPUs
-    EXPECT_DOUBLE_EQ(waits(r, "gpus_5_32").p50, 810);   // J5 (8 GPUs) and J4 (16 GPUs)
+    EXPECT_DOUBLE_EQ(waits(r, "gpus_1_4").p50, 1010); // J3: 4 GPUs
+    EXPECT_DOUBLE_EQ(waits(r, "gpus_5_32").p50, 810); // J5 (8 GPUs) and J4 (16 GPUs)
     EXPECT_DOUBLE_EQ(waits(r, "gpus_5_32").p95, 910);
-    EXPECT_DOUBLE_EQ(waits(r, "gpus_33_64").p99, 0);    // J1, J2: 64 GPUs
+    EXPECT_DOUBLE_EQ(waits(r, "gpus_33_64").p99, 0); // J1, J2: 64 GPUs
     EXPECT_EQ(r.failure_requeues, 1u);
     EXPECT_EQ(r.restarts, 1u);
     EXPECT_EQ(r.restarts_in_place, 1u);
@@ -127,8 +129,7 @@ TEST(Scenario, EasyBackfillStartsAShortJobWithoutDelayingTheHead) {
     // 1,040 <= 1,800, so it starts at 200 (wait 0) instead of 400.
     // stranded: [100,200) 3 -> 300; [200,400) 1 -> 200; [410,500) 12, [500,600) 13,
     //   [600,700) 15 (J5 ended at 600) -> 1,080 + 1,300 + 1,500; total 4,380.
-    const PolicyResult r =
-        test::run(test::two_racks(QueueMode::kEasy), PolicyKind::kBlock, five_jobs(), node5_fails());
+    const PolicyResult r = test::run(test::two_racks(QueueMode::kEasy), PolicyKind::kBlock, five_jobs(), node5_fails());
     const WaitStats& all = waits(r, "all");
     EXPECT_DOUBLE_EQ(all.mean, 60); // {0, 0, 0, 300, 0}
     EXPECT_DOUBLE_EQ(all.p95, 300);

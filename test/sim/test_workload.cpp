@@ -11,9 +11,9 @@
 
 #include <cstdio>
 #include <fstream>
-#include <unistd.h>
 #include <gtest/gtest.h>
 #include <map>
+#include <unistd.h>
 
 namespace nvlblock::sim {
 namespace {

@@ -143,9 +143,12 @@ TEST(AtomicFile, SymlinksAtPredictableTemporaryNamesAreNeverOpened) {
     Victim victim;
     TempDir dir;
     const std::string path = dir.path() + "/status.json";
-    const std::vector<std::string> guesses = {
-        path + ".tmp." + std::to_string(::getpid()), path + ".tmp", path + ".new", path + "~",
-        dir.path() + "/.status.json.tmp", dir.path() + "/.status.json.tmp.0000000000000000"};
+    const std::vector<std::string> guesses = {path + ".tmp." + std::to_string(::getpid()),
+                                              path + ".tmp",
+                                              path + ".new",
+                                              path + "~",
+                                              dir.path() + "/.status.json.tmp",
+                                              dir.path() + "/.status.json.tmp.0000000000000000"};
     for (const auto& g : guesses)
         ASSERT_EQ(::symlink(victim.path.c_str(), g.c_str()), 0) << g;
     ASSERT_EQ(::symlink((victim.elsewhere.path() + "/created-by-us").c_str(), (path + ".part").c_str()), 0);

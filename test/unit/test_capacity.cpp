@@ -161,8 +161,7 @@ TEST(MonteCarlo, IndependentFailuresConvergeOnTheBinomialModel) {
     EXPECT_NEAR(r.healthy.mean, want_healthy, 2 * r.healthy.ci95);
     for (std::size_t i = 0; i < slices.size(); ++i) {
         const double want = expected_usable(kSmall, p, slices[i].slice, slices[i].spares);
-        SCOPED_TRACE("slice " + std::to_string(slices[i].slice) + " spares " +
-                     std::to_string(slices[i].spares));
+        SCOPED_TRACE("slice " + std::to_string(slices[i].slice) + " spares " + std::to_string(slices[i].spares));
         EXPECT_GT(r.usable[i].ci95, 0.0);
         EXPECT_LT(r.usable[i].ci95, 0.005 * want);
         EXPECT_NEAR(r.usable[i].mean, want, 2 * r.usable[i].ci95);
@@ -176,17 +175,14 @@ TEST(MonteCarlo, CorrelatedRackFaultsLowerUsableCapacity) {
     with_faults.rack_mtbf_hours = 200.0;
     with_faults.rack_mttr_hours = 8.0; // each rack is down 8/208 of the time
     const std::vector<SliceSpec> slices = {{16, 0}, {18, 0}};
-    const MonteCarloResult base =
-        simulate_availability(kSmall, independent(), slices, 2000.0, 20, 2);
+    const MonteCarloResult base = simulate_availability(kSmall, independent(), slices, 2000.0, 20, 2);
     const MonteCarloResult corr = simulate_availability(kSmall, with_faults, slices, 2000.0, 20, 2);
     const double rack_up = 200.0 / 208.0;
     EXPECT_LT(corr.healthy.mean, base.healthy.mean - 3 * (corr.healthy.ci95 + base.healthy.ci95));
     EXPECT_NEAR(corr.healthy.mean, expected_healthy(kSmall, 0.02) * rack_up, 2.0);
     for (std::size_t i = 0; i < slices.size(); ++i) {
-        EXPECT_LT(corr.usable[i].mean,
-                  base.usable[i].mean - 3 * (corr.usable[i].ci95 + base.usable[i].ci95));
-        EXPECT_NEAR(corr.usable[i].mean, expected_usable(kSmall, 0.02, slices[i].slice) * rack_up,
-                    2.0);
+        EXPECT_LT(corr.usable[i].mean, base.usable[i].mean - 3 * (corr.usable[i].ci95 + base.usable[i].ci95));
+        EXPECT_NEAR(corr.usable[i].mean, expected_usable(kSmall, 0.02, slices[i].slice) * rack_up, 2.0);
     }
     // Whole-rack faults widen the spread between trials.
     EXPECT_GT(corr.healthy.ci95, base.healthy.ci95);
@@ -209,8 +205,7 @@ TEST(MonteCarlo, DeterministicForASeed) {
 }
 
 TEST(MonteCarlo, OneTrialHasNoInterval) {
-    const MonteCarloResult r =
-        simulate_availability({2, 18}, independent(), {{16, 0}}, 100.0, 1, 1);
+    const MonteCarloResult r = simulate_availability({2, 18}, independent(), {{16, 0}}, 100.0, 1, 1);
     EXPECT_GT(r.healthy.mean, 0.0);
     EXPECT_LE(r.healthy.mean, 36.0);
     EXPECT_EQ(r.healthy.ci95, 0.0);

@@ -4,9 +4,9 @@
 // definitions: word-at-a-time availability counts, block tallies kept across
 // decisions, and a planner's cached decisions against fresh snapshots.
 #include "core/planner.hpp"
-#include "recovery/rules.hpp"
 #include "placement/availability_counts.hpp"
 #include "placement/tally_cache.hpp"
+#include "recovery/rules.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -183,7 +183,8 @@ TEST(DecisionCost, PlannerDecisionsEqualFreshSnapshots) {
         for (int k = pct(rng) % 12; k > 0; --k)
             states[node(rng)] = static_cast<NodeState>(st(rng));
         Request r;
-        r.job_id = step % 10 == 0 ? 500 + static_cast<std::uint32_t>(step / 10 % 2) : 1000 + static_cast<std::uint32_t>(step);
+        r.job_id =
+            step % 10 == 0 ? 500 + static_cast<std::uint32_t>(step / 10 % 2) : 1000 + static_cast<std::uint32_t>(step);
         r.min_nodes = r.max_nodes = sizes[static_cast<std::size_t>(pct(rng)) % std::size(sizes)];
         if (r.min_nodes % 16 == 0 && pct(rng) < 50)
             r.segment = 16;

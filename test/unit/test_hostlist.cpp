@@ -16,8 +16,7 @@ namespace {
 using Names = std::vector<std::string>;
 
 // gb0001..gbNNNN-style names with the given prefix, width and range.
-Names seq(const std::string& prefix, int first, int last, int width,
-          const std::string& suffix = "") {
+Names seq(const std::string& prefix, int first, int last, int width, const std::string& suffix = "") {
     Names out;
     for (int i = first; i <= last; ++i) {
         char buf[32];
@@ -67,8 +66,8 @@ TEST(HostlistExpand, SeveralRangesKeepWrittenOrder) {
 }
 
 TEST(HostlistExpand, TwoBracketsExpandAsAProduct) {
-    EXPECT_EQ(expand("rack[1-2]-n[01-03]"), (Names{"rack1-n01", "rack1-n02", "rack1-n03",
-                                                   "rack2-n01", "rack2-n02", "rack2-n03"}));
+    EXPECT_EQ(expand("rack[1-2]-n[01-03]"),
+              (Names{"rack1-n01", "rack1-n02", "rack1-n03", "rack2-n01", "rack2-n02", "rack2-n03"}));
 }
 
 TEST(HostlistExpand, SuffixAfterTheBracket) {
@@ -124,21 +123,18 @@ TEST(HostlistErrors, Empty) {
 TEST(HostlistErrors, NonDigitInBrackets) {
     EXPECT_EQ(expand_error("gb[a-3]"), "bad hostlist 'gb[a-3]': 'a' is not a number or range");
     EXPECT_EQ(expand_error("gb[1-x]"), "bad hostlist 'gb[1-x]': 'x' is not a number or range");
-    EXPECT_EQ(expand_error("gb[1-2-3]"),
-              "bad hostlist 'gb[1-2-3]': '2-3' is not a number or range");
+    EXPECT_EQ(expand_error("gb[1-2-3]"), "bad hostlist 'gb[1-2-3]': '2-3' is not a number or range");
     EXPECT_EQ(expand_error("gb[-3]"), "bad hostlist 'gb[-3]': empty number in range");
     EXPECT_EQ(expand_error("gb[3-]"), "bad hostlist 'gb[3-]': empty number in range");
 }
 
 TEST(HostlistErrors, TooLarge) {
-    EXPECT_EQ(expand_error("n[1-99999999]"),
-              "bad hostlist 'n[1-99999999]': range 1-99999999 is too large");
+    EXPECT_EQ(expand_error("n[1-99999999]"), "bad hostlist 'n[1-99999999]': range 1-99999999 is too large");
     EXPECT_EQ(expand_error("n[1-" + std::to_string(kMaxHosts + 1) + "]"),
-              "bad hostlist 'n[1-" + std::to_string(kMaxHosts + 1) + "]': range 1-" +
-                  std::to_string(kMaxHosts + 1) + " is too large");
+              "bad hostlist 'n[1-" + std::to_string(kMaxHosts + 1) + "]': range 1-" + std::to_string(kMaxHosts + 1) +
+                  " is too large");
     // Each bracket alone is fine; their product is not.
-    EXPECT_EQ(expand_error("a[1-2048]b[1-2048]"),
-              "bad hostlist 'a[1-2048]b[1-2048]': expands to too many hosts");
+    EXPECT_EQ(expand_error("a[1-2048]b[1-2048]"), "bad hostlist 'a[1-2048]b[1-2048]': expands to too many hosts");
     EXPECT_EQ(expand_error("n[1234567890123456789]"),
               "bad hostlist 'n[1234567890123456789]': number '1234567890123456789' is too long");
 }
@@ -201,9 +197,8 @@ TEST(HostlistCompress, KeepsSuffixes) {
 }
 
 TEST(HostlistCompress, RoundTrips) {
-    const char* exprs[] = {
-        "gb[0001-0018]", "gb[001-016,018]", "a[1-2],b7",    "rack[1-2]-n[01-03]",  "n[1-3]-ib",
-        "n[08-10]",      "n[8-10]",         "n[5-6,1-2,9]", "login,gb[0001-0004]", "x"};
+    const char* exprs[] = {"gb[0001-0018]", "gb[001-016,018]", "a[1-2],b7",    "rack[1-2]-n[01-03]",  "n[1-3]-ib",
+                           "n[08-10]",      "n[8-10]",         "n[5-6,1-2,9]", "login,gb[0001-0004]", "x"};
     for (const char* e : exprs) {
         const Names names = expand(e);
         const std::string c = compress(names);
@@ -212,8 +207,7 @@ TEST(HostlistCompress, RoundTrips) {
 }
 
 TEST(HostlistCompress, CanonicalFormsAreFixedPoints) {
-    for (const char* e :
-         {"gb[0001-0018]", "gb[001-016,018]", "a[1-2],b7", "n[1-3]-ib", "n[5-6,1-2]"})
+    for (const char* e : {"gb[0001-0018]", "gb[001-016,018]", "a[1-2],b7", "n[1-3]-ib", "n[5-6,1-2]"})
         EXPECT_EQ(compress(expand(e)), e);
 }
 

@@ -2,11 +2,11 @@
 //
 // The recovery ledger (records, claims, outcomes, log lines, persistence,
 // remapping across reconfigures) and the atomic file helpers it is saved with.
-#include "state/atomic_file.hpp"
 #include "core/planner.hpp"
 #include "recovery/ledger.hpp"
 #include "recovery/recovery.hpp"
 #include "recovery/rules.hpp"
+#include "state/atomic_file.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -34,7 +34,7 @@ Topology cluster(std::int64_t wait = 300) {
     universe.push_back("login1");
     return test::yaml_topology("recovery:\n  wait: " + std::to_string(wait) +
                                    "\nblocks:\n  - name: rack01\n    nodes: gb[0001-0018]\n"
-                               "  - name: rack02\n    nodes: gb[0019-0036]\n",
+                                   "  - name: rack02\n    nodes: gb[0019-0036]\n",
                                &universe);
 }
 
@@ -44,8 +44,7 @@ std::vector<NodeIndex> with(std::vector<NodeIndex> v, std::initializer_list<Node
 }
 
 std::vector<NodeIndex> without(std::vector<NodeIndex> v, std::initializer_list<NodeIndex> less) {
-    std::erase_if(
-        v, [&](NodeIndex n) { return std::find(less.begin(), less.end(), n) != less.end(); });
+    std::erase_if(v, [&](NodeIndex n) { return std::find(less.begin(), less.end(), n) != less.end(); });
     return v;
 }
 
@@ -72,8 +71,7 @@ class LedgerTest : public ::testing::Test {
     void fail(std::uint32_t id, const std::vector<NodeIndex>& nodes, const std::vector<NodeIndex>& failed,
               std::int64_t now, std::int64_t wait, std::int64_t hold) {
         recovery.set_slurm_requeue_delay(hold - kRequeueSchedulingSlack);
-        recovery.job_failed(wait == topo.policy().recovery.wait_seconds ? topo : cluster(wait), id, nodes, failed,
-                            now);
+        recovery.job_failed(wait == topo.policy().recovery.wait_seconds ? topo : cluster(wait), id, nodes, failed, now);
     }
 };
 
@@ -94,10 +92,9 @@ TEST_F(LedgerTest, JobFailedCreatesARecord) {
     EXPECT_EQ(ledger.counters().failures, 1u);
     EXPECT_EQ(ledger.counters().in_place, 0u);
     EXPECT_EQ(ledger.take_log(),
-              std::vector<std::string>{
-                  "nvlblock: recovery JobId=7 lost 1 of 16 nodes (gb0004) on rack01; holding "
-                  "rack01 for an in-place restart (15 prior nodes + 1 spares), fallback after "
-                  "300 s"});
+              std::vector<std::string>{"nvlblock: recovery JobId=7 lost 1 of 16 nodes (gb0004) on rack01; holding "
+                                       "rack01 for an in-place restart (15 prior nodes + 1 spares), fallback after "
+                                       "300 s"});
 }
 
 TEST_F(LedgerTest, HoldLastsAtLeastTheRequeueDelay) {
@@ -122,13 +119,11 @@ TEST_F(LedgerTest, NoRecordWhenNothingOfOursFailed) {
     // The failed node was not the job's.
     fail(9, job, std::vector<NodeIndex>{17}, 1000, 300, 0);
     // A job entirely outside the blocks.
-    fail(10, std::vector<NodeIndex>{36}, std::vector<NodeIndex>{36}, 1000, 300,
-                      0);
+    fail(10, std::vector<NodeIndex>{36}, std::vector<NodeIndex>{36}, 1000, 300, 0);
     // A single-node job restarts anywhere: it needs no NVLink domain.
     fail(12, std::vector<NodeIndex>{4}, std::vector<NodeIndex>{4}, 1000, 300, 0);
     // Out-of-range indices are not ours either.
-    fail(11, std::vector<NodeIndex>{999}, std::vector<NodeIndex>{999}, 1000, 300,
-                      0);
+    fail(11, std::vector<NodeIndex>{999}, std::vector<NodeIndex>{999}, 1000, 300, 0);
     EXPECT_TRUE(ledger.empty());
     EXPECT_EQ(ledger.counters().failures, 0u);
     EXPECT_TRUE(ledger.take_log().empty());
@@ -157,11 +152,9 @@ TEST_F(LedgerTest, ClaimPerBlock) {
     EXPECT_EQ(c.blocks[1].lost, 2u);
     EXPECT_EQ(c.blocks[1].prior_healthy, (std::vector<NodeIndex>{18, 19, 22, 23, 24, 25}));
     const std::string log = ledger.take_log().at(0);
-    EXPECT_EQ(
-        log,
-        "nvlblock: recovery JobId=42 lost 3 of 16 nodes (gb[0013,0021-0022]) on rack01,rack02; "
-        "holding "
-        "rack01,rack02 for an in-place restart (13 prior nodes + 3 spares), fallback after 300 s");
+    EXPECT_EQ(log, "nvlblock: recovery JobId=42 lost 3 of 16 nodes (gb[0013,0021-0022]) on rack01,rack02; "
+                   "holding "
+                   "rack01,rack02 for an in-place restart (13 prior nodes + 3 spares), fallback after 300 s");
 }
 
 TEST_F(LedgerTest, ActiveClaimsRespectHoldAndFallback) {
@@ -203,9 +196,8 @@ TEST_F(LedgerTest, StartedInPlace) {
     EXPECT_EQ(e.spares_used, 1u);
     EXPECT_EQ(e.seconds, 40);
     EXPECT_EQ(e.blocks, "rack01");
-    EXPECT_EQ(ledger.take_log(), std::vector<std::string>{
-                                     "nvlblock: recovery JobId=7 restarted in place on rack01: 15 "
-                                     "prior nodes + 1 spares (gb0017) 40 s after the failure"});
+    EXPECT_EQ(ledger.take_log(), std::vector<std::string>{"nvlblock: recovery JobId=7 restarted in place on rack01: 15 "
+                                                          "prior nodes + 1 spares (gb0017) 40 s after the failure"});
 }
 
 TEST_F(LedgerTest, StartedInPlaceOnOtherNodesOfTheSameBlock) {
@@ -230,9 +222,8 @@ TEST_F(LedgerTest, StartedElsewhere) {
     EXPECT_EQ(e.spares_used, 0u);
     EXPECT_EQ(e.seconds, 400);
     EXPECT_EQ(e.blocks, "rack01");
-    EXPECT_EQ(ledger.take_log(),
-              std::vector<std::string>{"nvlblock: recovery JobId=7 restarted elsewhere on rack02 "
-                                       "(had rack01) 400 s after the failure"});
+    EXPECT_EQ(ledger.take_log(), std::vector<std::string>{"nvlblock: recovery JobId=7 restarted elsewhere on rack02 "
+                                                          "(had rack01) 400 s after the failure"});
 }
 
 TEST_F(LedgerTest, PartlyElsewhereIsElsewhere) {
@@ -253,8 +244,7 @@ TEST_F(LedgerTest, StartOfAnUnknownJobChangesNothing) {
     ledger.mark_fallback(99);
     EXPECT_TRUE(ledger.recent().empty());
     EXPECT_TRUE(ledger.take_log().empty());
-    EXPECT_EQ(
-        ledger.counters().in_place + ledger.counters().elsewhere + ledger.counters().abandoned, 0u);
+    EXPECT_EQ(ledger.counters().in_place + ledger.counters().elsewhere + ledger.counters().abandoned, 0u);
 }
 
 TEST_F(LedgerTest, JobGoneIsAbandoned) {
@@ -268,9 +258,8 @@ TEST_F(LedgerTest, JobGoneIsAbandoned) {
     EXPECT_EQ(e.lost, 2u);
     EXPECT_EQ(e.seconds, 50);
     EXPECT_EQ(e.spares_used, 0u);
-    EXPECT_EQ(ledger.take_log(),
-              std::vector<std::string>{"nvlblock: recovery JobId=7 left the queue before "
-                                       "restarting; released the hold on rack01"});
+    EXPECT_EQ(ledger.take_log(), std::vector<std::string>{"nvlblock: recovery JobId=7 left the queue before "
+                                                          "restarting; released the hold on rack01"});
     // A second call finds nothing to do.
     recovery.job_gone(topo, 7, 1060);
     EXPECT_EQ(ledger.counters().abandoned, 1u);
@@ -281,7 +270,7 @@ TEST_F(LedgerTest, FallBackOnceWhenTheWaitIsOverAndTheBlockCannotTakeIt) {
     ledger.take_log();
     std::vector<NodeState> states(topo.node_count(), NodeState::kFree);
     states[3] = states[4] = states[5] = NodeState::kDown; // 3 failed, 2 spares: room for 15
-    Planner never_used(topo);                                 // (advance needs only a snapshot)
+    Planner never_used(topo);                             // (advance needs only a snapshot)
     const Snapshot snap(topo, states, recovery.active_claims(topo, states, 1299));
     EXPECT_EQ(recovery.advance(snap, 1299), 0u); // still within its wait
     EXPECT_EQ(recovery.advance(snap, 1300), 1u);
@@ -289,9 +278,8 @@ TEST_F(LedgerTest, FallBackOnceWhenTheWaitIsOverAndTheBlockCannotTakeIt) {
     EXPECT_TRUE(ledger.find(7)->fallback);
     EXPECT_EQ(recovery.advance(snap, 1400), 0u); // once
     EXPECT_EQ(ledger.take_log(),
-              std::vector<std::string>{
-                  "nvlblock: recovery JobId=7 fallback after 300 s: rack01 has room for 15 of "
-                  "the 16 nodes it needs (3 failed, 2 spares); placing it anywhere (had rack01)"});
+              std::vector<std::string>{"nvlblock: recovery JobId=7 fallback after 300 s: rack01 has room for 15 of "
+                                       "the 16 nodes it needs (3 failed, 2 spares); placing it anywhere (had rack01)"});
     // Past its wait, a job whose block can take it does not fall back: it restarts in place.
     fail(8, range(18, 33), std::vector<NodeIndex>{20}, 1000, 300, 0);
     states[20] = NodeState::kDown;
@@ -347,8 +335,7 @@ TEST_F(LedgerTest, SerializeFormat) {
 
 TEST_F(LedgerTest, RoundTrip) {
     fail(7, job, std::vector<NodeIndex>{3}, 1000, 300, 130);
-    fail(8, with(range(10, 17), {18, 19}), std::vector<NodeIndex>{18}, 1010, 300,
-                      0);
+    fail(8, with(range(10, 17), {18, 19}), std::vector<NodeIndex>{18}, 1010, 300, 0);
     ledger.mark_fallback(8);
     fail(9, range(0, 3), std::vector<NodeIndex>{0}, 900, 300, 0);
     recovery.job_started(topo, 9, range(18, 21), 950);
@@ -416,18 +403,14 @@ TEST(LedgerCorrupt, EachProblemWithItsLine) {
          "state:4: corrupt nvlblock state: end line does not match the contents"},
         {"nvlblock-state 1\nevent 950 9 in_place 1 1 50 rack01\nend 0 0\n",
          "state:3: corrupt nvlblock state: end line does not match the contents"},
-        {"nvlblock-state 1\nend\n",
-         "state:2: corrupt nvlblock state: end line does not match the contents"},
+        {"nvlblock-state 1\nend\n", "state:2: corrupt nvlblock state: end line does not match the contents"},
         {"nvlblock-state 1\ncounters 0 0 0 0\nbogus 1 2\nend 0 0\n",
          "state:3: corrupt nvlblock state: unknown line 'bogus'"},
-        {"nvlblock-state 1\ncounters 0 x 0 0\nend 0 0\n",
-         "state:2: corrupt nvlblock state: bad counters line"},
-        {"nvlblock-state 1\nrecord 7 1000 1300\nend 1 0\n",
-         "state:2: corrupt nvlblock state: bad record line"},
+        {"nvlblock-state 1\ncounters 0 x 0 0\nend 0 0\n", "state:2: corrupt nvlblock state: bad counters line"},
+        {"nvlblock-state 1\nrecord 7 1000 1300\nend 1 0\n", "state:2: corrupt nvlblock state: bad record line"},
         {"nvlblock-state 1\nrecord 7 1000 1300 1300 0 gb[0001-0016 gb0004\nend 1 0\n",
          "state:2: corrupt nvlblock state: bad hostlist 'gb[0001-0016': missing ']'"},
-        {"nvlblock-state 1\nevent 950 9 in_place 1\nend 0 1\n",
-         "state:2: corrupt nvlblock state: bad event line"},
+        {"nvlblock-state 1\nevent 950 9 in_place 1\nend 0 1\n", "state:2: corrupt nvlblock state: bad event line"},
         {"nvlblock-state 1\nevent 950 9 sideways 1 1 50 rack01\nend 0 1\n",
          "state:2: corrupt nvlblock state: unknown outcome 'sideways'"},
     };
@@ -441,8 +424,7 @@ TEST(LedgerCorrupt, EachProblemWithItsLine) {
 TEST_F(LedgerTest, CorruptLoadLeavesTheLedgerAsItWas) {
     fail(7, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
     const std::string before = ledger.serialize(topo);
-    EXPECT_THROW(ledger.deserialize(topo, "nvlblock-state 1\ncounters 5 5 5 5\n", "state"),
-                 ConfigError);
+    EXPECT_THROW(ledger.deserialize(topo, "nvlblock-state 1\ncounters 5 5 5 5\n", "state"), ConfigError);
     EXPECT_EQ(ledger.serialize(topo), before);
 }
 
@@ -450,13 +432,11 @@ TEST_F(LedgerTest, StaleRecordsAreDroppedOnLoad) {
     fail(7, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
     fail(8, range(18, 33), std::vector<NodeIndex>{20}, 1000, 300, 0);
     // Job 9 had six nodes on rack02 and one on rack01; both its failed nodes count.
-    fail(9, with(range(30, 35), {0}), std::vector<NodeIndex>{35, 0}, 1000, 300,
-                      0);
+    fail(9, with(range(30, 35), {0}), std::vector<NodeIndex>{35, 0}, 1000, 300, 0);
     const std::string saved = ledger.serialize(topo);
 
     // The new configuration has rack01 only.
-    const Topology small =
-        test::yaml_topology("blocks:\n  - name: rack01\n    nodes: gb[0001-0018]\n");
+    const Topology small = test::yaml_topology("blocks:\n  - name: rack01\n    nodes: gb[0001-0018]\n");
     Ledger back;
     back.deserialize(small, saved, "state");
     ASSERT_EQ(back.records().size(), 2u);
@@ -466,15 +446,13 @@ TEST_F(LedgerTest, StaleRecordsAreDroppedOnLoad) {
     ASSERT_NE(back.find(9), nullptr);
     EXPECT_EQ(back.find(9)->nodes, std::vector<NodeIndex>{0});
     EXPECT_EQ(back.find(9)->failed, std::vector<NodeIndex>{0});
-    EXPECT_EQ(back.take_log(),
-              std::vector<std::string>{"nvlblock: recovery JobId=8 dropped from saved state: its "
-                                       "nodes are no longer in any block"});
+    EXPECT_EQ(back.take_log(), std::vector<std::string>{"nvlblock: recovery JobId=8 dropped from saved state: its "
+                                                        "nodes are no longer in any block"});
 }
 
 TEST_F(LedgerTest, RecordWhoseFailedNodesAreGoneIsDropped) {
     fail(7, with(range(0, 3), {18}), std::vector<NodeIndex>{18}, 1000, 300, 0);
-    const Topology small =
-        test::yaml_topology("blocks:\n  - name: rack01\n    nodes: gb[0001-0018]\n");
+    const Topology small = test::yaml_topology("blocks:\n  - name: rack01\n    nodes: gb[0001-0018]\n");
     Ledger back;
     back.deserialize(small, ledger.serialize(topo), "state");
     EXPECT_TRUE(back.empty());
@@ -485,9 +463,8 @@ TEST_F(LedgerTest, RemapAcrossRenumberedTopology) {
     fail(8, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
     ledger.take_log();
     // rack02 is listed first now and rack01 is gone: gb0019 is node 0.
-    const Topology next =
-        test::yaml_topology("blocks:\n  - name: rack02\n    nodes: gb[0019-0036]\n"
-                            "  - name: rack03\n    nodes: gb[0037-0054]\n");
+    const Topology next = test::yaml_topology("blocks:\n  - name: rack02\n    nodes: gb[0019-0036]\n"
+                                              "  - name: rack03\n    nodes: gb[0037-0054]\n");
     ledger.remap(topo, next);
     ASSERT_EQ(ledger.records().size(), 1u);
     const RecoveryRecord* r = ledger.find(7);
@@ -503,9 +480,8 @@ TEST_F(LedgerTest, RemapAcrossRenumberedTopology) {
     EXPECT_EQ(c.blocks[0].lost, 1u);
     EXPECT_EQ(ledger.serialize(next), "nvlblock-state 1\ncounters 2 0 0 0\n"
                                       "record 7 1000 1300 1300 0 gb[0019-0034] gb0021\nend 1 0\n");
-    EXPECT_EQ(ledger.take_log(),
-              std::vector<std::string>{"nvlblock: recovery JobId=8 dropped after reconfigure: its "
-                                       "nodes are no longer in any block"});
+    EXPECT_EQ(ledger.take_log(), std::vector<std::string>{"nvlblock: recovery JobId=8 dropped after reconfigure: its "
+                                                          "nodes are no longer in any block"});
 }
 
 TEST_F(LedgerTest, SaveAndLoadThroughAFile) {

@@ -48,8 +48,9 @@ Topology groups(int racks, const std::string& hierarchy) {
     return test::yaml_topology(y + "hierarchy:\n" + hierarchy);
 }
 
-
-std::vector<NodeIndex> rack(int r) { return range(static_cast<NodeIndex>((r - 1) * 4), static_cast<NodeIndex>(r * 4 - 1)); }
+std::vector<NodeIndex> rack(int r) {
+    return range(static_cast<NodeIndex>((r - 1) * 4), static_cast<NodeIndex>(r * 4 - 1));
+}
 
 // The racks (1-based) a placement touches.
 std::vector<int> racks_of(const Placement& p) {
@@ -100,7 +101,8 @@ TEST(Levels, PlainYamlHasNoHierarchy) {
 TEST(Levels, YamlTakingBlocksFromTopologyConfKeepsItsLevels) {
     test::TempDir dir;
     dir.write("topology.conf", rack_lines(4) + "BlockSizes=4,8\n");
-    const std::string yaml = dir.write("nvlblock.yaml", "topology_conf: topology.conf\ndefaults:\n  slice: 4\n  spares: 0\n");
+    const std::string yaml =
+        dir.write("nvlblock.yaml", "topology_conf: topology.conf\ndefaults:\n  slice: 4\n  spares: 0\n");
     Topology t = load_topology(yaml);
     EXPECT_EQ(t.hierarchy().kind(), Hierarchy::Kind::kBlockSizes);
     EXPECT_EQ(t.hierarchy().describe(), "BlockSizes=4,8");
@@ -142,7 +144,8 @@ TEST(Levels, GroupErrorsNameFileAndLine) {
     EXPECT_EQ(group_error(head + "        su1: rack[01-02]\n        su2: rack[02-03]\n"),
               "test.yaml:22: block 'rack02' is in group 'su2' and in group 'su1' (test.yaml:21); "
               "a block is in at most one group of a level");
-    EXPECT_EQ(group_error(head + "        su1: rack[01-02,09]\n"), "test.yaml:21: group 'su1' (level su): unknown block 'rack09'");
+    EXPECT_EQ(group_error(head + "        su1: rack[01-02,09]\n"),
+              "test.yaml:21: group 'su1' (level su): unknown block 'rack09'");
     EXPECT_EQ(group_error(head + "        rack01: rack[01-02]\n"),
               "test.yaml:21: group 'rack01' (level su) has the name of a block; group and block names must differ");
     EXPECT_EQ(group_error(head + "        su1: rack[01-02]\n        su2: rack[03-04]\n"

@@ -38,7 +38,8 @@ TEST(Placement, SegmentMustDivideTheNodeCount) {
     Topology t = test::racks(4);
     Placement p = run(t, all(t), nodes(5, 2));
     EXPECT_EQ(p.reason, Reason::kSegmentNotDivisor);
-    EXPECT_EQ(p.message, "the job's 5 nodes cannot be divided into segments of 2 (--segment must divide the node count)");
+    EXPECT_EQ(p.message,
+              "the job's 5 nodes cannot be divided into segments of 2 (--segment must divide the node count)");
 }
 
 TEST(Placement, SegmentLargerThanTheSliceIsRejected) {

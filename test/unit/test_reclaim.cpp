@@ -23,7 +23,6 @@ using test::set;
 constexpr std::uint32_t kJob = 42;
 const std::vector<NodeIndex> kRack02First16 = range(18, 33); // gb0019-gb0034; gb0035-gb0036 are its spares
 
-
 Topology reclaim_racks(int racks, const std::string& extra = "") {
     return test::racks(racks, 18, 16, 2, false, "  reserve: reclaim\nrecovery:\n  wait: 300\n" + extra);
 }
@@ -37,7 +36,7 @@ struct ReclaimTest : ::testing::Test {
     std::vector<RunningJob> running = {{7, {34}, 0, true, false, false}, {8, {35}, 900, true, false, false}};
 
     void SetUp() override {
-        planner.set_slurm_requeue_delay(11); // held 11 + 30 s
+        planner.set_slurm_requeue_delay(11);    // held 11 + 30 s
         set(s, range(0, 17), NodeState::kBusy); // rack01 full of other work
         set(s, {34, 35}, NodeState::kBusy);
     }
@@ -75,8 +74,8 @@ TEST_F(ReclaimTest, TheYoungestJobOnTheBlockIsRequeuedForOneLostNode) {
     ASSERT_TRUE(plan);
     EXPECT_EQ(plan->jobs, std::vector<std::uint32_t>{8});
     EXPECT_EQ(plan->nodes, 1u);
-    EXPECT_EQ(plan->lost_node_seconds, 101);            // 1 node x (1001 - 900) s
-    EXPECT_EQ(plan->budget_node_seconds, 15 * 300);     // held nodes x recovery.wait
+    EXPECT_EQ(plan->lost_node_seconds, 101);        // 1 node x (1001 - 900) s
+    EXPECT_EQ(plan->budget_node_seconds, 15 * 300); // held nodes x recovery.wait
     planner.reclaim_started(kJob, *plan, 1001);
     EXPECT_EQ(planner.take_log().back(),
               "nvlblock: recovery JobId=42 reclaiming 1 spare node on rack02: requeueing JobId=8 "

@@ -22,7 +22,6 @@ using test::set;
 constexpr std::uint32_t kJob = 42;
 const std::vector<NodeIndex> kRack02First16 = range(18, 33); // gb0019-gb0034
 
-
 bool contains_all(const std::vector<NodeIndex>& hay, const std::vector<NodeIndex>& needles) {
     return std::all_of(needles.begin(), needles.end(),
                        [&](NodeIndex n) { return std::find(hay.begin(), hay.end(), n) != hay.end(); });
@@ -98,8 +97,9 @@ TEST_F(RecoveryTest, ThirdFailureWaitsThenFallsBackElsewhere) {
     EXPECT_EQ(p.nodes, range(36, 51)); // rack03
     auto log = planner.take_log();
     ASSERT_EQ(log.size(), 1u);
-    EXPECT_EQ(log[0], "nvlblock: recovery JobId=42 fallback after 60 s: rack02 has room for 15 of the 16 nodes it needs "
-                      "(3 failed, 2 spares); placing it anywhere (had rack02)");
+    EXPECT_EQ(log[0],
+              "nvlblock: recovery JobId=42 fallback after 60 s: rack02 has room for 15 of the 16 nodes it needs "
+              "(3 failed, 2 spares); placing it anywhere (had rack02)");
     planner.job_started(kJob, p.nodes, 1062);
     EXPECT_EQ(planner.ledger().counters().elsewhere, 1u);
 }
@@ -184,7 +184,7 @@ TEST_F(RecoveryTest, WithoutARecoveryLentWorkKeepsItsNodes) {
 }
 
 TEST_F(RecoveryTest, BlockFaultSendsItsJobsElsewhereWithoutEatingSpares) {
-    fail(range(18, 35)); // the whole of rack02
+    fail(range(18, 35));                     // the whole of rack02
     set(s, range(36, 51), NodeState::kBusy); // rack03: only its spares free
     // Down as a whole: its wait ends at the next advance(), long before recovery.wait.
     EXPECT_EQ(planner.place(s, job(kJob, 16), 1001).reason, Reason::kRecoveryWaiting);
@@ -216,8 +216,9 @@ TEST_F(RecoveryTest, InPlaceStartClosesTheRecord) {
     EXPECT_EQ(planner.ledger().counters().in_place, 1u);
     auto log = planner.take_log();
     ASSERT_EQ(log.size(), 1u);
-    EXPECT_EQ(log[0], "nvlblock: recovery JobId=42 restarted in place on rack02: 15 prior nodes + 1 spares (gb0035) 12 s "
-                      "after the failure");
+    EXPECT_EQ(log[0],
+              "nvlblock: recovery JobId=42 restarted in place on rack02: 15 prior nodes + 1 spares (gb0035) 12 s "
+              "after the failure");
     // scontrol show topology lists it after the summary line.
     auto lines = recovery_lines(make_report(planner, s, 1013));
     ASSERT_EQ(lines.size(), 1u);

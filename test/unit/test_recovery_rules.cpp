@@ -45,15 +45,15 @@ TEST(RecoveryRules, WhichNodesCountAsFailed) {
 TEST(RecoveryRules, OnlyARequeueByANodeFailureStartsARecovery) {
     const unsigned all_signs = kJobBatch | kJobRequeueAllowed | kJobEndedByNodeFail;
     EXPECT_TRUE(requeued_after_node_failure(all_signs));
-    EXPECT_FALSE(requeued_after_node_failure(kJobBatch | kJobRequeueAllowed));  // ended otherwise
-    EXPECT_FALSE(requeued_after_node_failure(kJobBatch | kJobEndedByNodeFail)); // --no-requeue
+    EXPECT_FALSE(requeued_after_node_failure(kJobBatch | kJobRequeueAllowed));           // ended otherwise
+    EXPECT_FALSE(requeued_after_node_failure(kJobBatch | kJobEndedByNodeFail));          // --no-requeue
     EXPECT_FALSE(requeued_after_node_failure(kJobRequeueAllowed | kJobEndedByNodeFail)); // srun/salloc
 }
 
 TEST(RecoveryRules, HoldOrNot) {
     EXPECT_TRUE(earns_hold(std::vector<NodeIndex>{1, 2}, std::vector<NodeIndex>{2}));
-    EXPECT_FALSE(earns_hold(std::vector<NodeIndex>{1}, std::vector<NodeIndex>{1})); // single node
-    EXPECT_FALSE(earns_hold(std::vector<NodeIndex>{1, 2}, std::vector<NodeIndex>{}));  // nothing lost
+    EXPECT_FALSE(earns_hold(std::vector<NodeIndex>{1}, std::vector<NodeIndex>{1}));   // single node
+    EXPECT_FALSE(earns_hold(std::vector<NodeIndex>{1, 2}, std::vector<NodeIndex>{})); // nothing lost
 }
 
 // ---- The clock -------------------------------------------------------------------
@@ -84,12 +84,12 @@ TEST(RecoveryRules, OneDefinitionOfInPlace) {
     EXPECT_TRUE(restarted_in_place(t, before, before));
     std::vector<NodeIndex> swapped = range(1, 16); // a spare of the same rack instead of node 0
     EXPECT_TRUE(restarted_in_place(t, before, swapped));
-    EXPECT_FALSE(restarted_in_place(t, before, range(18, 33)));   // another rack
-    EXPECT_FALSE(restarted_in_place(t, before, range(0, 14)));    // fewer nodes
+    EXPECT_FALSE(restarted_in_place(t, before, range(18, 33))); // another rack
+    EXPECT_FALSE(restarted_in_place(t, before, range(0, 14)));  // fewer nodes
     EXPECT_FALSE(restarted_in_place(t, before, {}));
-    std::vector<NodeIndex> two = range(10, 25);                   // rack01 and rack02
-    EXPECT_TRUE(restarted_in_place(t, two, range(2, 17)));         // only its own rack01
-    EXPECT_FALSE(restarted_in_place(t, range(0, 15), two));        // rack02 it never had
+    std::vector<NodeIndex> two = range(10, 25);             // rack01 and rack02
+    EXPECT_TRUE(restarted_in_place(t, two, range(2, 17)));  // only its own rack01
+    EXPECT_FALSE(restarted_in_place(t, range(0, 15), two)); // rack02 it never had
 }
 
 TEST(RecoveryRules, ShortfallSentencesAreMadeFromFacts) {
@@ -102,8 +102,7 @@ TEST(RecoveryRules, ShortfallSentencesAreMadeFromFacts) {
     s.spares = 2;
     EXPECT_EQ(describe_shortfall(t, s), "rack02 has room for 15 of the 16 nodes it needs (3 failed, 2 spares)");
     s.lent = 2;
-    EXPECT_EQ(describe_shortfall(t, s),
-              "rack02 has room for 15 of the 16 nodes it needs (3 failed, 2 spares, 2 lent)");
+    EXPECT_EQ(describe_shortfall(t, s), "rack02 has room for 15 of the 16 nodes it needs (3 failed, 2 spares, 2 lent)");
     s.block_down = true;
     s.failed = 18;
     s.size = 18;
@@ -249,7 +248,7 @@ TEST(RecoveryRules, CanEverRun) {
     EXPECT_TRUE(p.can_ever_run(job(1, 32)));
     EXPECT_FALSE(p.can_ever_run(job(1, 33))); // only the spares could hold it
     Request pre = job(1, 36);
-    pre.preemptible = true;                   // lending: preemptible work may use them
+    pre.preemptible = true; // lending: preemptible work may use them
     EXPECT_TRUE(p.can_ever_run(pre));
     EXPECT_FALSE(p.can_ever_run(job(1, 32, 17))); // a segment larger than the slice
     const Topology reclaim = test::racks(2, 18, 16, 2, false, "  reserve: reclaim\n");

@@ -14,8 +14,12 @@ using namespace nvlblock::slurm_syntax;
 
 namespace {
 
-bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
-bool any_key_char(char c) { return c != '=' && !is_space(c); }
+bool word_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0;
+}
+bool any_key_char(char c) {
+    return c != '=' && !is_space(c);
+}
 constexpr PairRules kStrict{word_char, true, true};
 constexpr PairRules kLoose{any_key_char, false, false};
 

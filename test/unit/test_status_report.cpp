@@ -63,8 +63,7 @@ class JsonParser {
         throw std::runtime_error("invalid JSON at offset " + std::to_string(pos_) + ": " + what);
     }
     void skip_ws() {
-        while (pos_ < s_.size() &&
-               (s_[pos_] == ' ' || s_[pos_] == '\n' || s_[pos_] == '\r' || s_[pos_] == '\t'))
+        while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\n' || s_[pos_] == '\r' || s_[pos_] == '\t'))
             ++pos_;
     }
     bool eat(char c) {
@@ -131,8 +130,7 @@ class JsonParser {
                 ++pos_;
             if (pos_ >= s_.size() || !std::isdigit(static_cast<unsigned char>(s_[pos_])))
                 fail("bad value");
-            if (s_[pos_] == '0' && pos_ + 1 < s_.size() &&
-                std::isdigit(static_cast<unsigned char>(s_[pos_ + 1])))
+            if (s_[pos_] == '0' && pos_ + 1 < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_ + 1])))
                 fail("leading zero");
             while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_])))
                 ++pos_;
@@ -214,8 +212,7 @@ Json parse_json(const std::string& s) {
 }
 
 TEST(JsonParserSelfTest, RejectsBrokenDocuments) {
-    for (const char* bad :
-         {"{", "{\"a\":1,}", "[1,]", "{\"a\" 1}", "\"x", "{\"a\":01}", "[1] x", "{a:1}", "\"\t\""})
+    for (const char* bad : {"{", "{\"a\":1,}", "[1,]", "{\"a\" 1}", "\"x", "{\"a\":01}", "[1] x", "{a:1}", "\"\t\""})
         EXPECT_THROW(parse_json(bad), std::runtime_error) << bad;
     EXPECT_EQ(parse_json("{\"a\":[1,2.5,true,null,\"x\\ny\"]}")["a"][4].text, "x\ny");
 }
@@ -256,21 +253,12 @@ TEST(JsonWriter, CompactOutput) {
     w.field("neg", std::numeric_limits<std::int64_t>::min());
     w.field("d", 0.5).field("d1", 2.0 / 3.0, 1);
     w.key("n").null();
-    w.key("a")
-        .begin_array()
-        .value(1)
-        .value("two")
-        .begin_object()
-        .end_object()
-        .begin_array()
-        .end_array()
-        .end_array();
+    w.key("a").begin_array().value(1).value("two").begin_object().end_object().begin_array().end_array().end_array();
     w.key("o").begin_object().end_object();
     w.end_object();
-    EXPECT_EQ(w.str(),
-              "{\"s\":\"x\",\"b\":true,\"f\":false,\"i\":-3,\"u\":7,\"big\":18446744073709551615,"
-              "\"neg\":-9223372036854775808,\"d\":0.500,\"d1\":0.7,\"n\":null,"
-              "\"a\":[1,\"two\",{},[]],\"o\":{}}");
+    EXPECT_EQ(w.str(), "{\"s\":\"x\",\"b\":true,\"f\":false,\"i\":-3,\"u\":7,\"big\":18446744073709551615,"
+                       "\"neg\":-9223372036854775808,\"d\":0.500,\"d1\":0.7,\"n\":null,"
+                       "\"a\":[1,\"two\",{},[]],\"o\":{}}");
     const Json j = parse_json(w.str());
     EXPECT_EQ(j["a"].size(), 4u);
     EXPECT_EQ(j["big"].text, "18446744073709551615");
@@ -321,12 +309,11 @@ TEST(JsonWriter, TopLevelScalar) {
 class ReportTest : public ::testing::Test {
   protected:
     ReportTest()
-        : planner(
-              test::yaml_topology("defaults:\n  slice: 16\n  spares: 2\nblocks:\n"
-                                  "  - name: rack01\n    nodes: gb[0001-0018]\n    lending: true\n"
-                                  "  - name: rack02\n    nodes: gb[0019-0036]\n"
-                                  "  - name: rack03\n    nodes: gb[0037-0054]\n"
-                                  "  - name: rack04\n    nodes: gb[0055-0072]\n")) {
+        : planner(test::yaml_topology("defaults:\n  slice: 16\n  spares: 2\nblocks:\n"
+                                      "  - name: rack01\n    nodes: gb[0001-0018]\n    lending: true\n"
+                                      "  - name: rack02\n    nodes: gb[0019-0036]\n"
+                                      "  - name: rack03\n    nodes: gb[0037-0054]\n"
+                                      "  - name: rack04\n    nodes: gb[0055-0072]\n")) {
         states = test::all(planner.topology());
         set(states, {16, 17}, NodeState::kLent);
         set(states, {18, 19}, NodeState::kDown);
@@ -504,9 +491,8 @@ TEST_F(ReportTest, BlockLines) {
                                        "Spares=2 SparesFree=1 SparesUsed=1 "
                                        "SparesLent=0 Lending=no Reserve=idle Health=healthy Free=17 Busy=0 "
                                        "Lent=0 Held=16 Failed=1 FailedNodes=gb0055");
-    EXPECT_EQ(summary_line(r),
-              "nvlblock: Blocks=4 Nodes=72 Healthy=58 Failed=14 Stranded=7 Recoveries=2 InPlace=1 "
-              "Fallbacks=0 Abandoned=0 Pending=1");
+    EXPECT_EQ(summary_line(r), "nvlblock: Blocks=4 Nodes=72 Healthy=58 Failed=14 Stranded=7 Recoveries=2 InPlace=1 "
+                               "Fallbacks=0 Abandoned=0 Pending=1");
 }
 
 TEST_F(ReportTest, JsonIsValidAndComplete) {
@@ -555,10 +541,9 @@ TEST_F(ReportTest, JsonIsValidAndComplete) {
     EXPECT_EQ(blocks[3]["held"].number, 16);
     EXPECT_EQ(blocks[3]["spares_free"].number, 1);
     for (const char* key :
-         {"name",   "nodes",         "size",    "slice",       "spares",      "lending",     "reserve",
-          "health", "healthy",       "failed",  "down",        "drained",     "failed_nodes",
-          "busy",   "lent",          "free",    "spares_free", "spares_used", "spares_lent",
-          "held",   "ordinary_free", "stranded"})
+         {"name",        "nodes",       "size",        "slice",   "spares",        "lending", "reserve", "health",
+          "healthy",     "failed",      "down",        "drained", "failed_nodes",  "busy",    "lent",    "free",
+          "spares_free", "spares_used", "spares_lent", "held",    "ordinary_free", "stranded"})
         EXPECT_NO_THROW(blocks[3][key]) << key;
     EXPECT_EQ(blocks[3].size(), 22u);
     EXPECT_EQ(blocks[3]["reserve"].text, "idle");
@@ -583,22 +568,20 @@ TEST(Report, ReclaimedSparesAreFreeNodesFirstThenTheWorkOnThem) {
 }
 
 TEST(Report, JsonEscapesNames) {
-    const Planner planner(test::yaml_topology(
-        "defaults:\n  slice: 2\n  spares: 0\nblocks:\n  - name: 'r\"1\\x'\n    nodes: n[1-2]\n"));
+    const Planner planner(
+        test::yaml_topology("defaults:\n  slice: 2\n  spares: 0\nblocks:\n  - name: 'r\"1\\x'\n    nodes: n[1-2]\n"));
     std::vector<NodeState> states = test::all(planner.topology());
     const Json j = parse_json(report_json(make_report(planner, states, 0)));
     EXPECT_EQ(j["blocks"][0]["name"].text, "r\"1\\x");
 }
 
 TEST(Report, PrometheusEscapesLabelValues) {
-    const Planner planner(test::yaml_topology(
-        "defaults:\n  slice: 2\n  spares: 0\nblocks:\n  - name: 'r\"1\\x'\n    nodes: n[1-2]\n"));
+    const Planner planner(
+        test::yaml_topology("defaults:\n  slice: 2\n  spares: 0\nblocks:\n  - name: 'r\"1\\x'\n    nodes: n[1-2]\n"));
     std::vector<NodeState> states = test::all(planner.topology());
     const std::string text = report_prometheus(make_report(planner, states, 0));
-    EXPECT_NE(text.find("\nnvlblock_block_nodes{block=\"r\\\"1\\\\x\"} 2\n"), std::string::npos)
-        << text;
-    EXPECT_NE(text.find("\nnvlblock_block_health{block=\"r\\\"1\\\\x\"} 0\n"), std::string::npos)
-        << text;
+    EXPECT_NE(text.find("\nnvlblock_block_nodes{block=\"r\\\"1\\\\x\"} 2\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("\nnvlblock_block_health{block=\"r\\\"1\\\\x\"} 0\n"), std::string::npos) << text;
 }
 
 TEST_F(ReportTest, Prometheus) {
@@ -670,8 +653,8 @@ TEST(Report, GroupsSumTheirBlocks) {
                                    "        su1: rack[01-02]\n        su2: rack03\n");
     Planner planner{t};
     auto s = test::all(t);
-    set(s, range(0, 7), NodeState::kBusy);             // rack01: 8 busy
-    set(s, range(18, 20), NodeState::kDown);           // rack02: 3 failed (degraded)
+    set(s, range(0, 7), NodeState::kBusy);   // rack01: 8 busy
+    set(s, range(18, 20), NodeState::kDown); // rack02: 3 failed (degraded)
     const ClusterReport r = make_report(planner, s, 1000);
     ASSERT_EQ(r.groups.size(), 2u); // rack04, in no SU, is left out
     const GroupReport& su1 = r.groups[0];

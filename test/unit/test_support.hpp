@@ -74,11 +74,13 @@ inline Request job(std::uint32_t id, std::uint32_t n, std::uint32_t segment = 0)
 }
 
 // The same for job 100.
-inline Request nodes(std::uint32_t n, std::uint32_t segment = 0) { return job(100, n, segment); }
+inline Request nodes(std::uint32_t n, std::uint32_t segment = 0) {
+    return job(100, n, segment);
+}
 
 // A scratch directory removed at the end of the test.
 class TempDir {
-public:
+  public:
     TempDir() {
         char tmpl[] = "/tmp/nvlblock-test-XXXXXX";
         path_ = mkdtemp(tmpl);
@@ -94,7 +96,7 @@ public:
         return p;
     }
 
-private:
+  private:
     std::string path_;
 };
 

@@ -18,8 +18,7 @@ using test::TempDir;
 using test::yaml_topology;
 
 // The ConfigError that reading and validating `text` throws.
-ConfigError yaml_error(const std::string& text,
-                       const std::vector<std::string>* universe = nullptr) {
+ConfigError yaml_error(const std::string& text, const std::vector<std::string>* universe = nullptr) {
     try {
         yaml_topology(text, universe);
     } catch (const ConfigError& e) {
@@ -29,8 +28,7 @@ ConfigError yaml_error(const std::string& text,
     return ConfigError({"", 0}, "");
 }
 
-std::string yaml_message(const std::string& text,
-                         const std::vector<std::string>* universe = nullptr) {
+std::string yaml_message(const std::string& text, const std::vector<std::string>* universe = nullptr) {
     return yaml_error(text, universe).what();
 }
 
@@ -110,12 +108,9 @@ TEST(YamlReader, FullGoodFile) {
         unsigned line;
     };
     const Want want[] = {
-        {"rack01", "gb[0001-0018]", 18, 16, 2, true, 19},
-        {"rack02", "gb[0019-0036]", 18, 17, 1, false, 21},
-        {"part8", "gb[0037-0044]", 8, 8, 0, true, 26},
-        {"part9", "gb[0045-0053]", 9, 8, 1, true, 30},
-        {"part13", "gb[0054-0066]", 13, 12, 1, true, 34},
-        {"part16", "gb[0067-0082]", 16, 16, 0, true, 38},
+        {"rack01", "gb[0001-0018]", 18, 16, 2, true, 19}, {"rack02", "gb[0019-0036]", 18, 17, 1, false, 21},
+        {"part8", "gb[0037-0044]", 8, 8, 0, true, 26},    {"part9", "gb[0045-0053]", 9, 8, 1, true, 30},
+        {"part13", "gb[0054-0066]", 13, 12, 1, true, 34}, {"part16", "gb[0067-0082]", 16, 16, 0, true, 38},
     };
     for (std::size_t i = 0; i < std::size(want); ++i) {
         const Block& b = t.block(static_cast<BlockIndex>(i));
@@ -154,12 +149,11 @@ TEST(YamlReader, BuiltInDefaults) {
 }
 
 TEST(YamlReader, RecoveryWaitForms) {
-    const std::pair<const char*, std::int64_t> cases[] = {
-        {"300", 300}, {"300s", 300},  {"5m", 300}, {"1h", 3600},
-        {"0", 0},     {"\"90\"", 90}, {"2H", 7200}};
+    const std::pair<const char*, std::int64_t> cases[] = {{"300", 300}, {"300s", 300},  {"5m", 300}, {"1h", 3600},
+                                                          {"0", 0},     {"\"90\"", 90}, {"2H", 7200}};
     for (const auto& [text, seconds] : cases) {
-        const Topology t = yaml_topology(std::string("recovery:\n  wait: ") + text + "\nblocks:\n" +
-                                         rack("r1", "gb[01-18]"));
+        const Topology t =
+            yaml_topology(std::string("recovery:\n  wait: ") + text + "\nblocks:\n" + rack("r1", "gb[01-18]"));
         EXPECT_EQ(t.policy().recovery.wait_seconds, seconds) << text;
     }
 }
@@ -168,16 +162,15 @@ TEST(YamlReader, BlockFaultFractionForms) {
     const std::pair<const char*, double> cases[] = {
         {"0.5", 0.5}, {"50%", 0.5}, {"1", 1.0}, {"100%", 1.0}, {"0.75", 0.75}};
     for (const auto& [text, fraction] : cases) {
-        const Topology t = yaml_topology(std::string("block_fault:\n  fraction: ") + text +
-                                         "\nblocks:\n" + rack("r1", "gb[01-18]"));
+        const Topology t =
+            yaml_topology(std::string("block_fault:\n  fraction: ") + text + "\nblocks:\n" + rack("r1", "gb[01-18]"));
         EXPECT_DOUBLE_EQ(t.policy().block_fault_fraction, fraction) << text;
     }
 }
 
 TEST(YamlReader, PreemptibleSingleNameIsAListOfOne) {
-    const Topology t =
-        yaml_topology("preemptible:\n  qos: scavenger\n  partitions: [low, lower]\nblocks:\n" +
-                      rack("r1", "gb[01-18]"));
+    const Topology t = yaml_topology("preemptible:\n  qos: scavenger\n  partitions: [low, lower]\nblocks:\n" +
+                                     rack("r1", "gb[01-18]"));
     EXPECT_EQ(t.policy().preemptible.qos, std::vector<std::string>{"scavenger"});
     EXPECT_EQ(t.policy().preemptible.partitions, (std::vector<std::string>{"low", "lower"}));
     EXPECT_FALSE(t.policy().preemptible.empty());
@@ -185,25 +178,23 @@ TEST(YamlReader, PreemptibleSingleNameIsAListOfOne) {
 
 TEST(YamlReader, BooleanSpellings) {
     for (const char* yes : {"true", "yes", "on", "True", "YES"}) {
-        const Topology t = yaml_topology(
-            "blocks:\n" + rack("r1", "gb[01-18]", std::string("    lending: ") + yes + "\n"));
+        const Topology t =
+            yaml_topology("blocks:\n" + rack("r1", "gb[01-18]", std::string("    lending: ") + yes + "\n"));
         EXPECT_TRUE(t.block(0).settings.lending) << yes;
     }
     for (const char* no : {"false", "no", "off", "False"}) {
-        const Topology t =
-            yaml_topology("defaults:\n  lending: true\nblocks:\n" +
-                          rack("r1", "gb[01-18]", std::string("    lending: ") + no + "\n"));
+        const Topology t = yaml_topology("defaults:\n  lending: true\nblocks:\n" +
+                                         rack("r1", "gb[01-18]", std::string("    lending: ") + no + "\n"));
         EXPECT_FALSE(t.block(0).settings.lending) << no;
     }
 }
 
 TEST(YamlReader, PartialRacksWithFittingSettings) {
     // 8, 9, 13 and 16 node racks are seen in the field.
-    const Topology t =
-        yaml_topology("blocks:\n" + rack("p8", "n[01-08]", "    slice: 8\n    spares: 0\n") +
-                      rack("p9", "n[09-17]", "    slice: 4\n    spares: 1\n") +
-                      rack("p13", "n[18-30]", "    slice: 11\n    spares: 2\n") +
-                      rack("p16", "n[31-46]", "    slice: 14\n    spares: 2\n"));
+    const Topology t = yaml_topology("blocks:\n" + rack("p8", "n[01-08]", "    slice: 8\n    spares: 0\n") +
+                                     rack("p9", "n[09-17]", "    slice: 4\n    spares: 1\n") +
+                                     rack("p13", "n[18-30]", "    slice: 11\n    spares: 2\n") +
+                                     rack("p16", "n[31-46]", "    slice: 14\n    spares: 2\n"));
     ASSERT_EQ(t.block_count(), 4u);
     EXPECT_EQ(t.block(0).size(), 8);
     EXPECT_EQ(t.block(1).size(), 9);
@@ -215,8 +206,8 @@ TEST(YamlReader, PartialRacksWithFittingSettings) {
 
 TEST(YamlReader, NodesOutsideBlocksFromTheUniverse) {
     const std::vector<std::string> universe = {"login1", "gb02", "gb01", "gb03", "gb04"};
-    const Topology t = yaml_topology(
-        "defaults:\n  slice: 2\n  spares: 1\nblocks:\n" + rack("r1", "gb[01-03]"), &universe);
+    const Topology t =
+        yaml_topology("defaults:\n  slice: 2\n  spares: 1\nblocks:\n" + rack("r1", "gb[01-03]"), &universe);
     EXPECT_EQ(t.node_count(), 5u);
     EXPECT_EQ(t.nodes_in_blocks(), 3u);
     // Indices are the universe's: gb01 is Slurm's node 2.
@@ -231,8 +222,7 @@ TEST(YamlReader, NodesOutsideBlocksFromTheUniverse) {
 TEST(YamlErrors, UnknownKeyWithHint) {
     const ConfigError e = yaml_error("blocks:\n" + rack("r1", "gb[01-18]", "    spare: 2\n"));
     ASSERT_EQ(e.problems().size(), 1u);
-    EXPECT_STREQ(e.what(),
-                 "test.yaml:4: unknown key 'spare' in a block entry (did you mean 'spares'?)");
+    EXPECT_STREQ(e.what(), "test.yaml:4: unknown key 'spare' in a block entry (did you mean 'spares'?)");
     EXPECT_EQ(e.first().where.file, "test.yaml");
     EXPECT_EQ(e.first().where.line, 4u);
     EXPECT_EQ(e.first().message, "unknown key 'spare' in a block entry (did you mean 'spares'?)");
@@ -246,17 +236,14 @@ TEST(YamlErrors, UnknownKeyInDefaultsWithHint) {
 }
 
 TEST(YamlErrors, UnknownTopLevelKey) {
-    EXPECT_EQ(
-        yaml_message("blocks:\n" + rack("r1", "gb[01-18]") + "foo: 1\n"),
-        "test.yaml:4: unknown key 'foo' in the top level (known: block_fault, blocks, defaults, "
-        "hierarchy, preemptible, recovery, status, topology_conf)");
+    EXPECT_EQ(yaml_message("blocks:\n" + rack("r1", "gb[01-18]") + "foo: 1\n"),
+              "test.yaml:4: unknown key 'foo' in the top level (known: block_fault, blocks, defaults, "
+              "hierarchy, preemptible, recovery, status, topology_conf)");
     // A near miss gets a hint; without blocks the file has nothing to offer either.
     const ConfigError e = yaml_error("block:\n" + rack("r1", "gb[01-18]"));
     ASSERT_EQ(e.problems().size(), 2u);
-    EXPECT_EQ(e.problems()[0].str(),
-              "test.yaml:1: unknown key 'block' in the top level (did you mean 'blocks'?)");
-    EXPECT_EQ(e.problems()[1].str(),
-              "test.yaml:1: no 'blocks:' list and no 'topology_conf:' to take blocks from");
+    EXPECT_EQ(e.problems()[0].str(), "test.yaml:1: unknown key 'block' in the top level (did you mean 'blocks'?)");
+    EXPECT_EQ(e.problems()[1].str(), "test.yaml:1: no 'blocks:' list and no 'topology_conf:' to take blocks from");
 }
 
 TEST(YamlErrors, KeyTwice) {
@@ -272,11 +259,10 @@ TEST(YamlErrors, BadHostlist) {
 }
 
 TEST(YamlErrors, NodeInTwoBlocks) {
-    const ConfigError e = yaml_error("defaults:\n  slice: 2\n  spares: 0\nblocks:\n" +
-                                     rack("r1", "gb[01-18]") + rack("r2", "gb[18-20]"));
+    const ConfigError e =
+        yaml_error("defaults:\n  slice: 2\n  spares: 0\nblocks:\n" + rack("r1", "gb[01-18]") + rack("r2", "gb[18-20]"));
     ASSERT_EQ(e.problems().size(), 1u) << e.what();
-    EXPECT_STREQ(e.what(),
-                 "test.yaml:7: node gb18 is in block 'r2' and in block 'r1' (test.yaml:5)");
+    EXPECT_STREQ(e.what(), "test.yaml:7: node gb18 is in block 'r2' and in block 'r1' (test.yaml:5)");
 }
 
 TEST(YamlErrors, NodeTwiceInOneBlock) {
@@ -285,15 +271,12 @@ TEST(YamlErrors, NodeTwiceInOneBlock) {
 }
 
 TEST(YamlErrors, BlockWithoutNodes) {
-    EXPECT_EQ(yaml_message("blocks:\n  - name: r1\n    slice: 4\n"),
-              "test.yaml:2: block 'r1' has no 'nodes'");
+    EXPECT_EQ(yaml_message("blocks:\n  - name: r1\n    slice: 4\n"), "test.yaml:2: block 'r1' has no 'nodes'");
 }
 
 TEST(YamlErrors, EmptyNodeList) {
-    EXPECT_EQ(yaml_message("blocks:\n" + rack("r1", "\"\"")),
-              "test.yaml:3: block 'r1': bad hostlist '': empty");
-    EXPECT_EQ(yaml_message("blocks:\n  - name: r1\n    nodes:\n"),
-              "test.yaml:3: block 'r1': bad hostlist '': empty");
+    EXPECT_EQ(yaml_message("blocks:\n" + rack("r1", "\"\"")), "test.yaml:3: block 'r1': bad hostlist '': empty");
+    EXPECT_EQ(yaml_message("blocks:\n  - name: r1\n    nodes:\n"), "test.yaml:3: block 'r1': bad hostlist '': empty");
     EXPECT_EQ(yaml_message("blocks:\n" + rack("r1", "[gb01, gb02]")),
               "test.yaml:3: nodes of block 'r1' must be a single value, found a list");
 }
@@ -308,9 +291,8 @@ TEST(YamlErrors, SliceLargerThanBlock) {
 TEST(YamlErrors, SliceAndSparesLargerThanBlock) {
     EXPECT_EQ(yaml_message("blocks:\n" + rack("r1", "gb[01-17]")),
               "test.yaml:2: block 'r1': slice 16 plus 2 spares needs 18 nodes; the block has 17");
-    EXPECT_EQ(
-        yaml_message("defaults:\n  slice: 8\n  spares: 1\nblocks:\n" + rack("p8", "gb[01-08]")),
-        "test.yaml:5: block 'p8': slice 8 plus 1 spares needs 9 nodes; the block has 8");
+    EXPECT_EQ(yaml_message("defaults:\n  slice: 8\n  spares: 1\nblocks:\n" + rack("p8", "gb[01-08]")),
+              "test.yaml:5: block 'p8': slice 8 plus 1 spares needs 9 nodes; the block has 8");
 }
 
 TEST(YamlErrors, DuplicateBlockNames) {
@@ -325,9 +307,8 @@ TEST(YamlErrors, NodeMissingFromSlurmConf) {
     // Fine with every node in slurm.conf ...
     EXPECT_EQ(yaml_topology("blocks:\n" + rack("r1", "gb[01-18]"), &universe).block(0).size(), 18);
     // ... an error (not a warning, as it is for topology.conf) for a node slurm.conf lacks.
-    const ConfigError e = yaml_error("defaults:\n  spares: 0\nblocks:\n" + rack("r1", "gb[01-18]") +
-                                         rack("r2", "gb[19-36]"),
-                                     &universe);
+    const ConfigError e =
+        yaml_error("defaults:\n  spares: 0\nblocks:\n" + rack("r1", "gb[01-18]") + rack("r2", "gb[19-36]"), &universe);
     ASSERT_EQ(e.problems().size(), 1u) << e.what();
     EXPECT_STREQ(e.what(), "test.yaml:6: node gb36 of block 'r2' is not in slurm.conf");
     // Every missing node is reported.
@@ -339,14 +320,10 @@ TEST(YamlErrors, NodeMissingFromSlurmConf) {
 
 TEST(YamlErrors, BadValues) {
     const std::string nodes = "blocks:\n" + rack("r1", "gb[01-18]");
-    EXPECT_EQ(yaml_message(nodes + "    slice: 0\n"),
-              "test.yaml:4: slice: 0 is out of range (1 to 1000000)");
-    EXPECT_EQ(yaml_message(nodes + "    slice: 16x\n"),
-              "test.yaml:4: slice: '16x' is not a whole number");
-    EXPECT_EQ(yaml_message(nodes + "    spares: -1\n"),
-              "test.yaml:4: spares: -1 is out of range (0 to 1000000)");
-    EXPECT_EQ(yaml_message(nodes + "    lending: maybe\n"),
-              "test.yaml:4: lending: 'maybe' is not true or false");
+    EXPECT_EQ(yaml_message(nodes + "    slice: 0\n"), "test.yaml:4: slice: 0 is out of range (1 to 1000000)");
+    EXPECT_EQ(yaml_message(nodes + "    slice: 16x\n"), "test.yaml:4: slice: '16x' is not a whole number");
+    EXPECT_EQ(yaml_message(nodes + "    spares: -1\n"), "test.yaml:4: spares: -1 is out of range (0 to 1000000)");
+    EXPECT_EQ(yaml_message(nodes + "    lending: maybe\n"), "test.yaml:4: lending: 'maybe' is not true or false");
     EXPECT_EQ(yaml_message("recovery:\n  wait: soon\n" + nodes),
               "test.yaml:2: recovery.wait: 'soon' is not a duration (seconds, or a number with s, "
               "m or h)");
@@ -374,8 +351,8 @@ TEST(YamlErrors, BadBlockName) {
 }
 
 TEST(YamlErrors, SyntaxErrorWithLine) {
-    const ConfigError e = yaml_error(
-        "blocks:\n  - name: r1\n    nodes: gb[01-18]\n  - name: r2\n   nodes: gb[19-36]\n");
+    const ConfigError e =
+        yaml_error("blocks:\n  - name: r1\n    nodes: gb[01-18]\n  - name: r2\n   nodes: gb[19-36]\n");
     ASSERT_EQ(e.problems().size(), 1u);
     EXPECT_EQ(e.first().where.line, 5u);
     EXPECT_EQ(e.first().message.rfind("YAML syntax error: ", 0), 0u) << e.what();
@@ -388,25 +365,20 @@ TEST(YamlErrors, SyntaxErrorWithLine) {
 }
 
 TEST(YamlErrors, EmptyFile) {
-    EXPECT_EQ(yaml_message(""),
-              "test.yaml:1: the file is empty; expected a mapping with 'blocks:'");
+    EXPECT_EQ(yaml_message(""), "test.yaml:1: the file is empty; expected a mapping with 'blocks:'");
     EXPECT_EQ(yaml_message("# only a comment\n\n"),
               "test.yaml:1: the file is empty; expected a mapping with 'blocks:'");
 }
 
 TEST(YamlErrors, TopLevelNotAMapping) {
-    EXPECT_EQ(yaml_message("- a\n- b\n"),
-              "test.yaml:1: expected a mapping at the top, found a list");
-    EXPECT_EQ(yaml_message("\njust text\n"),
-              "test.yaml:2: expected a mapping at the top, found a value");
+    EXPECT_EQ(yaml_message("- a\n- b\n"), "test.yaml:1: expected a mapping at the top, found a list");
+    EXPECT_EQ(yaml_message("\njust text\n"), "test.yaml:2: expected a mapping at the top, found a value");
 }
 
 TEST(YamlErrors, BlocksNotAList) {
-    EXPECT_EQ(yaml_message("blocks:\n  name: r1\n"),
-              "test.yaml:2: 'blocks' must be a list, found a mapping");
+    EXPECT_EQ(yaml_message("blocks:\n  name: r1\n"), "test.yaml:2: 'blocks' must be a list, found a mapping");
     EXPECT_EQ(yaml_message("blocks: r1\n"), "test.yaml:1: 'blocks' must be a list, found a value");
-    EXPECT_EQ(yaml_message("blocks:\n  - r1\n"),
-              "test.yaml:2: a block entry must be a mapping, found a value");
+    EXPECT_EQ(yaml_message("blocks:\n  - r1\n"), "test.yaml:2: a block entry must be a mapping, found a value");
 }
 
 TEST(YamlErrors, BlockWithoutName) {
@@ -428,30 +400,24 @@ TEST(YamlErrors, SeveralProblemsAtOnce) {
                                           "    lending: maybe\n") // 9
                                      + rack("r2", "gb[19-2]"));   // 10, 11
     ASSERT_EQ(e.problems().size(), 5u) << e.what();
-    EXPECT_EQ(e.problems()[0].str(),
-              "test.yaml:2: unknown key 'slise' in defaults (did you mean 'slice'?)");
+    EXPECT_EQ(e.problems()[0].str(), "test.yaml:2: unknown key 'slise' in defaults (did you mean 'slice'?)");
     EXPECT_EQ(e.problems()[1].str(), "test.yaml:4: recovery.wait: 'soon' is not a duration "
                                      "(seconds, or a number with s, m or h)");
-    EXPECT_EQ(e.problems()[2].str(),
-              "test.yaml:8: unknown key 'spare' in a block entry (did you mean 'spares'?)");
+    EXPECT_EQ(e.problems()[2].str(), "test.yaml:8: unknown key 'spare' in a block entry (did you mean 'spares'?)");
     EXPECT_EQ(e.problems()[3].str(), "test.yaml:9: lending: 'maybe' is not true or false");
-    EXPECT_EQ(e.problems()[4].str(),
-              "test.yaml:11: block 'r2': bad hostlist 'gb[19-2]': range 19-2 runs backwards");
+    EXPECT_EQ(e.problems()[4].str(), "test.yaml:11: block 'r2': bad hostlist 'gb[19-2]': range 19-2 runs backwards");
     // what() lists them all, one per line, in order.
     EXPECT_EQ(std::string(e.what()), e.problems()[0].str() + "\n" + e.problems()[1].str() + "\n" +
-                                         e.problems()[2].str() + "\n" + e.problems()[3].str() +
-                                         "\n" + e.problems()[4].str());
+                                         e.problems()[2].str() + "\n" + e.problems()[3].str() + "\n" +
+                                         e.problems()[4].str());
 }
 
 TEST(YamlErrors, ValidationProblemsTogether) {
-    const ConfigError e =
-        yaml_error("blocks:\n" + rack("r1", "gb[01-08]") + rack("r1", "gb[09-26]") +
-                   rack("r3", "gb[27-44]", "    spares: 3\n"));
+    const ConfigError e = yaml_error("blocks:\n" + rack("r1", "gb[01-08]") + rack("r1", "gb[09-26]") +
+                                     rack("r3", "gb[27-44]", "    spares: 3\n"));
     ASSERT_EQ(e.problems().size(), 3u) << e.what();
-    EXPECT_EQ(e.problems()[0].str(),
-              "test.yaml:2: block 'r1': slice 16 is larger than the block (8 nodes)");
-    EXPECT_EQ(e.problems()[1].str(),
-              "test.yaml:4: block 'r1' is defined twice (first at test.yaml:2)");
+    EXPECT_EQ(e.problems()[0].str(), "test.yaml:2: block 'r1': slice 16 is larger than the block (8 nodes)");
+    EXPECT_EQ(e.problems()[1].str(), "test.yaml:4: block 'r1' is defined twice (first at test.yaml:2)");
     EXPECT_EQ(e.problems()[2].str(),
               "test.yaml:6: block 'r3': slice 16 plus 3 spares needs 19 nodes; the block has 18");
 }
@@ -460,12 +426,10 @@ TEST(YamlErrors, ValidationProblemsTogether) {
 
 TEST(YamlInclude, BlocksFromTopologyConfWithOverride) {
     TempDir dir;
-    dir.write("topology.conf",
-              "BlockSizes=18\nBlockName=r1 Nodes=gb[01-18]\nBlockName=r2 Nodes=gb[19-36]\n");
-    const std::string yaml =
-        dir.write("nvlblock.yaml", "topology_conf: topology.conf\n"
-                                   "defaults:\n  lending: yes\n"
-                                   "blocks:\n  - name: r2\n    slice: 17\n    spares: 1\n");
+    dir.write("topology.conf", "BlockSizes=18\nBlockName=r1 Nodes=gb[01-18]\nBlockName=r2 Nodes=gb[19-36]\n");
+    const std::string yaml = dir.write("nvlblock.yaml", "topology_conf: topology.conf\n"
+                                                        "defaults:\n  lending: yes\n"
+                                                        "blocks:\n  - name: r2\n    slice: 17\n    spares: 1\n");
     const Topology t = load_topology(yaml);
     EXPECT_EQ(t.format(), SourceFormat::kYaml);
     EXPECT_EQ(t.source(), yaml);
@@ -488,8 +452,8 @@ TEST(YamlInclude, BlocksFromTopologyConfWithOverride) {
 TEST(YamlInclude, OverrideWithOnlyNameAndSlice) {
     TempDir dir;
     dir.write("topology.conf", "BlockName=r1 Nodes=gb[01-18]\nBlockName=r2 Nodes=gb[19-36]\n");
-    const Topology t = load_topology(dir.write(
-        "a.yaml", "topology_conf: topology.conf\nblocks:\n  - name: r1\n    slice: 15\n"));
+    const Topology t =
+        load_topology(dir.write("a.yaml", "topology_conf: topology.conf\nblocks:\n  - name: r1\n    slice: 15\n"));
     EXPECT_EQ(t.block(0).settings.slice, 15);
     EXPECT_EQ(t.block(0).settings.spares, 2);
     EXPECT_EQ(t.block(1).settings.slice, 16);
@@ -506,8 +470,8 @@ TEST(YamlInclude, IncludeWithoutBlocksList) {
 TEST(YamlInclude, IncludedBlocksPlusOwnBlocks) {
     TempDir dir;
     dir.write("topology.conf", "BlockName=r1 Nodes=gb[01-18]\n");
-    const Topology t = load_topology(
-        dir.write("a.yaml", "topology_conf: topology.conf\nblocks:\n" + rack("r2", "gb[19-36]")));
+    const Topology t =
+        load_topology(dir.write("a.yaml", "topology_conf: topology.conf\nblocks:\n" + rack("r2", "gb[19-36]")));
     ASSERT_EQ(t.block_count(), 2u);
     EXPECT_EQ(t.block(1).name, "r2");
     EXPECT_EQ(t.block(1).where.str(), dir.path() + "/a.yaml:3");
@@ -524,8 +488,7 @@ TEST(YamlInclude, OverrideOfUnknownBlockNeedsNodes) {
     TempDir dir;
     dir.write("topology.conf", "BlockName=r1 Nodes=gb[01-18]\n");
     try {
-        load_topology(dir.write(
-            "a.yaml", "topology_conf: topology.conf\nblocks:\n  - name: r9\n    slice: 15\n"));
+        load_topology(dir.write("a.yaml", "topology_conf: topology.conf\nblocks:\n  - name: r9\n    slice: 15\n"));
         FAIL() << "no error";
     } catch (const ConfigError& e) {
         EXPECT_EQ(std::string(e.what()), dir.path() + "/a.yaml:3: block 'r9' has no 'nodes'");
@@ -535,8 +498,7 @@ TEST(YamlInclude, OverrideOfUnknownBlockNeedsNodes) {
 TEST(YamlInclude, ErrorInsideTheIncludedFile) {
     TempDir dir;
     dir.write("topology.conf", "BlockName=r1 Nodes=gb[01-18]\nBlokName=r2 Nodes=gb[19-36]\n");
-    const std::string yaml =
-        dir.write("nvlblock.yaml", "defaults:\n  spares: 1\ntopology_conf: topology.conf\n");
+    const std::string yaml = dir.write("nvlblock.yaml", "defaults:\n  spares: 1\ntopology_conf: topology.conf\n");
     try {
         load_topology(yaml);
         FAIL() << "no error";
@@ -544,12 +506,9 @@ TEST(YamlInclude, ErrorInsideTheIncludedFile) {
         ASSERT_EQ(e.problems().size(), 2u) << e.what();
         EXPECT_EQ(e.problems()[0].where.file, dir.path() + "/topology.conf");
         EXPECT_EQ(e.problems()[0].where.line, 2u);
-        EXPECT_EQ(
-            e.problems()[0].str(),
-            dir.path() +
-                "/topology.conf:2: unknown key 'BlokName' (known: BlockName, BlockSizes, Nodes)");
-        EXPECT_EQ(e.problems()[1].str(),
-                  yaml + ":3: in topology_conf 'topology.conf' included from here");
+        EXPECT_EQ(e.problems()[0].str(),
+                  dir.path() + "/topology.conf:2: unknown key 'BlokName' (known: BlockName, BlockSizes, Nodes)");
+        EXPECT_EQ(e.problems()[1].str(), yaml + ":3: in topology_conf 'topology.conf' included from here");
     }
 }
 
@@ -561,10 +520,8 @@ TEST(YamlInclude, MissingIncludedFile) {
         FAIL() << "no error";
     } catch (const ConfigError& e) {
         ASSERT_EQ(e.problems().size(), 2u) << e.what();
-        EXPECT_EQ(e.problems()[0].str(),
-                  dir.path() + "/nothere.conf: cannot read the file: No such file or directory");
-        EXPECT_EQ(e.problems()[1].str(),
-                  yaml + ":1: in topology_conf 'nothere.conf' included from here");
+        EXPECT_EQ(e.problems()[0].str(), dir.path() + "/nothere.conf: cannot read the file: No such file or directory");
+        EXPECT_EQ(e.problems()[1].str(), yaml + ":1: in topology_conf 'nothere.conf' included from here");
     }
 }
 
@@ -575,8 +532,7 @@ TEST(YamlLoad, MissingFile) {
         load_topology(path);
         FAIL() << "no error";
     } catch (const ConfigError& e) {
-        EXPECT_EQ(std::string(e.what()),
-                  path + ": cannot read the file: No such file or directory");
+        EXPECT_EQ(std::string(e.what()), path + ": cannot read the file: No such file or directory");
         EXPECT_EQ(e.first().where.line, 0u);
     }
 }
@@ -590,14 +546,12 @@ TEST(YamlLoad, FormatFromFileName) {
 
 TEST(YamlLoad, ErrorsNameTheFilePath) {
     TempDir dir;
-    const std::string path =
-        dir.write("bad.yaml", "blocks:\n  - name: r1\n    nodes: gb[01-18]\n    spare: 2\n");
+    const std::string path = dir.write("bad.yaml", "blocks:\n  - name: r1\n    nodes: gb[01-18]\n    spare: 2\n");
     try {
         load_topology(path);
         FAIL() << "no error";
     } catch (const ConfigError& e) {
-        EXPECT_EQ(std::string(e.what()),
-                  path + ":4: unknown key 'spare' in a block entry (did you mean 'spares'?)");
+        EXPECT_EQ(std::string(e.what()), path + ":4: unknown key 'spare' in a block entry (did you mean 'spares'?)");
     }
 }
 

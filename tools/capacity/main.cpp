@@ -72,7 +72,8 @@ void print_table(const RackShape& shape, const std::vector<std::string>& columns
     for (const auto& h : healthy) {
         char cell[64];
         if (with_ci)
-            std::snprintf(cell, sizeof cell, "%s ±%s", cli::grouped(h.mean, 1).c_str(), cli::grouped(h.ci95, 1).c_str());
+            std::snprintf(cell, sizeof cell, "%s ±%s", cli::grouped(h.mean, 1).c_str(),
+                          cli::grouped(h.ci95, 1).c_str());
         else
             std::snprintf(cell, sizeof cell, "%s", cli::grouped(h.mean, 1).c_str());
         std::printf(" %*s", with_ci ? 22 : 14, cell);
@@ -160,8 +161,9 @@ int run(int argc, char** argv) {
             rows[i].usable.push_back(r.usable[i]);
         events = r.events;
     } else {
-        std::vector<std::string> plist = args.has("table") ? std::vector<std::string>{"0.01", "0.02", "0.03", "0.04", "0.05"}
-                                                           : args.list("unavailability");
+        std::vector<std::string> plist = args.has("table")
+                                             ? std::vector<std::string>{"0.01", "0.02", "0.03", "0.04", "0.05"}
+                                             : args.list("unavailability");
         if (plist.empty())
             plist.push_back("0.02");
         for (const auto& s : plist) {
@@ -232,4 +234,6 @@ int run(int argc, char** argv) {
 
 } // namespace
 
-int main(int argc, char** argv) { return nvlblock::cli::run_main("nvlblock-capacity", run, argc, argv); }
+int main(int argc, char** argv) {
+    return nvlblock::cli::run_main("nvlblock-capacity", run, argc, argv);
+}

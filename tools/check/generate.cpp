@@ -37,7 +37,7 @@ struct OutBlock {
     std::string name;
     std::vector<std::string> nodes; // hostname order
     std::optional<DomainKey> domain;
-    bool kept = false;              // a previous block no node reported for
+    bool kept = false;                // a previous block no node reported for
     std::optional<int> slice, spares; // per-block settings carried over from --previous
     std::optional<bool> lending;
 };
@@ -72,8 +72,9 @@ std::optional<Reported> read_report(const std::string& file, std::vector<Diagnos
         json_object* root = doc.root();
         const std::string schema = json::string(root, "schema", "");
         if (schema != kNodeReportSchema) {
-            errors.push_back({{file, 0}, "schema '" + schema + "' is not " + kNodeReportSchema +
-                                             " (write reports with nvlblock-check --local --json)"});
+            errors.push_back({{file, 0},
+                              "schema '" + schema + "' is not " + kNodeReportSchema +
+                                  " (write reports with nvlblock-check --local --json)"});
             return std::nullopt;
         }
         Reported r;
@@ -88,9 +89,11 @@ std::optional<Reported> read_report(const std::string& file, std::vector<Diagnos
         if (np) {
             std::string all;
             for (std::size_t i = 0; i < np; ++i)
-                all += (i ? "; " : "") + json::string_value(json::at(problems, i), "problems[" + std::to_string(i) + "]");
-            errors.push_back({{file, 0}, "node " + r.host + " reported problems: " + all +
-                                             "; fix them and run nvlblock-check --local there again"});
+                all +=
+                    (i ? "; " : "") + json::string_value(json::at(problems, i), "problems[" + std::to_string(i) + "]");
+            errors.push_back({{file, 0},
+                              "node " + r.host + " reported problems: " + all +
+                                  "; fix them and run nvlblock-check --local there again"});
             return std::nullopt;
         }
         json_object* dom = json::member(root, "nvlink_domain", "");
@@ -98,7 +101,8 @@ std::optional<Reported> read_report(const std::string& file, std::vector<Diagnos
             const std::string uuid = json::string(dom, "cluster_uuid", "nvlink_domain");
             const std::int64_t clique = json::integer(dom, "clique_id", "nvlink_domain");
             if (uuid.empty() || clique < 0 || clique > 0xffffffffLL) {
-                errors.push_back({{file, 0}, "nvlink_domain of node " + r.host + " has no valid cluster_uuid/clique_id"});
+                errors.push_back(
+                    {{file, 0}, "nvlink_domain of node " + r.host + " has no valid cluster_uuid/clique_id"});
                 return std::nullopt;
             }
             r.domain = DomainKey{uuid, static_cast<std::uint32_t>(clique)};
@@ -108,8 +112,9 @@ std::optional<Reported> read_report(const std::string& file, std::vector<Diagnos
             json_object* nvml = json::required(root, "nvml", "");
             const std::size_t gpus = json::array_size(json::required(root, "gpus", ""), "gpus");
             if (gpus > 0 && !json::boolean_or(nvml, "available", "nvml", false)) {
-                errors.push_back({{file, 0}, "node " + r.host + " has " + plural(gpus, "GPU") +
-                                                 " but NVML was not available there, so its NVLink domain is unknown"});
+                errors.push_back({{file, 0},
+                                  "node " + r.host + " has " + plural(gpus, "GPU") +
+                                      " but NVML was not available there, so its NVLink domain is unknown"});
                 return std::nullopt;
             }
         }
@@ -127,7 +132,8 @@ std::optional<long> name_number(const std::string& name, const std::string& pref
     if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0)
         return std::nullopt;
     const std::string digits = name.substr(prefix.size());
-    if (digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+    if (digits.size() > 9 ||
+        !std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
         return std::nullopt;
     return std::stol(digits);
 }
@@ -355,9 +361,10 @@ GenerateResult generate_topology(const std::vector<std::string>& inputs, const G
                 std::string names;
                 for (auto i : touched)
                     names += (names.empty() ? "'" : ", '") + prev.blocks[i].name + "'";
-                res.errors.push_back({{opts.previous, 0}, "the NVLink domain of cluster " + k.first + " clique " +
-                                                              std::to_string(k.second) + " holds nodes of blocks " +
-                                                              names + "; merge them by hand"});
+                res.errors.push_back({{opts.previous, 0},
+                                      "the NVLink domain of cluster " + k.first + " clique " +
+                                          std::to_string(k.second) + " holds nodes of blocks " + names +
+                                          "; merge them by hand"});
                 continue;
             }
             const std::size_t i = *touched.begin();
@@ -390,8 +397,8 @@ GenerateResult generate_topology(const std::vector<std::string>& inputs, const G
             if (!b.domain) {
                 b.kept = true;
                 if (kept == prev.blocks[i].node_names.size())
-                    res.notes.push_back({prev.blocks[i].where, "block '" + b.name +
-                                                                   "': no node reported; kept as it was"});
+                    res.notes.push_back(
+                        {prev.blocks[i].where, "block '" + b.name + "': no node reported; kept as it was"});
             } else if (kept) {
                 res.notes.push_back({prev.blocks[i].where, "block '" + b.name + "': " + plural(kept, "node") +
                                                                " did not report; kept in the block"});
@@ -410,9 +417,9 @@ GenerateResult generate_topology(const std::vector<std::string>& inputs, const G
         for (const auto& r : reported)
             if (!r.domain)
                 if (auto it = prev_block_of.find(r.host); it != prev_block_of.end())
-                    res.notes.push_back({{r.file, 0}, "node " + r.host + " was in block '" +
-                                                          prev.blocks[it->second].name +
-                                                          "' and now reports no NVLink domain; left out of every block"});
+                    res.notes.push_back({{r.file, 0},
+                                         "node " + r.host + " was in block '" + prev.blocks[it->second].name +
+                                             "' and now reports no NVLink domain; left out of every block"});
     }
     if (!res.errors.empty())
         return res;

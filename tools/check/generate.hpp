@@ -38,16 +38,16 @@ struct GenerateOptions {
     SourceFormat format = SourceFormat::kYaml;
     std::string prefix = "nvl";
     int width = 4;
-    int slice = 16;  // nvlblock.yaml defaults
+    int slice = 16; // nvlblock.yaml defaults
     int spares = 2;
     std::string previous; // topology file whose block names and order to keep
     int su_racks = 0;     // group every N consecutive blocks into a scalable unit (0: no groups)
 };
 
 struct GenerateResult {
-    std::string text;                   // the topology file, empty on errors
-    std::vector<Diagnostic> errors;     // "report: message"; nothing is written
-    std::vector<Diagnostic> notes;      // worth a look, output still written
+    std::string text;               // the topology file, empty on errors
+    std::vector<Diagnostic> errors; // "report: message"; nothing is written
+    std::vector<Diagnostic> notes;  // worth a look, output still written
     std::size_t reports = 0, blocks = 0, nodes_in_blocks = 0, outside = 0;
 };
 

@@ -35,7 +35,7 @@ std::string bitmap_list(hwloc_const_bitmap_t b) {
 }
 
 class HwlocTopology {
-public:
+  public:
     HwlocTopology() { ok_ = hwloc_topology_init(&t_) == 0; }
     ~HwlocTopology() {
         if (ok_)
@@ -60,7 +60,7 @@ public:
     hwloc_topology_t get() const { return t_; }
     bool loaded() const { return loaded_; }
 
-private:
+  private:
     hwloc_topology_t t_ = nullptr;
     bool ok_ = false;
     bool loaded_ = false;
@@ -182,7 +182,8 @@ void decide_domain(NodeReport& r) {
     bool trouble = false;
     for (const auto& g : r.gpus) {
         if (!g.fabric) {
-            r.problems.push_back(gpu_label(g) + ": " + (g.fabric_error.empty() ? "no fabric information" : g.fabric_error));
+            r.problems.push_back(gpu_label(g) + ": " +
+                                 (g.fabric_error.empty() ? "no fabric information" : g.fabric_error));
             trouble = true;
             continue;
         }
@@ -227,7 +228,8 @@ void decide_domain(NodeReport& r) {
     if (domains.size() > 1) {
         std::string msg = "the GPUs are in different NVLink domains:";
         for (const auto& [key, idx] : domains)
-            msg += std::string(idx.size() == 1 ? " GPU " : " GPUs ") + join_uints(idx) + " in cluster " + key.first + " clique " + std::to_string(key.second) + ";";
+            msg += std::string(idx.size() == 1 ? " GPU " : " GPUs ") + join_uints(idx) + " in cluster " + key.first +
+                   " clique " + std::to_string(key.second) + ";";
         msg.pop_back();
         r.problems.push_back(msg);
         trouble = true;
@@ -287,11 +289,12 @@ std::string report_text(const NodeReport& r) {
     o << "node " << r.hostname << "\n";
     o << "  hwloc:   " << r.hwloc_source;
     if (r.hwloc_error.empty())
-        o << ": " << r.packages << " package" << (r.packages == 1 ? "" : "s") << ", " << r.cores << " cores, "
-          << r.pus << " PUs, " << r.numa_nodes << " NUMA node" << (r.numa_nodes == 1 ? "" : "s");
+        o << ": " << r.packages << " package" << (r.packages == 1 ? "" : "s") << ", " << r.cores << " cores, " << r.pus
+          << " PUs, " << r.numa_nodes << " NUMA node" << (r.numa_nodes == 1 ? "" : "s");
     o << "\n";
     if (r.nvml_loaded)
-        o << "  NVML:    " << r.nvml_library << (r.driver_version.empty() ? "" : ", driver " + r.driver_version) << "\n";
+        o << "  NVML:    " << r.nvml_library << (r.driver_version.empty() ? "" : ", driver " + r.driver_version)
+          << "\n";
     else
         o << "  NVML:    not available: " << r.nvml_error << "\n";
     o << "  GPUs:    " << r.gpus.size() << " NVIDIA\n";

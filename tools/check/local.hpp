@@ -20,15 +20,15 @@ namespace nvlblock::check {
 inline constexpr const char* kNodeReportSchema = "nvlblock-node/1";
 
 struct GpuReport {
-    unsigned index = 0;            // hwloc (PCI) order
-    std::string pci_bus_id;        // "0008:01:00.0"
+    unsigned index = 0;     // hwloc (PCI) order
+    std::string pci_bus_id; // "0008:01:00.0"
     unsigned vendor_id = 0, device_id = 0, class_id = 0;
     std::string model;
-    std::vector<unsigned> numa_nodes; // OS indices of the NUMA nodes local to the GPU
-    std::string cpus;              // CPUs local to the GPU, as a list ("0-71")
-    double link_gbps = 0.0;        // PCI link speed in GB/s as hwloc reports it (0: unknown)
+    std::vector<unsigned> numa_nodes;    // OS indices of the NUMA nodes local to the GPU
+    std::string cpus;                    // CPUs local to the GPU, as a list ("0-71")
+    double link_gbps = 0.0;              // PCI link speed in GB/s as hwloc reports it (0: unknown)
     std::vector<std::string> os_devices; // "cuda0", "nvml0", "card1", ...
-    bool from_nvml_only = false;   // NVML saw it but hwloc did not
+    bool from_nvml_only = false;         // NVML saw it but hwloc did not
     // NVML
     std::optional<unsigned> nvml_index;
     std::string uuid;
@@ -45,23 +45,23 @@ struct NvlinkDomain {
 struct NodeReport {
     std::string hostname;
     std::int64_t generated_at = 0;
-    std::string hwloc_source;      // "this system" or "xml:PATH"
-    std::string hwloc_error;       // hwloc could not load a topology
+    std::string hwloc_source; // "this system" or "xml:PATH"
+    std::string hwloc_error;  // hwloc could not load a topology
     unsigned packages = 0, cores = 0, pus = 0, numa_nodes = 0;
     std::vector<GpuReport> gpus;
     bool nvml_loaded = false;
     std::string nvml_library, nvml_error, driver_version;
     std::optional<NvlinkDomain> domain;
-    std::string domain_note;       // why there is no domain (or a remark)
+    std::string domain_note;           // why there is no domain (or a remark)
     std::vector<std::string> problems; // things an operator must fix; exit status 1
 };
 
 struct LocalOptions {
-    std::string hwloc_xml;         // empty: this system (or $HWLOC_XMLFILE)
-    std::string nvml_library;      // empty: nvml_library_path("")
+    std::string hwloc_xml;    // empty: this system (or $HWLOC_XMLFILE)
+    std::string nvml_library; // empty: nvml_library_path("")
     bool use_nvml = true;
-    std::string hostname;          // empty: hwloc's HostName, else gethostname()
-    std::int64_t now = 0;          // 0: time(nullptr)
+    std::string hostname; // empty: hwloc's HostName, else gethostname()
+    std::int64_t now = 0; // 0: time(nullptr)
 };
 
 NodeReport discover_local(const LocalOptions& opts);

@@ -4,13 +4,13 @@
 // node it runs on (--local), or write a topology file from the per-node
 // reports of a cluster (--generate).
 #include "cli.hpp"
-#include "run_main.hpp"
 #include "generate.hpp"
 #include "local.hpp"
 #include "readers/load_topology.hpp"
+#include "run_main.hpp"
 #include "slurm_conf.hpp"
-#include "topology_yaml.hpp"
 #include "state/atomic_file.hpp"
+#include "topology_yaml.hpp"
 #include "validate.hpp"
 
 #include <sys/stat.h>
@@ -192,9 +192,9 @@ int run_generate(const cli::Args& args) {
         std::cout << r.text;
     else
         write_output(output, r.text);
-    std::cerr << "nvlblock-check: " << r.blocks << " block" << (r.blocks == 1 ? "" : "s") << ", "
-              << r.nodes_in_blocks << " nodes in blocks, " << r.outside << " outside, from " << r.reports
-              << " report" << (r.reports == 1 ? "" : "s") << (output.empty() ? "" : "; wrote " + output) << '\n';
+    std::cerr << "nvlblock-check: " << r.blocks << " block" << (r.blocks == 1 ? "" : "s") << ", " << r.nodes_in_blocks
+              << " nodes in blocks, " << r.outside << " outside, from " << r.reports << " report"
+              << (r.reports == 1 ? "" : "s") << (output.empty() ? "" : "; wrote " + output) << '\n';
     return 0;
 }
 
@@ -231,8 +231,7 @@ int run_from_topology_yaml(const cli::Args& args) {
     }
     Conversion c;
     try {
-        c = convert_topology_yaml(read_slurm_topology_yaml(read_text_file(path), path), o,
-                                  conf ? &*conf : nullptr);
+        c = convert_topology_yaml(read_slurm_topology_yaml(read_text_file(path), path), o, conf ? &*conf : nullptr);
     } catch (const ConfigError& e) {
         for (const auto& d : e.problems())
             report << d.str() << '\n';
@@ -296,4 +295,6 @@ int run(int argc, char** argv) {
 
 } // namespace
 
-int main(int argc, char** argv) { return nvlblock::cli::run_main("nvlblock-check", run, argc, argv); }
+int main(int argc, char** argv) {
+    return nvlblock::cli::run_main("nvlblock-check", run, argc, argv);
+}

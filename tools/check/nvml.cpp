@@ -73,7 +73,7 @@ struct Api {
 };
 
 class Library {
-public:
+  public:
     explicit Library(const std::string& path) : handle_(dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
         if (!handle_) {
             const char* e = dlerror();
@@ -95,7 +95,7 @@ public:
         fn = reinterpret_cast<F>(dlsym(handle_, symbol));
     }
 
-private:
+  private:
     void* handle_;
     std::string error_;
 };

@@ -23,13 +23,13 @@ inline constexpr const char* kNvmlLibraryEnv = "NVLBLOCK_NVML_LIBRARY";
 enum class FabricState { kNotSupported = 0, kNotStarted = 1, kInProgress = 2, kCompleted = 3 };
 
 struct FabricInfo {
-    unsigned state = 0;          // FabricState, or an unknown value as reported
-    int status = 0;              // nvmlReturn_t; meaningful when completed
-    std::string status_text;     // nvmlErrorString(status)
-    std::string cluster_uuid;    // 8-4-4-4-12 lower-case hex
+    unsigned state = 0;       // FabricState, or an unknown value as reported
+    int status = 0;           // nvmlReturn_t; meaningful when completed
+    std::string status_text;  // nvmlErrorString(status)
+    std::string cluster_uuid; // 8-4-4-4-12 lower-case hex
     std::uint32_t clique_id = 0;
     std::optional<std::uint32_t> health_mask; // from the versioned call only
-    std::string api;             // "nvmlDeviceGetGpuFabricInfoV" or "nvmlDeviceGetGpuFabricInfo"
+    std::string api;                          // "nvmlDeviceGetGpuFabricInfoV" or "nvmlDeviceGetGpuFabricInfo"
 };
 
 const char* fabric_state_name(unsigned state);
@@ -38,15 +38,15 @@ struct NvmlGpu {
     unsigned index = 0;
     std::string name;
     std::string uuid;
-    std::string pci_bus_id;      // normalised "dddd:bb:dd.f", empty when unknown
+    std::string pci_bus_id; // normalised "dddd:bb:dd.f", empty when unknown
     std::optional<FabricInfo> fabric;
-    std::string fabric_error;    // why there is no fabric info
+    std::string fabric_error; // why there is no fabric info
 };
 
 struct NvmlResult {
-    bool loaded = false;         // the library was opened and initialised
+    bool loaded = false; // the library was opened and initialised
     std::string library;
-    std::string error;           // why not, or a failing call
+    std::string error; // why not, or a failing call
     std::string driver_version;
     std::vector<NvmlGpu> gpus;
 };

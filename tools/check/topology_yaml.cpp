@@ -31,7 +31,7 @@ using yaml::scalar;
 const std::set<std::string> kTypes = {"block", "flat", "tree", "ring", "torus3d"};
 
 class Reader {
-public:
+  public:
     Reader(const std::string& text, const std::string& label) : doc_(text, label), label_(label) {}
 
     SlurmTopologyYaml read() {
@@ -53,7 +53,7 @@ public:
         return std::move(out_);
     }
 
-private:
+  private:
     void topology(yaml_node_t* n) {
         if (n->type != YAML_MAPPING_NODE) {
             problems_.add(doc_.where(n), std::string("each topology must be a mapping, found ") + kind(n));
@@ -71,8 +71,8 @@ private:
                 if (key == "flat" && v->type == YAML_SCALAR_NODE && !boolean(v, "flat"))
                     return;
                 if (!t.type.empty()) {
-                    problems_.add(doc_.where(v), "'" + key + "' and '" + t.type +
-                                                     "' exclude each other: a topology has one type");
+                    problems_.add(doc_.where(v),
+                                  "'" + key + "' and '" + t.type + "' exclude each other: a topology has one type");
                     return;
                 }
                 t.type = key;
@@ -206,10 +206,11 @@ private:
     Diagnostics problems_;
 };
 
-std::string describe(const SlurmTopologyYaml::Topology& t) { return "'" + t.name + "' (" + t.type + ")"; }
+std::string describe(const SlurmTopologyYaml::Topology& t) {
+    return "'" + t.name + "' (" + t.type + ")";
+}
 
-std::string partitions_using(const SlurmConf* conf, const SlurmTopologyYaml& y,
-                             const SlurmTopologyYaml::Topology& t) {
+std::string partitions_using(const SlurmConf* conf, const SlurmTopologyYaml& y, const SlurmTopologyYaml::Topology& t) {
     if (!conf)
         return "";
     std::vector<std::string> names;
@@ -259,8 +260,8 @@ const SlurmTopologyYaml::Topology* choose(const SlurmTopologyYaml& y, const Conv
     if (!wanted.empty()) {
         const auto* t = y.find(wanted);
         if (!t)
-            return error({y.path, 0}, "no topology '" + wanted + "' in the file (block topologies: " +
-                                          (names.empty() ? "none" : names) + ")");
+            return error({y.path, 0}, "no topology '" + wanted +
+                                          "' in the file (block topologies: " + (names.empty() ? "none" : names) + ")");
         if (t->type != "block")
             return error(t->where, "topology " + describe(*t) +
                                        " is not a block topology; nvlblock converts block topologies only");
@@ -271,10 +272,10 @@ const SlurmTopologyYaml::Topology* choose(const SlurmTopologyYaml& y, const Conv
         return def;
     if (block_topologies.size() == 1) {
         if (def)
-            findings.push_back({Severity::kNote, {block_topologies.front()->where,
-                                                  "the cluster default is " + describe(*def) +
-                                                      "; converting the only block topology, '" +
-                                                      block_topologies.front()->name + "'"}});
+            findings.push_back({Severity::kNote,
+                                {block_topologies.front()->where, "the cluster default is " + describe(*def) +
+                                                                      "; converting the only block topology, '" +
+                                                                      block_topologies.front()->name + "'"}});
         return block_topologies.front();
     }
     if (block_topologies.empty())
@@ -375,8 +376,8 @@ Conversion convert_topology_yaml(const SlurmTopologyYaml& y, const ConversionOpt
         drop_in = read_topology_spec_text(tc.str(), opts.topology_conf_name, SourceFormat::kTopologyConf).defaults;
     } catch (const ConfigError& e) {
         for (const auto& d : e.problems())
-            c.findings.push_back({Severity::kError, {t->where, "topology " + describe(*t) +
-                                                                   " does not convert: " + d.message}});
+            c.findings.push_back(
+                {Severity::kError, {t->where, "topology " + describe(*t) + " does not convert: " + d.message}});
         return c;
     }
     std::ostringstream ny;
@@ -397,33 +398,36 @@ Conversion convert_topology_yaml(const SlurmTopologyYaml& y, const ConversionOpt
     if (c.ok()) {
         const std::vector<std::string> universe = conf ? conf->node_names() : std::vector<std::string>{};
         for (const auto& d : load_back(tc.str(), ny.str(), opts.topology_conf_name, universe))
-            c.findings.push_back({Severity::kError, {t->where, "topology " + describe(*t) +
-                                                                   " does not convert: " + d.message}});
+            c.findings.push_back(
+                {Severity::kError, {t->where, "topology " + describe(*t) + " does not convert: " + d.message}});
     }
 
     // What is not carried over.
     for (const auto& other : y.topologies)
         if (&other != t)
-            c.findings.push_back({Severity::kNote, {other.where, "topology " + describe(other) +
-                                                                     partitions_using(conf, y, other) +
-                                                                     " is not carried over: with topology/nvlblock "
-                                                                     "every partition uses nvlblock's blocks"}});
+            c.findings.push_back({Severity::kNote,
+                                  {other.where, "topology " + describe(other) + partitions_using(conf, y, other) +
+                                                    " is not carried over: with topology/nvlblock "
+                                                    "every partition uses nvlblock's blocks"}});
     if (conf) {
         for (const auto& p : conf->partitions)
             if (!p.topology.empty())
-                c.findings.push_back({Severity::kWarning, {p.where, "partition " + p.name + " names Topology=" +
-                                                                        p.topology +
-                                                                        ": remove it; without topology.yaml Slurm "
-                                                                        "has one topology, the TopologyPlugin's"}});
+                c.findings.push_back({Severity::kWarning,
+                                      {p.where, "partition " + p.name + " names Topology=" + p.topology +
+                                                    ": remove it; without topology.yaml Slurm "
+                                                    "has one topology, the TopologyPlugin's"}});
         const SlurmSetting* plugin = conf->setting("TopologyPlugin");
         if (!plugin || slurm_syntax::lower(plugin->value) != "topology/nvlblock")
-            c.findings.push_back({Severity::kNote, {plugin ? plugin->where : SourceLocation{conf->path, 0},
-                                                    "set TopologyPlugin=topology/nvlblock (and "
-                                                    "PrEpPlugins=prep/nvlblock for in-place recovery)"}});
+            c.findings.push_back({Severity::kNote,
+                                  {plugin ? plugin->where : SourceLocation{conf->path, 0},
+                                   "set TopologyPlugin=topology/nvlblock (and "
+                                   "PrEpPlugins=prep/nvlblock for in-place recovery)"}});
     }
-    c.findings.push_back({Severity::kNote, {{y.path, 0}, "move " + y.path +
-                                                              " away: while it exists Slurm reads it and ignores "
-                                                              "TopologyPlugin= and topology.conf"}});
+    c.findings.push_back({Severity::kNote,
+                          {{y.path, 0},
+                           "move " + y.path +
+                               " away: while it exists Slurm reads it and ignores "
+                               "TopologyPlugin= and topology.conf"}});
     if (c.ok()) {
         c.topology_conf = tc.str();
         c.nvlblock_yaml = ny.str();

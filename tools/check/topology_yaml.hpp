@@ -35,7 +35,7 @@ struct SlurmTopologyYaml {
         SourceLocation where;
         std::vector<std::uint32_t> block_sizes; // block only
         SourceLocation block_sizes_where;
-        std::vector<Block> blocks;              // block only
+        std::vector<Block> blocks; // block only
     };
     std::string path;
     std::vector<Topology> topologies; // file order
@@ -51,15 +51,15 @@ struct SlurmTopologyYaml {
 SlurmTopologyYaml read_slurm_topology_yaml(const std::string& text, const std::string& label);
 
 struct ConversionOptions {
-    std::string topology;  // convert this topology; empty: see convert_topology_yaml
-    std::string partition; // convert the topology this partition of slurm.conf uses
+    std::string topology;             // convert this topology; empty: see convert_topology_yaml
+    std::string partition;            // convert the topology this partition of slurm.conf uses
     std::optional<int> slice, spares; // nvlblock.yaml defaults to write (none: topology/block behaviour)
     std::string topology_conf_name = "topology.conf"; // how nvlblock.yaml refers to it
 };
 
 struct Conversion {
-    std::string topology;       // the topology converted
-    std::string topology_conf;  // the texts to write; empty when an error is among findings
+    std::string topology;      // the topology converted
+    std::string topology_conf; // the texts to write; empty when an error is among findings
     std::string nvlblock_yaml;
     std::size_t blocks = 0, nodes = 0;
     std::vector<Finding> findings;

@@ -23,7 +23,7 @@ using slurm_syntax::lower;
 using cli::plural;
 
 class Collector {
-public:
+  public:
     explicit Collector(CheckResult& r) : r_(r) {}
     void error(const SourceLocation& w, const std::string& m) { r_.findings.push_back({Severity::kError, {w, m}}); }
     void warning(const SourceLocation& w, const std::string& m) { r_.findings.push_back({Severity::kWarning, {w, m}}); }
@@ -33,7 +33,7 @@ public:
             error(d.where, d.message);
     }
 
-private:
+  private:
     CheckResult& r_;
 };
 
@@ -82,8 +82,8 @@ void advice(const Topology& t, const SlurmConf& conf, const CheckOptions& opts, 
         const int slices = (size - s.spares) / s.slice;
         const int rest = size - s.spares - slices * s.slice;
         if (rest > 0)
-            out.note(b.where, "block '" + b.name + "': " + std::to_string(size) + " nodes = " + plural(slices, "slice") +
-                                  " of " + std::to_string(s.slice) +
+            out.note(b.where, "block '" + b.name + "': " + std::to_string(size) +
+                                  " nodes = " + plural(slices, "slice") + " of " + std::to_string(s.slice) +
                                   (s.spares ? " + " + plural(s.spares, "spare") : std::string()) + " + " +
                                   std::to_string(rest) + " that only jobs smaller than a slice can use");
     }
@@ -121,8 +121,10 @@ void advice(const Topology& t, const SlurmConf& conf, const CheckOptions& opts, 
         outside.back().second.push_back(n.name);
     }
     for (const auto& [where, names] : outside)
-        out.note(where, plural(names.size(), "node") + " in no block (scheduled without topology, like "
-                                                       "ordinary servers): " + hostlist::compress(names));
+        out.note(where, plural(names.size(), "node") +
+                            " in no block (scheduled without topology, like "
+                            "ordinary servers): " +
+                            hostlist::compress(names));
 }
 
 std::string size_histogram(const Topology& t) {
@@ -209,9 +211,8 @@ std::string Finding::str() const {
 }
 
 int CheckResult::count(Severity s) const {
-    return static_cast<int>(std::count_if(findings.begin(), findings.end(), [s](const Finding& f) {
-        return f.severity == s;
-    }));
+    return static_cast<int>(
+        std::count_if(findings.begin(), findings.end(), [s](const Finding& f) { return f.severity == s; }));
 }
 
 std::string CheckResult::summary(const std::string& path) const {
@@ -246,7 +247,8 @@ void check_topology_yaml(const SlurmConf& conf, Collector& out) {
         return;
     out.error({yaml, 0}, "Slurm 25.05 and later read this file and ignore TopologyPlugin= and topology.conf, so "
                          "topology/nvlblock would not run; convert its block topology with `nvlblock-check "
-                         "--from-topology-yaml " + yaml + "` and move it away (docs/admin.md 5.1)");
+                         "--from-topology-yaml " +
+                             yaml + "` and move it away (docs/admin.md 5.1)");
 }
 
 } // namespace

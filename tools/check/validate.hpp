@@ -38,7 +38,8 @@ struct CheckResult {
     std::string summary(const std::string& topology_path) const;
 };
 
-CheckResult check_topology(const std::string& topology_path, const tool::SlurmConf& conf, const CheckOptions& opts = {});
+CheckResult check_topology(const std::string& topology_path, const tool::SlurmConf& conf,
+                           const CheckOptions& opts = {});
 
 // The file slurmctld would read: nvlblock.yaml beside slurm.conf if it
 // exists, else topology.conf beside it (the plugin's own rule).

@@ -13,12 +13,12 @@
 namespace nvlblock::cli {
 
 class UsageError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
 class Args {
-public:
+  public:
     // `flags`: options that take no value; every other --option takes one.
     Args(int argc, char** argv, const std::vector<std::string>& options, const std::vector<std::string>& flags);
 
@@ -29,7 +29,7 @@ public:
     std::vector<std::string> list(const std::string& name) const; // split_list(), none when absent or empty
     const std::vector<std::string>& positional() const { return positional_; }
 
-private:
+  private:
     std::map<std::string, std::string> values_;
     std::vector<std::string> positional_;
 };

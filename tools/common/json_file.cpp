@@ -27,13 +27,14 @@ JsonDoc JsonDoc::parse(const std::string& text, const std::string& label) {
     json_tokener_free(tok);
     auto line_at = [&](std::size_t off) {
         off = std::min(off, text.size());
-        return static_cast<unsigned>(1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(off), '\n'));
+        return static_cast<unsigned>(1 +
+                                     std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(off), '\n'));
     };
     if (!root || err != json_tokener_success) {
         if (root)
             json_object_put(root);
-        const std::string why = err == json_tokener_continue ? "the text ends before the JSON value does"
-                                                             : json_tokener_error_desc(err);
+        const std::string why =
+            err == json_tokener_continue ? "the text ends before the JSON value does" : json_tokener_error_desc(err);
         throw ConfigError({label, line_at(offset)}, "JSON syntax error: " + why);
     }
     while (offset < text.size() && std::isspace(static_cast<unsigned char>(text[offset])))
@@ -45,7 +46,9 @@ JsonDoc JsonDoc::parse(const std::string& text, const std::string& label) {
     return JsonDoc(root);
 }
 
-JsonDoc JsonDoc::load(const std::string& path) { return parse(read_text_file(path), path); }
+JsonDoc JsonDoc::load(const std::string& path) {
+    return parse(read_text_file(path), path);
+}
 
 namespace json {
 namespace {
@@ -69,15 +72,25 @@ const char* type_name(const json_object* o) {
     return "something else";
 }
 
-[[noreturn]] void shape(const std::string& path, const std::string& what) { throw JsonShapeError(path + ": " + what); }
+[[noreturn]] void shape(const std::string& path, const std::string& what) {
+    throw JsonShapeError(path + ": " + what);
+}
 
-std::string sub(const std::string& path, const char* key) { return path.empty() ? key : path + "." + key; }
+std::string sub(const std::string& path, const char* key) {
+    return path.empty() ? key : path + "." + key;
+}
 
 } // namespace
 
-bool is_object(const json_object* o) { return o && json_object_is_type(o, json_type_object); }
-bool is_array(const json_object* o) { return o && json_object_is_type(o, json_type_array); }
-bool is_null(const json_object* o) { return !o || json_object_is_type(o, json_type_null); }
+bool is_object(const json_object* o) {
+    return o && json_object_is_type(o, json_type_object);
+}
+bool is_array(const json_object* o) {
+    return o && json_object_is_type(o, json_type_array);
+}
+bool is_null(const json_object* o) {
+    return !o || json_object_is_type(o, json_type_null);
+}
 
 json_object* member(json_object* o, const char* key, const std::string& path) {
     if (!is_object(o))
@@ -99,7 +112,9 @@ std::size_t array_size(json_object* a, const std::string& path) {
     return json_object_array_length(a);
 }
 
-json_object* at(json_object* a, std::size_t i) { return json_object_array_get_idx(a, i); }
+json_object* at(json_object* a, std::size_t i) {
+    return json_object_array_get_idx(a, i);
+}
 
 std::string string_value(json_object* v, const std::string& path) {
     if (!v || !json_object_is_type(v, json_type_string))

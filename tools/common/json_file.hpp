@@ -17,12 +17,12 @@ namespace nvlblock::tool {
 
 // Wrong shape: what() is "member.path: what is wrong".
 class JsonShapeError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
 class JsonDoc {
-public:
+  public:
     // Throws ConfigError("label:line: JSON syntax error: ...").
     static JsonDoc parse(const std::string& text, const std::string& label);
     static JsonDoc load(const std::string& path); // read_text_file + parse
@@ -34,7 +34,7 @@ public:
 
     json_object* root() const { return root_; }
 
-private:
+  private:
     explicit JsonDoc(json_object* root) : root_(root) {}
     json_object* root_;
 };

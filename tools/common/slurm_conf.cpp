@@ -16,7 +16,9 @@ namespace {
 using namespace slurm_syntax;
 
 // slurm.conf keys are any run of characters up to '=' or white space.
-bool slurm_conf_key_char(char c) { return c != '=' && !is_space(c); }
+bool slurm_conf_key_char(char c) {
+    return c != '=' && !is_space(c);
+}
 constexpr PairRules kSlurmConfPairs{slurm_conf_key_char, false, false};
 
 // Splits "Key=Value Key2="quoted value" ..." into pairs. Returns false and
@@ -43,11 +45,11 @@ bool split_pairs(const std::string& line, std::vector<KeyValue>& out, std::strin
 }
 
 // Lines whose first key owns the rest of the line (Slurm's "expline" keys).
-const std::set<std::string> kLineKeys = {"nodename", "partitionname", "frontendname", "nodeset", "downnodes",
-                                         "slurmctldhost", "controlmachine", "backupcontroller"};
+const std::set<std::string> kLineKeys = {"nodename",  "partitionname", "frontendname",   "nodeset",
+                                         "downnodes", "slurmctldhost", "controlmachine", "backupcontroller"};
 
 class Reader {
-public:
+  public:
     explicit Reader(std::string conf_dir) : conf_dir_(std::move(conf_dir)) {}
 
     void parse(const std::string& text, const std::string& label, int depth) {
@@ -84,9 +86,11 @@ public:
         return std::move(conf_);
     }
 
-    void add(SourceLocation where, std::string message) { conf_.problems.push_back({std::move(where), std::move(message)}); }
+    void add(SourceLocation where, std::string message) {
+        conf_.problems.push_back({std::move(where), std::move(message)});
+    }
 
-private:
+  private:
     void include(std::string rest, const SourceLocation& where, int depth) {
         const std::string_view after = skip_space(rest);
         std::string name(after.substr(0, std::find_if(after.begin(), after.end(), is_space) - after.begin()));

@@ -37,10 +37,10 @@ struct SlurmSetting {
 
 struct SlurmConf {
     std::string path;
-    std::vector<SlurmNode> nodes;                  // definition order, no duplicates
-    std::vector<SlurmPartition> partitions;        // definition order, DEFAULT lines left out
-    std::map<std::string, SlurmSetting> settings;  // lower-cased key -> last value
-    std::vector<Diagnostic> problems;              // errors Slurm would reject, file:line
+    std::vector<SlurmNode> nodes;                 // definition order, no duplicates
+    std::vector<SlurmPartition> partitions;       // definition order, DEFAULT lines left out
+    std::map<std::string, SlurmSetting> settings; // lower-cased key -> last value
+    std::vector<Diagnostic> problems;             // errors Slurm would reject, file:line
 
     std::vector<std::string> node_names() const;
     std::optional<std::string> get(const std::string& key) const; // key in any case
@@ -50,8 +50,7 @@ struct SlurmConf {
 // Never throws for the file's content: every problem lands in `problems`
 // (an unreadable main file too, as "path: cannot read the file: ...").
 SlurmConf read_slurm_conf(const std::string& path);
-SlurmConf read_slurm_conf_text(const std::string& text, const std::string& label,
-                               const std::string& conf_dir = ".");
+SlurmConf read_slurm_conf_text(const std::string& text, const std::string& label, const std::string& conf_dir = ".");
 
 // $SLURM_CONF, else /etc/slurm/slurm.conf.
 std::string default_slurm_conf_path();

@@ -13,8 +13,7 @@ ClusterState::ClusterState(const nvlblock::Topology& topo)
       node_preemptible_(topo.node_count(), 0), causes_(topo.node_count(), 0),
       healthy_(static_cast<int>(topo.node_count())) {}
 
-void ClusterState::allocate(const std::vector<NodeIndex>& nodes, std::int32_t job, bool preemptible,
-                            NodeState state) {
+void ClusterState::allocate(const std::vector<NodeIndex>& nodes, std::int32_t job, bool preemptible, NodeState state) {
     for (NodeIndex n : nodes) {
         if (states_[n] != NodeState::kFree || node_job_[n] >= 0)
             throw std::logic_error("simulator: allocating node " + std::to_string(n) + " that is not free");

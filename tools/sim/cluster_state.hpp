@@ -17,7 +17,7 @@
 namespace nvlblock::sim {
 
 class ClusterState {
-public:
+  public:
     explicit ClusterState(const nvlblock::Topology& topo);
 
     std::size_t size() const { return states_.size(); }
@@ -44,7 +44,7 @@ public:
     // A failure cause ends; true if the node is healthy again.
     bool cause_up(nvlblock::NodeIndex n);
 
-private:
+  private:
     std::vector<nvlblock::NodeState> states_;
     std::vector<std::int32_t> node_job_;
     std::vector<std::uint8_t> node_preemptible_;

@@ -14,12 +14,12 @@
 namespace nvlblock::sim {
 
 class CsvError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
 class CsvReader {
-public:
+  public:
     // Opens `path` and reads its header; throws CsvError ("path: ...").
     explicit CsvReader(const std::string& path);
 
@@ -34,7 +34,7 @@ public:
     // "path:line: message", for errors about the current row.
     [[noreturn]] void fail(const std::string& message) const;
 
-private:
+  private:
     std::string path_;
     std::ifstream in_;
     std::map<std::string, std::size_t> columns_;

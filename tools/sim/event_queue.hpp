@@ -34,7 +34,7 @@ struct Event {
 };
 
 class EventQueue {
-public:
+  public:
     void push(Event e);
     bool empty() const { return heap_.empty(); }
     std::size_t size() const { return heap_.size(); }
@@ -42,7 +42,7 @@ public:
     Event pop();
     Seconds next_time() const { return heap_.empty() ? kNever : heap_.top().at; }
 
-private:
+  private:
     struct Later {
         bool operator()(const Event& x, const Event& y) const {
             if (x.at != y.at)

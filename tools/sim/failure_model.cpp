@@ -129,7 +129,9 @@ std::vector<FailureInterval> read_failure_trace(const std::string& path, std::si
     return out;
 }
 
-FailureSource FailureSource::none() { return FailureSource(); }
+FailureSource FailureSource::none() {
+    return FailureSource();
+}
 
 FailureSource FailureSource::model(const FailureModelSpec& spec, int racks, int nodes_per_rack, std::uint64_t seed) {
     FailureSource s;
@@ -208,8 +210,8 @@ std::optional<FailureEvent> FailureSource::follow(const FailureEvent& e) {
     if (kind_ != Kind::kModel)
         return std::nullopt;
     Rng& r = streams_[e.process];
-    const double mean = e.rack ? (e.down ? spec_.rack_mttr_s : spec_.rack_mtbf_s)
-                               : (e.down ? spec_.node_mttr_s : spec_.node_mtbi_s);
+    const double mean =
+        e.rack ? (e.down ? spec_.rack_mttr_s : spec_.rack_mtbf_s) : (e.down ? spec_.node_mttr_s : spec_.node_mtbi_s);
     return FailureEvent{e.at + draw(r, mean), !e.down, e.rack, e.target, e.process};
 }
 
@@ -218,8 +220,8 @@ FailureSource make_failure_source(const std::string& arg, int racks, int nodes_p
     if (arg.empty() || arg == "none")
         return FailureSource::none();
     std::error_code ec;
-    const bool is_file = std::filesystem::is_regular_file(arg, ec) ||
-                         (arg.size() > 4 && arg.compare(arg.size() - 4, 4, ".csv") == 0);
+    const bool is_file =
+        std::filesystem::is_regular_file(arg, ec) || (arg.size() > 4 && arg.compare(arg.size() - 4, 4, ".csv") == 0);
     if (is_file)
         return FailureSource::trace(
             read_failure_trace(arg, static_cast<std::size_t>(racks) * static_cast<std::size_t>(nodes_per_rack)));

@@ -20,8 +20,8 @@
 // empty up_s means the node never comes back. Overlapping intervals merge.
 #pragma once
 
-#include "sim_types.hpp"
 #include "rng.hpp"
+#include "sim_types.hpp"
 
 #include <optional>
 #include <string>
@@ -36,12 +36,8 @@ struct FailureModelSpec {
     double rack_mttr_s = 8 * 3600.0;
     std::string label; // as given, for reports
 
-    double node_unavailability() const {
-        return node_mtbi_s > 0 ? node_mttr_s / (node_mtbi_s + node_mttr_s) : 0.0;
-    }
-    double rack_unavailability() const {
-        return rack_mtbf_s > 0 ? rack_mttr_s / (rack_mtbf_s + rack_mttr_s) : 0.0;
-    }
+    double node_unavailability() const { return node_mtbi_s > 0 ? node_mttr_s / (node_mtbi_s + node_mttr_s) : 0.0; }
+    double rack_unavailability() const { return rack_mtbf_s > 0 ? rack_mttr_s / (rack_mtbf_s + rack_mttr_s) : 0.0; }
 };
 
 // The Llama 3 interruption table (data/traces/llama3_interruptions.csv): 419
@@ -84,15 +80,15 @@ std::vector<FailureInterval> read_failure_trace(const std::string& path, std::si
 // One change of one failure cause.
 struct FailureEvent {
     Seconds at = 0;
-    bool down = true;       // the cause starts (true) or ends (false)
-    bool rack = false;      // a whole-rack cause: `target` is a rack
+    bool down = true;  // the cause starts (true) or ends (false)
+    bool rack = false; // a whole-rack cause: `target` is a rack
     std::uint32_t target = 0;
     std::uint32_t process = 0; // which cause, for follow()
     bool initial = false;      // already down at time 0 (the stationary start), not a new failure
 };
 
 class FailureSource {
-public:
+  public:
     static FailureSource none();
     static FailureSource model(const FailureModelSpec& spec, int racks, int nodes_per_rack, std::uint64_t seed);
     static FailureSource trace(std::vector<FailureInterval> intervals);
@@ -105,7 +101,7 @@ public:
     std::string describe() const { return description_; }
     bool empty() const { return kind_ == Kind::kNone; }
 
-private:
+  private:
     enum class Kind { kNone, kModel, kTrace };
     Kind kind_ = Kind::kNone;
     FailureModelSpec spec_;

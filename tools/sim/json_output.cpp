@@ -47,7 +47,9 @@ std::string results_json(const RunInfo& run, const std::vector<PolicyResult>& re
         w.field("policy", r.policy.name);
         w.key("topology").begin_object();
         w.field("slice", r.policy.slice).field("spares", r.policy.spares).field("lending", r.policy.lending);
-        w.field("reclaim", r.policy.reclaim).field("recovery", r.policy.recovery).field("preemption", r.policy.preemption);
+        w.field("reclaim", r.policy.reclaim)
+            .field("recovery", r.policy.recovery)
+            .field("preemption", r.policy.preemption);
         w.end_object();
         w.field("nodes", r.nodes).field("gpus_per_node", r.gpus_per_node);
         w.field("window_start_s", r.window_start).field("window_end_s", r.window_end).field("sim_end_s", r.sim_end);

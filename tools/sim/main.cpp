@@ -6,13 +6,13 @@
 // engine the Slurm plugin runs; the simulator only plays the rest of Slurm
 // (queue order, backfill, requeue, preemption) and the world (jobs, failures).
 #include "cli.hpp"
-#include "run_main.hpp"
 #include "csv_output.hpp"
 #include "failure_model.hpp"
 #include "json_output.hpp"
 #include "plot.hpp"
 #include "progress.hpp"
 #include "run_info.hpp"
+#include "run_main.hpp"
 #include "simulator.hpp"
 #include "synthetic.hpp"
 #include "table_writer.hpp"
@@ -132,11 +132,39 @@ std::string command_line(int argc, char** argv) {
 
 int run(int argc, char** argv) {
     cli::Args args(argc, argv,
-                   {"trace", "racks", "nodes-per-rack", "slice", "spares", "gpus-per-node", "policies", "failures",
-                    "seed", "json", "csv", "plot", "log", "queue", "checkpoint-interval", "requeue-delay",
-                    "requeue-order", "recovery-wait", "preemption", "horizon", "warmup", "window-end", "time-scale", "max-jobs",
-                    "bucket", "bf-interval", "bf-max-job-test", "threads", "preemptible-share",
-                    "preemptible-max-nodes", "mix", "hierarchy", "crossing"},
+                   {"trace",
+                    "racks",
+                    "nodes-per-rack",
+                    "slice",
+                    "spares",
+                    "gpus-per-node",
+                    "policies",
+                    "failures",
+                    "seed",
+                    "json",
+                    "csv",
+                    "plot",
+                    "log",
+                    "queue",
+                    "checkpoint-interval",
+                    "requeue-delay",
+                    "requeue-order",
+                    "recovery-wait",
+                    "preemption",
+                    "horizon",
+                    "warmup",
+                    "window-end",
+                    "time-scale",
+                    "max-jobs",
+                    "bucket",
+                    "bf-interval",
+                    "bf-max-job-test",
+                    "threads",
+                    "preemptible-share",
+                    "preemptible-max-nodes",
+                    "mix",
+                    "hierarchy",
+                    "crossing"},
                    {"quiet", "timing", "help"});
     if (args.has("help")) {
         std::cout << kUsage;
@@ -228,7 +256,8 @@ int run(int argc, char** argv) {
     std::unique_ptr<Workload> workload;
     if (trace.rfind("synthetic:", 0) == 0) {
         if (args.has("mix"))
-            throw cli::UsageError("--mix adds the synthetic mix to a trace file; with --trace synthetic:... give one spec");
+            throw cli::UsageError(
+                "--mix adds the synthetic mix to a trace file; with --trace synthetic:... give one spec");
         workload = synthetic(trace.substr(10));
     } else if (trace == "synthetic") {
         workload = synthetic(args.str("mix"));
@@ -265,8 +294,8 @@ int run(int argc, char** argv) {
     run.failures_arg = args.str("failures", "none");
     FailureSource failures;
     try {
-        failures = make_failure_source(run.failures_arg, shape.racks, shape.nodes_per_rack, shape.gpus_per_node,
-                                       run.seed);
+        failures =
+            make_failure_source(run.failures_arg, shape.racks, shape.nodes_per_rack, shape.gpus_per_node, run.seed);
     } catch (const ParseError& e) {
         throw cli::UsageError(e.what());
     }
@@ -287,8 +316,8 @@ int run(int argc, char** argv) {
 
     const bool quiet = args.has("quiet");
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    run.threads = static_cast<int>(args.integer("threads", std::min<unsigned>(hw, static_cast<unsigned>(kinds.size())),
-                                                1, 256));
+    run.threads =
+        static_cast<int>(args.integer("threads", std::min<unsigned>(hw, static_cast<unsigned>(kinds.size())), 1, 256));
 
     // Per-policy decision logs.
     std::vector<std::unique_ptr<std::ofstream>> logs(kinds.size());
@@ -316,13 +345,13 @@ int run(int argc, char** argv) {
                               std::move(hooks));
                 results[i] = sim.run([&, i](Seconds now, std::uint64_t done) {
                     double f = opt.horizon > 0 ? static_cast<double>(now) / static_cast<double>(opt.horizon)
-                               : open_jobs  ? static_cast<double>(done) / static_cast<double>(open_jobs)
-                                            : static_cast<double>(now) / static_cast<double>(opt.window_end);
+                               : open_jobs     ? static_cast<double>(done) / static_cast<double>(open_jobs)
+                                               : static_cast<double>(now) / static_cast<double>(opt.window_end);
                     bar.update(i, f);
                 });
                 if (sim.stopped_at_max_time())
-                    errors[i] = std::string("warning: ") + policy_name(kinds[i]) +
-                                ": stopped after " + format_duration(static_cast<double>(opt.max_time)) +
+                    errors[i] = std::string("warning: ") + policy_name(kinds[i]) + ": stopped after " +
+                                format_duration(static_cast<double>(opt.max_time)) +
                                 " of simulated time with jobs left (give --horizon)";
             } catch (const std::exception& e) {
                 errors[i] = std::string("error: ") + policy_name(kinds[i]) + ": " + e.what();
@@ -363,7 +392,8 @@ int run(int argc, char** argv) {
     }
     if (args.has("plot")) {
         char title[256];
-        const std::string shown = trace.substr(trace.find_last_of('/') == std::string::npos ? 0 : trace.find_last_of('/') + 1);
+        const std::string shown =
+            trace.substr(trace.find_last_of('/') == std::string::npos ? 0 : trace.find_last_of('/') + 1);
         std::snprintf(title, sizeof title, "%d racks x %d nodes; %s; failures: %s; seed %llu", shape.racks,
                       shape.nodes_per_rack, shown.c_str(), run.failures_arg.c_str(),
                       static_cast<unsigned long long>(run.seed));
@@ -377,7 +407,8 @@ int run(int argc, char** argv) {
         events += r.events;
         busy += r.wall_seconds;
     }
-    std::fprintf(stderr, "nvlblock-sim: %zu policies, %llu events in %.2f s wall (%d threads; %.0f events/s per thread)\n",
+    std::fprintf(stderr,
+                 "nvlblock-sim: %zu policies, %llu events in %.2f s wall (%d threads; %.0f events/s per thread)\n",
                  results.size(), static_cast<unsigned long long>(events), run.wall_seconds, run.threads,
                  busy > 0 ? static_cast<double>(events) / busy : 0.0);
     return 0;
@@ -385,4 +416,6 @@ int run(int argc, char** argv) {
 
 } // namespace
 
-int main(int argc, char** argv) { return nvlblock::cli::run_main("nvlblock-sim", run, argc, argv); }
+int main(int argc, char** argv) {
+    return nvlblock::cli::run_main("nvlblock-sim", run, argc, argv);
+}

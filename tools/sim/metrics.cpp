@@ -136,7 +136,9 @@ std::vector<WaitStats> Metrics::wait_stats() const {
     return out;
 }
 
-WaitStats Metrics::restart_delay_stats() const { return stats_of("restart_delay", restart_delays_); }
+WaitStats Metrics::restart_delay_stats() const {
+    return stats_of("restart_delay", restart_delays_);
+}
 
 WaitStats Metrics::multi_node_restart_delay_stats() const {
     return stats_of("multi_node_restart_delay", multi_delays_);

@@ -35,7 +35,7 @@ struct Levels {
     int busy_preemptible = 0;
     int stranded = 0;
     bool waiting = false; // an eligible job is pending after the scheduling pass
-    int pending = 0; // jobs waiting (eligible or not)
+    int pending = 0;      // jobs waiting (eligible or not)
     int running = 0;
 };
 
@@ -48,11 +48,11 @@ struct WaitStats {
 };
 
 struct SpreadStats {
-    std::uint64_t multi_rack = 0;        // jobs that started on 2 racks or more
-    std::uint64_t fit_one_su = 0;        // of those, jobs that need no more racks than an SU has
-    std::uint64_t confined = 0;          // of those that fit, jobs that started inside one SU
-    std::uint64_t confined_any = 0;      // of all multi-rack jobs, those inside one SU
-    double sus_spanned = 0;              // sum over multi-rack jobs of the SUs they span
+    std::uint64_t multi_rack = 0;   // jobs that started on 2 racks or more
+    std::uint64_t fit_one_su = 0;   // of those, jobs that need no more racks than an SU has
+    std::uint64_t confined = 0;     // of those that fit, jobs that started inside one SU
+    std::uint64_t confined_any = 0; // of all multi-rack jobs, those inside one SU
+    double sus_spanned = 0;         // sum over multi-rack jobs of the SUs they span
     double mean_sus() const { return multi_rack ? sus_spanned / static_cast<double>(multi_rack) : 0.0; }
 };
 
@@ -63,7 +63,7 @@ struct SeriesPoint {
 };
 
 // Job size classes by requested GPUs.
-inline constexpr std::array<const char*, 6> kSizeClasses = {"gpus_1_4",    "gpus_5_32",      "gpus_33_64",
+inline constexpr std::array<const char*, 6> kSizeClasses = {"gpus_1_4",    "gpus_5_32",     "gpus_33_64",
                                                             "gpus_65_256", "gpus_257_1024", "gpus_1025_plus"};
 std::size_t size_class_of(std::uint32_t gpus);
 
@@ -72,7 +72,7 @@ std::size_t size_class_of(std::uint32_t gpus);
 double percentile(const std::vector<double>& sorted, double p);
 
 class Metrics {
-public:
+  public:
     Metrics(Seconds window_start, Seconds window_end, Seconds bucket);
 
     // Levels held constant over [from, to).
@@ -103,7 +103,7 @@ public:
     WaitStats multi_node_restart_delay_stats() const;
     std::vector<SeriesPoint> series() const;
 
-private:
+  private:
     template <typename Fn>
     void per_bucket(Seconds from, Seconds to, Fn&& fn);
 

@@ -105,7 +105,8 @@ std::string topology_yaml(const ClusterShape& shape, int slice, int spares, bool
             char buf[128];
             const int last = std::min(shape.racks, first + per) - 1;
             if (l == 0)
-                std::snprintf(buf, sizeof buf, "        %s%03d: rack[%03d-%03d]\n", name.c_str(), g, first + 1, last + 1);
+                std::snprintf(buf, sizeof buf, "        %s%03d: rack[%03d-%03d]\n", name.c_str(), g, first + 1,
+                              last + 1);
             else
                 std::snprintf(buf, sizeof buf, "        %s%03d: %s[%03d-%03d]\n", name.c_str(), g,
                               l == 1 ? "su" : ("level" + std::to_string(l)).c_str(), first / below + 1,
@@ -124,7 +125,8 @@ std::string topology_conf(const ClusterShape& shape, int slice) {
     for (int per : shape.hierarchy) {
         if (per < 1 || (per & (per - 1)))
             throw std::invalid_argument("--hierarchy: topology/block's BlockSizes can only express groups of a "
-                                        "power of two racks, not " + std::to_string(per));
+                                        "power of two racks, not " +
+                                        std::to_string(per));
         c += "," + std::to_string(static_cast<long>(slice) * per);
     }
     return c + "\n";

@@ -58,8 +58,8 @@ enum class PreemptionMode { kLend, kAll, kNone };
 struct ClusterShape {
     int racks = 128;
     int nodes_per_rack = 18;
-    int slice = 16;  // for block, nvlblock, nvlblock+lend
-    int spares = 2;  // for nvlblock, nvlblock+lend
+    int slice = 16; // for block, nvlblock, nvlblock+lend
+    int spares = 2; // for nvlblock, nvlblock+lend
     int gpus_per_node = 4;
     Seconds recovery_wait = 300; // the topology's recovery.wait (fallback to anywhere after it)
     std::vector<int> hierarchy;  // racks per group, lowest level first (e.g. {8}: SUs of 8 racks); empty: none

@@ -9,7 +9,9 @@ namespace nvlblock::sim {
 ProgressBar::ProgressBar(bool enabled, std::size_t parts)
     : enabled_(enabled), done_(parts, 0.0), start_(std::chrono::steady_clock::now()), last_(start_) {}
 
-ProgressBar::~ProgressBar() { finish(); }
+ProgressBar::~ProgressBar() {
+    finish();
+}
 
 void ProgressBar::update(std::size_t part, double fraction) {
     if (!enabled_)

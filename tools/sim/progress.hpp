@@ -14,14 +14,14 @@
 namespace nvlblock::sim {
 
 class ProgressBar {
-public:
+  public:
     ProgressBar(bool enabled, std::size_t parts);
     ~ProgressBar();
     // Part `i` is `fraction` (0..1) done.
     void update(std::size_t part, double fraction);
     void finish();
 
-private:
+  private:
     void draw(bool force);
     bool enabled_;
     std::vector<double> done_;

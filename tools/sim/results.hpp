@@ -45,7 +45,7 @@ struct PolicyResult {
     std::uint64_t restarts_in_place = 0;
     std::uint64_t preemptions = 0;
     std::uint64_t reclaims = 0; // of the preemptions, jobs requeued to reclaim spares (rule 3b)
-    bool ledger = false; // the Planner's recovery ledger was used (nvlblock policies)
+    bool ledger = false;        // the Planner's recovery ledger was used (nvlblock policies)
     std::uint64_t ledger_failures = 0, ledger_in_place = 0, ledger_elsewhere = 0;
     WaitStats restart_delay;
     std::uint64_t multi_node_restarts = 0, multi_node_in_place = 0; // of the restarts, jobs of 2+ nodes

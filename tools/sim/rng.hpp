@@ -12,7 +12,7 @@
 namespace nvlblock::sim {
 
 class Rng {
-public:
+  public:
     explicit Rng(std::uint64_t seed) : state_(seed) {}
 
     std::uint64_t next() {
@@ -28,7 +28,7 @@ public:
     // Uniform integer in [lo, hi].
     std::uint64_t between(std::uint64_t lo, std::uint64_t hi) { return lo + next() % (hi - lo + 1); }
 
-private:
+  private:
     std::uint64_t state_;
 };
 

@@ -110,9 +110,9 @@ void Scheduler::backfill(std::uint32_t head, Seconds now) {
     // search would find the same time and nodes. test/sim checks this.
     // Changes caused by this backfill's own starts (preemptions) count too,
     // from the next pass on.
-    if (res_.valid && (!opt.reuse_reservation || res_.head != head || res_.own_changes != 0 ||
-                       res_.changes != w_.other_changes() || res_.starts != c.started ||
-                       w_.finished_expected_end_max() >= res_.shadow))
+    if (res_.valid &&
+        (!opt.reuse_reservation || res_.head != head || res_.own_changes != 0 || res_.changes != w_.other_changes() ||
+         res_.starts != c.started || w_.finished_expected_end_max() >= res_.shadow))
         res_.valid = false;
 
     auto& pending = w_.pending();
@@ -289,8 +289,8 @@ void Scheduler::compute_reservation(std::uint32_t head, Seconds now) {
     w_.reset_finished_expected_end_max();
 }
 
-bool Scheduler::head_still_fits(std::uint32_t head, std::uint32_t job, const std::vector<NodeIndex>& taken,
-                                Seconds now, Placement& out) {
+bool Scheduler::head_still_fits(std::uint32_t head, std::uint32_t job, const std::vector<NodeIndex>& taken, Seconds now,
+                                Placement& out) {
     const bool preemptible = w_.job(job).preemptible;
     const std::size_t n = res_.states.size();
     scratch_states_ = res_.states;

@@ -37,25 +37,25 @@
 namespace nvlblock::sim {
 
 class Scheduler {
-public:
+  public:
     explicit Scheduler(World& world) : w_(world) {}
 
     // One scheduling pass at `now`; returns the number of jobs started.
     int pass(Seconds now);
 
-private:
+  private:
     struct Reservation {
         bool valid = false;
         bool exists = false; // the head job can be placed at some expected future
         std::uint32_t head = 0;
         std::uint64_t changes = 0;     // World::other_changes() when made
         std::uint64_t own_changes = 0; // of the changes since, those this backfill's own starts caused
-        std::uint64_t starts = 0; // jobs started when it was made (a start it did not see invalidates it)
+        std::uint64_t starts = 0;      // jobs started when it was made (a start it did not see invalidates it)
         std::uint64_t id = 0;
         Seconds shadow = kNever;
-        std::vector<std::uint8_t> reserved;          // nodes the head job would take then
-        std::vector<nvlblock::NodeState> states;     // the cluster at the shadow time
-        std::vector<std::uint8_t> preemptible;       // nodes still running preemptible work then
+        std::vector<std::uint8_t> reserved;      // nodes the head job would take then
+        std::vector<nvlblock::NodeState> states; // the cluster at the shadow time
+        std::vector<std::uint8_t> preemptible;   // nodes still running preemptible work then
     };
     struct ShapeVerdict {
         std::uint64_t short_epoch = 0; // refused with all usable nodes at this epoch

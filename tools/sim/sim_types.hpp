@@ -24,7 +24,7 @@ enum class JobKind : std::uint8_t {
 };
 
 struct JobSpec {
-    std::string name;  // job_id column of the trace, or a generated name
+    std::string name; // job_id column of the trace, or a generated name
     Seconds submit = 0;
     JobKind kind = JobKind::kTrace;
     std::uint32_t nodes = 1;  // kTrace: nodes requested

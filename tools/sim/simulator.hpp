@@ -20,7 +20,7 @@
 namespace nvlblock::sim {
 
 class Simulator {
-public:
+  public:
     Simulator(const SimOptions& options, PolicyConfig policy, std::unique_ptr<Workload> workload,
               FailureSource failures, SimHooks hooks = {});
 
@@ -31,7 +31,7 @@ public:
     World& world() { return world_; }
     bool stopped_at_max_time() const { return stopped_; }
 
-private:
+  private:
     void fetch_arrival();
     bool finished() const;
     PolicyResult result(double wall_seconds) const;

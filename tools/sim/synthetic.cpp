@@ -29,7 +29,7 @@ Seconds next_arrival(Rng& r, Seconds after, double rate) {
 std::vector<SharesRow> read_shares(const std::string& path) {
     CsvReader r(path);
     const std::size_t c_trace = r.column("trace"), c_weight = r.column("weight");
-    const char* names[] = {"pct_le1gpu", "pct_ge8",  "pct_ge16",  "pct_ge32",  "pct_ge64",
+    const char* names[] = {"pct_le1gpu", "pct_ge8",   "pct_ge16",  "pct_ge32",  "pct_ge64",
                            "pct_ge72",   "pct_ge128", "pct_ge256", "pct_ge512", "pct_ge1024"};
     std::size_t cols[10];
     for (int i = 0; i < 10; ++i)
@@ -40,7 +40,7 @@ std::vector<SharesRow> read_shares(const std::string& path) {
         SharesRow row;
         row.trace = f[c_trace];
         row.weight = f[c_weight];
-        double* dst[] = {&row.le1,  &row.ge8,  &row.ge16,  &row.ge32,  &row.ge64,
+        double* dst[] = {&row.le1,  &row.ge8,   &row.ge16,  &row.ge32,  &row.ge64,
                          &row.ge72, &row.ge128, &row.ge256, &row.ge512, &row.ge1024};
         for (int i = 0; i < 10; ++i) {
             try {
@@ -149,8 +149,8 @@ SyntheticWorkload::SyntheticWorkload(SyntheticSpec spec, std::size_t cluster_nod
     end_ = static_cast<Seconds>(std::llround(spec_.hours * 3600.0));
     const double slice_work = mean_slices() * kNominalSliceNodes * spec_.mean_hours * 3600.0; // node-seconds per job
     slice_rate_ = spec_.saturate ? 0.0 : spec_.load * static_cast<double>(nodes_) / slice_work;
-    small_rate_ = spec_.small_load * static_cast<double>(nodes_) /
-                  (spec_.small_nodes * spec_.small_mean_hours * 3600.0);
+    small_rate_ =
+        spec_.small_load * static_cast<double>(nodes_) / (spec_.small_nodes * spec_.small_mean_hours * 3600.0);
     next_slice_ = next_arrival(slice_arrivals_, 0, slice_rate_);
     next_small_ = next_arrival(small_arrivals_, 0, small_rate_);
 }
@@ -221,7 +221,9 @@ JobSpec SyntheticWorkload::next_closed(Seconds now) {
     return j;
 }
 
-Seconds SyntheticWorkload::last_open_submit() const { return end_; }
+Seconds SyntheticWorkload::last_open_submit() const {
+    return end_;
+}
 
 std::string SyntheticWorkload::describe() const {
     char buf[320];

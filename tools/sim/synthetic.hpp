@@ -69,7 +69,7 @@ SyntheticSpec parse_synthetic(const std::string& text);
 void resolve_synthetic(SyntheticSpec& spec, int racks, Seconds horizon, const std::string& source_dir);
 
 class SyntheticWorkload : public Workload {
-public:
+  public:
     SyntheticWorkload(SyntheticSpec spec, std::size_t cluster_nodes, std::uint64_t seed);
     std::optional<JobSpec> next_open() override;
     int closed_target() const override { return spec_.saturate ? spec_.queue : 0; }
@@ -81,7 +81,7 @@ public:
     const SyntheticSpec& spec() const { return spec_; }
     double mean_slices() const;
 
-private:
+  private:
     JobSpec draw_slice_job(Seconds submit);
     JobSpec draw_small_job(Seconds submit);
     Seconds draw_duration(Rng& r, double mean_s);

@@ -10,7 +10,9 @@
 
 namespace nvlblock::sim {
 
-const char* queue_name(QueueMode q) { return q == QueueMode::kFifo ? "fifo" : "easy"; }
+const char* queue_name(QueueMode q) {
+    return q == QueueMode::kFifo ? "fifo" : "easy";
+}
 
 const char* preemption_name(PreemptionMode p) {
     switch (p) {
@@ -31,9 +33,15 @@ std::string fmt(const char* f, double v) {
     std::snprintf(buf, sizeof buf, f, v);
     return buf;
 }
-std::string pct(double v) { return fmt("%.1f%%", 100 * v); }
-std::string num(double v, int decimals = 0) { return cli::grouped(v, decimals); }
-std::string dur(double s) { return s <= 0 ? "0" : format_duration(s); }
+std::string pct(double v) {
+    return fmt("%.1f%%", 100 * v);
+}
+std::string num(double v, int decimals = 0) {
+    return cli::grouped(v, decimals);
+}
+std::string dur(double s) {
+    return s <= 0 ? "0" : format_duration(s);
+}
 
 } // namespace
 
@@ -50,15 +58,14 @@ void write_table(std::ostream& out, const RunInfo& run, const std::vector<Policy
     out << head;
     out << "workload: " << run.workload << "\n";
     out << "failures: " << run.failures << "\n";
-    std::snprintf(head, sizeof head,
-                  "window %s - %s s (%s); %s queue; checkpoint every %s; requeue delay %llu s; recovery wait %llu s\n",
-                  num(static_cast<double>(first.window_start)).c_str(),
-                  num(static_cast<double>(first.window_end)).c_str(),
-                  dur(static_cast<double>(first.window_end - first.window_start)).c_str(),
-                  o.queue == QueueMode::kEasy ? "EASY backfill" : "FIFO",
-                  o.checkpoint_interval > 0 ? dur(static_cast<double>(o.checkpoint_interval)).c_str() : "never",
-                  static_cast<unsigned long long>(o.requeue_delay),
-                  static_cast<unsigned long long>(o.shape.recovery_wait));
+    std::snprintf(
+        head, sizeof head,
+        "window %s - %s s (%s); %s queue; checkpoint every %s; requeue delay %llu s; recovery wait %llu s\n",
+        num(static_cast<double>(first.window_start)).c_str(), num(static_cast<double>(first.window_end)).c_str(),
+        dur(static_cast<double>(first.window_end - first.window_start)).c_str(),
+        o.queue == QueueMode::kEasy ? "EASY backfill" : "FIFO",
+        o.checkpoint_interval > 0 ? dur(static_cast<double>(o.checkpoint_interval)).c_str() : "never",
+        static_cast<unsigned long long>(o.requeue_delay), static_cast<unsigned long long>(o.shape.recovery_wait));
     out << head;
     if (!o.shape.hierarchy.empty()) {
         std::string levels;
@@ -116,16 +123,16 @@ void write_table(std::ostream& out, const RunInfo& run, const std::vector<Policy
     }
     if (first.hierarchy) {
         sep();
-        row("multi-rack jobs started", [](const PolicyResult& r) { return num(static_cast<double>(r.spread.multi_rack)); });
+        row("multi-rack jobs started",
+            [](const PolicyResult& r) { return num(static_cast<double>(r.spread.multi_rack)); });
         row("  in one SU, of those that fit one", [](const PolicyResult& r) {
-            return r.spread.fit_one_su ? pct(static_cast<double>(r.spread.confined) /
-                                             static_cast<double>(r.spread.fit_one_su)) +
-                                             " of " + num(static_cast<double>(r.spread.fit_one_su))
-                                       : std::string("-");
+            return r.spread.fit_one_su
+                       ? pct(static_cast<double>(r.spread.confined) / static_cast<double>(r.spread.fit_one_su)) +
+                             " of " + num(static_cast<double>(r.spread.fit_one_su))
+                       : std::string("-");
         });
-        row("  mean SUs spanned", [](const PolicyResult& r) {
-            return r.spread.multi_rack ? num(r.spread.mean_sus(), 2) : std::string("-");
-        });
+        row("  mean SUs spanned",
+            [](const PolicyResult& r) { return r.spread.multi_rack ? num(r.spread.mean_sus(), 2) : std::string("-"); });
     }
     sep();
     row("runs killed by failures", [](const PolicyResult& r) { return num(static_cast<double>(r.failure_requeues)); });
@@ -159,7 +166,9 @@ void write_table(std::ostream& out, const RunInfo& run, const std::vector<Policy
         for (const auto& c : cells)
             cell_w = std::max(cell_w, c.size());
     }
-    auto pad_left = [](const std::string& s, std::size_t w) { return std::string(w > s.size() ? w - s.size() : 0, ' ') + s; };
+    auto pad_left = [](const std::string& s, std::size_t w) {
+        return std::string(w > s.size() ? w - s.size() : 0, ' ') + s;
+    };
     out << std::string(label_w, ' ');
     for (const auto& r : results)
         out << "  " << pad_left(r.policy.name, cell_w);

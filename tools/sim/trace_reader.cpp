@@ -36,7 +36,8 @@ std::vector<JobSpec> read_trace(const std::string& path, const TraceOptions& opt
         j.gpus_per_node = static_cast<std::uint32_t>(whole(r, f[c_gpn], "gpus_per_node", 1));
         const long long dur = whole(r, f[c_dur], "duration_s", 1);
         j.submit = static_cast<Seconds>(std::llround(static_cast<double>(submit) * options.time_scale));
-        j.duration = std::max<Seconds>(1, static_cast<Seconds>(std::llround(static_cast<double>(dur) * options.time_scale)));
+        j.duration =
+            std::max<Seconds>(1, static_cast<Seconds>(std::llround(static_cast<double>(dur) * options.time_scale)));
         jobs.push_back(std::move(j));
         if (options.max_jobs && jobs.size() >= options.max_jobs)
             break;

@@ -15,7 +15,7 @@
 namespace nvlblock::sim {
 
 struct TraceOptions {
-    double time_scale = 1.0; // submit times and durations are multiplied by this
+    double time_scale = 1.0;    // submit times and durations are multiplied by this
     std::uint32_t max_jobs = 0; // 0: all rows
 };
 

@@ -13,7 +13,7 @@
 namespace nvlblock::sim {
 
 class ParseError : public std::invalid_argument {
-public:
+  public:
     using std::invalid_argument::invalid_argument;
 };
 

@@ -6,7 +6,9 @@
 
 namespace nvlblock::sim {
 
-JobSpec Workload::next_closed(Seconds) { throw std::logic_error("this workload has no closed loop"); }
+JobSpec Workload::next_closed(Seconds) {
+    throw std::logic_error("this workload has no closed loop");
+}
 
 TraceWorkload::TraceWorkload(std::shared_ptr<const std::vector<JobSpec>> jobs, std::string label)
     : jobs_(std::move(jobs)), label_(std::move(label)) {}
@@ -17,7 +19,9 @@ std::optional<JobSpec> TraceWorkload::next_open() {
     return (*jobs_)[next_++];
 }
 
-Seconds TraceWorkload::last_open_submit() const { return jobs_->empty() ? 0 : jobs_->back().submit; }
+Seconds TraceWorkload::last_open_submit() const {
+    return jobs_->empty() ? 0 : jobs_->back().submit;
+}
 
 std::unique_ptr<Workload> TraceWorkload::clone() const {
     return std::make_unique<TraceWorkload>(jobs_, label_);

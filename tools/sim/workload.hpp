@@ -17,7 +17,7 @@
 namespace nvlblock::sim {
 
 class Workload {
-public:
+  public:
     virtual ~Workload() = default;
     // The next open arrival, in submit order; nullopt when there are no more.
     virtual std::optional<JobSpec> next_open() = 0;
@@ -35,7 +35,7 @@ public:
 
 // A job trace read from a file: the same jobs, shared, for every clone.
 class TraceWorkload : public Workload {
-public:
+  public:
     TraceWorkload(std::shared_ptr<const std::vector<JobSpec>> jobs, std::string label);
     std::optional<JobSpec> next_open() override;
     Seconds last_open_submit() const override;
@@ -43,7 +43,7 @@ public:
     std::string describe() const override { return label_; }
     std::unique_ptr<Workload> clone() const override;
 
-private:
+  private:
     std::shared_ptr<const std::vector<JobSpec>> jobs_;
     std::string label_;
     std::size_t next_ = 0;
@@ -53,7 +53,7 @@ private:
 // open arrivals merged by submit time (the first workload's first on ties),
 // the closed loop, if any, from the second.
 class MergedWorkload : public Workload {
-public:
+  public:
     MergedWorkload(std::unique_ptr<Workload> first, std::unique_ptr<Workload> second);
     std::optional<JobSpec> next_open() override;
     int closed_target() const override { return second_->closed_target(); }
@@ -63,7 +63,7 @@ public:
     std::string describe() const override { return first_->describe() + " + " + second_->describe(); }
     std::unique_ptr<Workload> clone() const override;
 
-private:
+  private:
     std::unique_ptr<Workload> first_, second_;
     std::optional<JobSpec> a_, b_;
     bool primed_ = false;

@@ -18,8 +18,9 @@ using nvlblock::Request;
 World::World(const SimOptions& options, PolicyConfig policy, SimHooks hooks)
     : opt_(options), policy_(std::move(policy)), hooks_(std::move(hooks)), planner_(build_policy_topology(policy_)),
       cluster_(planner_.topology()),
-      reclaims_(std::any_of(planner_.topology().blocks().begin(), planner_.topology().blocks().end(),
-                            [](const nvlblock::Block& b) { return b.settings.reserve == nvlblock::SpareReserve::kReclaim; })),
+      reclaims_(
+          std::any_of(planner_.topology().blocks().begin(), planner_.topology().blocks().end(),
+                      [](const nvlblock::Block& b) { return b.settings.reserve == nvlblock::SpareReserve::kReclaim; })),
       selector_(preemptible_selector(policy_, planner_.topology())),
       metrics_(options.window_start, options.window_end, options.bucket) {
     planner_.set_slurm_requeue_delay(opt_.requeue_delay); // as the plugin does (cred_expire + 1)
@@ -79,9 +80,13 @@ Request World::request_for(const SimJob& j, Seconds now) const {
     return r;
 }
 
-NodeState World::running_state(const SimJob& j) const { return nvlblock::running_state(j.preemptible); }
+NodeState World::running_state(const SimJob& j) const {
+    return nvlblock::running_state(j.preemptible);
+}
 
-bool World::may_preempt(const SimJob& j) const { return policy_.preemption && !j.preemptible; }
+bool World::may_preempt(const SimJob& j) const {
+    return policy_.preemption && !j.preemptible;
+}
 
 int World::usable_nodes(const SimJob& j) const {
     // A job restarting in place may reclaim spares from running work.
@@ -164,7 +169,8 @@ bool World::reclaim_for(const SimJob& j, Seconds now) {
             if (k < 0 || !seen.insert(k).second)
                 continue;
             const SimJob& v = jobs_[static_cast<std::size_t>(k)];
-            running.push_back({job_id(static_cast<std::uint32_t>(k)), v.nodes, v.run_start, true, false, v.preemptible});
+            running.push_back(
+                {job_id(static_cast<std::uint32_t>(k)), v.nodes, v.run_start, true, false, v.preemptible});
         }
     const nvlblock::Request request = request_for(j, now);
     auto plan = planner_.plan_reclaim(cluster_.states(), request, running, now);
@@ -196,8 +202,8 @@ void World::log_line(Seconds now, const char* event, const SimJob& j, const std:
     std::string hosts = names.empty() ? std::string() : nvlblock::hostlist::compress(names);
     if (hosts.find(',') != std::string::npos)
         hosts = '"' + hosts + '"';
-    *hooks_.log << now << ',' << event << ',' << j.spec.name << ',' << j.shape.nodes << ',' << hosts << ','
-                << detail << '\n';
+    *hooks_.log << now << ',' << event << ',' << j.spec.name << ',' << j.shape.nodes << ',' << hosts << ',' << detail
+                << '\n';
 }
 
 void World::start(std::uint32_t index, const Placement& p, Seconds now) {

@@ -16,12 +16,12 @@
 #include "core/planner.hpp"
 
 #include <functional>
-#include <map>
-#include <tuple>
-#include <optional>
 #include <iosfwd>
+#include <map>
+#include <optional>
 #include <set>
 #include <span>
+#include <tuple>
 #include <vector>
 
 namespace nvlblock::sim {
@@ -42,8 +42,8 @@ struct SimOptions {
     Seconds checkpoint_interval = 3600; // 0: no checkpoints, a failure loses the whole run
     Seconds requeue_delay = 11;         // a requeued job cannot start before now + this (cred_expire + 1)
     RequeueOrder requeue_order = RequeueOrder::kSubmit;
-    Seconds horizon = 0;                // 0: run until every job has finished
-    Seconds window_start = 0;           // the measured window
+    Seconds horizon = 0;      // 0: run until every job has finished
+    Seconds window_start = 0; // the measured window
     Seconds window_end = 0;
     Seconds bucket = 3600;              // time-series resolution
     Seconds bf_interval = 30;           // at most one backfill pass per this many seconds (0: every pass)
@@ -128,11 +128,11 @@ struct Counters {
     std::uint64_t submitted = 0, started = 0, completed = 0, rejected = 0;
     std::uint64_t failure_kills = 0, preemptions = 0, reclaims = 0;
     std::uint64_t node_failures = 0, rack_faults = 0, node_repairs = 0; // in the window
-    double completed_node_s = 0; // work of the jobs that completed
+    double completed_node_s = 0;                                        // work of the jobs that completed
 };
 
 class World {
-public:
+  public:
     World(const SimOptions& options, PolicyConfig policy, SimHooks hooks = {});
 
     const SimOptions& options() const { return opt_; }
@@ -212,7 +212,7 @@ public:
     void log_line(Seconds now, const char* event, const SimJob& j, const std::vector<nvlblock::NodeIndex>& nodes,
                   const std::string& detail = "");
 
-private:
+  private:
     void crossing_timer(const SimJob& j);
 
     const SimOptions& opt_;

@@ -2,8 +2,8 @@
 //
 // nvlblock-status: the status file slurmctld writes, as a table.
 #include "cli.hpp"
-#include "run_main.hpp"
 #include "readers/load_topology.hpp"
+#include "run_main.hpp"
 #include "slurm_conf.hpp"
 #include "status_view.hpp"
 
@@ -96,4 +96,6 @@ int run(int argc, char** argv) {
 
 } // namespace
 
-int main(int argc, char** argv) { return nvlblock::cli::run_main("nvlblock-status", run, argc, argv); }
+int main(int argc, char** argv) {
+    return nvlblock::cli::run_main("nvlblock-status", run, argc, argv);
+}

@@ -23,7 +23,9 @@ using tool::JsonDoc;
 namespace key = status_schema::key;
 namespace json = tool::json;
 
-std::string idx(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
+std::string idx(const std::string& path, std::size_t i) {
+    return path + "[" + std::to_string(i) + "]";
+}
 
 // A whole-number member and where it goes.
 struct Count {
@@ -46,13 +48,21 @@ Status parse_root(json_object* root) {
     s.generated_at = json::integer(root, key::generated_at, "");
     json_object* c = json::required(root, key::cluster, "");
     counts(c, key::cluster,
-           {{key::nodes, &s.nodes}, {key::nodes_in_blocks, &s.nodes_in_blocks}, {key::healthy, &s.healthy},
-            {key::failed, &s.failed}, {key::busy, &s.busy}, {key::lent, &s.lent}, {key::free, &s.free},
-            {key::ordinary_free, &s.ordinary_free}, {key::stranded, &s.stranded}});
+           {{key::nodes, &s.nodes},
+            {key::nodes_in_blocks, &s.nodes_in_blocks},
+            {key::healthy, &s.healthy},
+            {key::failed, &s.failed},
+            {key::busy, &s.busy},
+            {key::lent, &s.lent},
+            {key::free, &s.free},
+            {key::ordinary_free, &s.ordinary_free},
+            {key::stranded, &s.stranded}});
     s.fragmentation = json::number(c, key::fragmentation, key::cluster);
     json_object* r = json::required(root, key::recoveries, "");
     counts(r, key::recoveries,
-           {{key::failures, &s.failures}, {key::in_place, &s.in_place}, {key::fallbacks, &s.fallbacks},
+           {{key::failures, &s.failures},
+            {key::in_place, &s.in_place},
+            {key::fallbacks, &s.fallbacks},
             {key::abandoned, &s.abandoned}});
     json_object* pending = json::required(r, key::pending, key::recoveries);
     for (std::size_t i = 0, n = json::array_size(pending, "recoveries.pending"); i < n; ++i) {
@@ -90,8 +100,13 @@ Status parse_root(json_object* root) {
         counts(b, path, {{key::healthy, &x.healthy}, {key::failed, &x.failed}});
         x.failed_nodes = json::string_or(b, key::failed_nodes, path, "");
         counts(b, path,
-               {{key::busy, &x.busy}, {key::lent, &x.lent}, {key::free, &x.free}, {key::spares_free, &x.spares_free},
-                {key::spares_used, &x.spares_used}, {key::spares_lent, &x.spares_lent}, {key::held, &x.held}});
+               {{key::busy, &x.busy},
+                {key::lent, &x.lent},
+                {key::free, &x.free},
+                {key::spares_free, &x.spares_free},
+                {key::spares_used, &x.spares_used},
+                {key::spares_lent, &x.spares_lent},
+                {key::held, &x.held}});
         x.ordinary_free = json::integer_or(b, key::ordinary_free, path, 0);
         x.stranded = json::integer(b, key::stranded, path);
         s.blocks.push_back(std::move(x));
@@ -103,7 +118,7 @@ using cli::plural;
 
 // A table with left-aligned text and right-aligned number columns.
 class Table {
-public:
+  public:
     struct Column {
         std::string title;
         bool right;
@@ -128,7 +143,7 @@ public:
         return out;
     }
 
-private:
+  private:
     void line(std::string& out, const std::vector<std::string>& cells) const {
         std::string l;
         for (std::size_t i = 0; i < cells.size(); ++i) {
@@ -147,7 +162,9 @@ private:
     std::vector<std::vector<std::string>> rows_;
 };
 
-std::string num(std::int64_t v) { return std::to_string(v); }
+std::string num(std::int64_t v) {
+    return std::to_string(v);
+}
 
 std::string spares_cell(std::int64_t f, std::int64_t u, std::int64_t l) {
     return num(f) + "/" + num(u) + "/" + num(l);
@@ -187,7 +204,9 @@ std::string format_age(std::int64_t s) {
     return b;
 }
 
-std::string format_time(std::int64_t t) { return time_text(t, "%Y-%m-%d %H:%M:%S UTC", TimeZone::kUtc); }
+std::string format_time(std::int64_t t) {
+    return time_text(t, "%Y-%m-%d %H:%M:%S UTC", TimeZone::kUtc);
+}
 
 Status parse_status(const std::string& text, const std::string& label) {
     JsonDoc doc = JsonDoc::parse(text, label);
@@ -198,9 +217,13 @@ Status parse_status(const std::string& text, const std::string& label) {
     }
 }
 
-Status load_status(const std::string& path) { return parse_status(read_text_file(path), path); }
+Status load_status(const std::string& path) {
+    return parse_status(read_text_file(path), path);
+}
 
-bool is_stale(const Status& s, const RenderOptions& o) { return o.now - s.generated_at > o.stale_after; }
+bool is_stale(const Status& s, const RenderOptions& o) {
+    return o.now - s.generated_at > o.stale_after;
+}
 
 std::string render(const Status& s, const std::string& path, const RenderOptions& o) {
     std::ostringstream out;
@@ -261,8 +284,7 @@ std::string render(const Status& s, const std::string& path, const RenderOptions
     out << "fragmentation: " << percent(s.fragmentation) << " (" << s.stranded << " stranded of " << s.ordinary_free
         << " free nodes ordinary work can use)\n";
     out << "recoveries:    " << plural(s.failures, "job") << " hit by node failures: " << s.in_place << " in place, "
-        << plural(s.fallbacks, "fallback") << ", " << s.abandoned << " abandoned, " << s.pending.size()
-        << " pending\n";
+        << plural(s.fallbacks, "fallback") << ", " << s.abandoned << " abandoned, " << s.pending.size() << " pending\n";
     for (const auto& p : s.pending) {
         out << "  pending job " << p.job_id << " (" << (p.blocks.empty() ? "-" : p.blocks) << "): lost "
             << plural(p.lost, "node") << ", failed " << format_age(o.now - p.failed_at) << " ago, ";
@@ -288,8 +310,7 @@ std::string render(const Status& s, const std::string& path, const RenderOptions
                 out << " restarted elsewhere (fallback) after " << format_age(e.seconds) << ": lost "
                     << plural(e.lost, "node") << " on " << where << "\n";
             else if (e.outcome == "abandoned")
-                out << " left the queue before restarting: lost " << plural(e.lost, "node") << " on " << where
-                    << "\n";
+                out << " left the queue before restarting: lost " << plural(e.lost, "node") << " on " << where << "\n";
             else
                 out << " " << e.outcome << " (" << where << ")\n";
         }
