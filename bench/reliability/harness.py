@@ -58,6 +58,9 @@ def node_class(state):
     no_respond = base.endswith("*")
     base = base.rstrip("*~#$@^-!%")
     others = set(f.rstrip("*") for f in flags[1:])
+    if base == "UNKNOWN" and not others & {"DRAIN", "FAIL", "DRAINING", "POWERED_DOWN", "POWERING_DOWN",
+                                           "INVALID_REG"}:
+        return "busy"  # not heard from since slurmctld started: Slurm has not said it failed
     if base in ("DOWN", "FUTURE", "UNKNOWN") or no_respond or others & {
             "NOT_RESPONDING", "POWERED_DOWN", "POWERING_DOWN", "INVALID_REG"}:
         return "failed"

@@ -53,6 +53,7 @@ static struct {
 	uint8_t *states;               /* one NVLB_NODE_* per node */
 	bitstr_t *seen[STATE_BITMAPS]; /* the bitmaps as last read */
 	bitstr_t *changed, *scratch;
+	bitstr_t *unregistered; /* read as _unregistered(): read again on every call */
 } cache = {0};
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -61,9 +62,29 @@ static bool _bit(bitstr_t *b, int i)
 	return b && (i < bit_size(b)) && bit_test(b, i);
 }
 
+/*
+ * A node slurmctld has not heard from since it started: its state is UNKNOWN
+ * (slurmctld restores only DOWN, DRAIN and FAIL from its state file; a node
+ * running no job stays UNKNOWN until its slurmd registers, a few seconds).
+ * It is not in up_node_bitmap, yet nothing says it failed: Slurm marks it
+ * DOWN itself if it never answers (SlurmdTimeout). Read as failed, a rack
+ * whose job was requeued just before a slurmctld restart looked wholly
+ * failed for a moment, and the core declared a block fault on it and let
+ * the job waiting there fall back. So it reads as busy: not usable, not
+ * failed.
+ */
+static bool _unregistered(node_record_t *node_ptr)
+{
+	return node_ptr && IS_NODE_UNKNOWN(node_ptr) && !IS_NODE_DRAIN(node_ptr) && !IS_NODE_FAIL(node_ptr) &&
+	       !IS_NODE_FUTURE(node_ptr) && !IS_NODE_POWERED_DOWN(node_ptr) && !IS_NODE_POWERING_DOWN(node_ptr) &&
+	       !IS_NODE_INVALID_REG(node_ptr);
+}
+
 /* From a node record: used where slurmctld's bitmaps are not there. */
 static uint8_t _state_of_record(node_record_t *node_ptr)
 {
+	if (_unregistered(node_ptr))
+		return NVLB_NODE_BUSY;
 	if (!node_ptr || IS_NODE_DOWN(node_ptr) || IS_NODE_NO_RESPOND(node_ptr) || IS_NODE_FUTURE(node_ptr) ||
 	    IS_NODE_POWERED_DOWN(node_ptr) || IS_NODE_POWERING_DOWN(node_ptr) || IS_NODE_INVALID_REG(node_ptr))
 		return NVLB_NODE_DOWN;
@@ -108,7 +129,7 @@ static uint8_t _read_state(int i)
 	if (!_have_bitmaps())
 		st = _state_of_record(node_record_table_ptr[i]);
 	else if (!bit_test(up_node_bitmap, i) || _bit(future_node_bitmap, i) || _bit(power_down_node_bitmap, i))
-		st = NVLB_NODE_DOWN;
+		st = _unregistered(node_record_table_ptr[i]) ? NVLB_NODE_BUSY : NVLB_NODE_DOWN;
 	else if (!bit_test(avail_node_bitmap, i))
 		st = NVLB_NODE_DRAINED; /* drained, draining or failing */
 	else if (!bit_test(idle_node_bitmap, i) || _bit(cg_node_bitmap, i))
@@ -123,6 +144,12 @@ static uint8_t _read_state(int i)
 static void _set_state(int i, uint8_t st)
 {
 	cache.states[i] = st;
+	/* Its registration (UNKNOWN -> IDLE or DOWN) need not change a bitmap
+	 * kept here: such a node is read again until it is known. */
+	if ((st == NVLB_NODE_BUSY) && _unregistered(node_record_table_ptr[i]))
+		bit_set(cache.unregistered, i);
+	else
+		bit_clear(cache.unregistered, i);
 }
 
 static void _forget_states(void)
@@ -132,6 +159,7 @@ static void _forget_states(void)
 		FREE_NULL_BITMAP(cache.seen[b]);
 	FREE_NULL_BITMAP(cache.changed);
 	FREE_NULL_BITMAP(cache.scratch);
+	FREE_NULL_BITMAP(cache.unregistered);
 	cache.count = 0;
 }
 
@@ -153,6 +181,7 @@ static void _read_all_states(void)
 	cache.states = xcalloc(node_record_count + 1, 1);
 	cache.changed = bit_alloc(node_record_count);
 	cache.scratch = bit_alloc(node_record_count);
+	cache.unregistered = bit_alloc(node_record_count);
 	for (int b = 0; b < STATE_BITMAPS; b++) {
 		cache.seen[b] = bit_alloc(node_record_count);
 		_remember(b);
@@ -191,7 +220,7 @@ static void _refresh_states(void)
 		_read_all_states();
 		return;
 	}
-	bit_clear_all(cache.changed);
+	bit_copybits(cache.changed, cache.unregistered);
 	for (int b = 0; b < STATE_BITMAPS; b++)
 		_note_changes(b);
 	for (int i = 0; (i = bit_ffs_from_bit(cache.changed, i)) >= 0; i++)
