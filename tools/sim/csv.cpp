@@ -32,8 +32,11 @@ CsvReader::CsvReader(const std::string& path) : path_(path), in_(path) {
         if (line.empty() || line[0] == '#' || line.find_first_not_of(" \t\r") == std::string::npos)
             continue;
         const auto names = split_csv_line(line);
+        // A name seen twice would leave a column index past the row width
+        // that next() guarantees: refuse it rather than pick one of the two.
         for (std::size_t i = 0; i < names.size(); ++i)
-            columns_.emplace(names[i], i);
+            if (!columns_.emplace(names[i], i).second)
+                fail("column '" + names[i] + "' appears twice in the header");
         return;
     }
     throw CsvError(path + ": empty file (a header line is required)");
