@@ -315,8 +315,10 @@ def recoveries(c):
     """Per-recovery outcomes from nvlblock's log lines (one per decision)."""
     lost = {}
     out = {"failures": 0, "in_place": 0, "elsewhere": 0, "abandoned": 0, "fallbacks": 0, "reclaims": 0,
-           "in_place_seconds": [], "elsewhere_seconds": []}
+           "in_place_seconds": [], "elsewhere_seconds": [], "log": []}
     for line in c.log_lines(r"nvlblock: recovery JobId="):
+        # Kept in the result: each figure can be traced to its decision.
+        out["log"].append(line[line.find("nvlblock: recovery"):])
         m = re.search(r"JobId=(\d+) lost (\d+) of (\d+) nodes", line)
         if m:
             out["failures"] += 1

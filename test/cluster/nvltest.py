@@ -89,7 +89,9 @@ class Cluster(client.Cluster):
 
     def __enter__(self):
         total = self.racks * self.per_rack + self.extra_nodes
-        self.ports = PortBlock(total + 1).__enter__()
+        # A front-end cluster has one slurmd (one port) whatever its size.
+        slurmds = 1 if "--front-end" in self.flags else total
+        self.ports = PortBlock(slurmds + 1).__enter__()
         try:
             self.dir = tempfile.mkdtemp(prefix=f"nvlt-{self.name}-", dir="/tmp")
             args = ["--racks", str(self.racks), "--nodes-per-rack", str(self.per_rack),

@@ -49,6 +49,20 @@ TEST(TraceReader, ReadsTheProjectFormatSortedBySubmitTime) {
     std::remove(path.c_str());
 }
 
+TEST(TraceReader, RefusesAColumnNamedTwiceInTheHeader) {
+    // Found by fuzzing (simfiles): a duplicate name used to leave a column
+    // index past the width of the rows next() returns (a heap overflow).
+    const std::string path = "/tmp/nvlblock-sim-dup-test-" + std::to_string(::getpid()) + ".csv";
+    std::ofstream(path) << "# a comment\njob_id,submit_s,nodes,gpus_per_node,duration_s,nodes\na,1,2,4,5,\n";
+    try {
+        read_trace(path);
+        ADD_FAILURE() << "a duplicate header column was accepted";
+    } catch (const CsvError& e) {
+        EXPECT_EQ(std::string(e.what()), path + ":2: column 'nodes' appears twice in the header");
+    }
+    std::remove(path.c_str());
+}
+
 TEST(TraceReader, ReadsTheShippedTraces) {
     auto philly = read_trace(kData + "philly_small72.csv");
     EXPECT_EQ(philly.size(), 1679u);
