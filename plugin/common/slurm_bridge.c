@@ -125,11 +125,12 @@ static bitstr_t *_current(int which)
 static uint8_t _read_state(int i)
 {
 	uint8_t st;
+	bool unregistered = false;
 
 	if (!_have_bitmaps())
 		st = _state_of_record(node_record_table_ptr[i]);
 	else if (!bit_test(up_node_bitmap, i) || _bit(future_node_bitmap, i) || _bit(power_down_node_bitmap, i))
-		st = _unregistered(node_record_table_ptr[i]) ? NVLB_NODE_BUSY : NVLB_NODE_DOWN;
+		st = (unregistered = _unregistered(node_record_table_ptr[i])) ? NVLB_NODE_BUSY : NVLB_NODE_DOWN;
 	else if (!bit_test(avail_node_bitmap, i))
 		st = NVLB_NODE_DRAINED; /* drained, draining or failing */
 	else if (!bit_test(idle_node_bitmap, i) || _bit(cg_node_bitmap, i))
@@ -138,18 +139,18 @@ static uint8_t _read_state(int i)
 		st = NVLB_NODE_FREE;
 	if ((st == NVLB_NODE_BUSY) && _bit(lent_cache, i))
 		st = NVLB_NODE_LENT;
+	/* Its registration (UNKNOWN -> IDLE or DOWN) need not change a bitmap
+	 * kept here: such a node is read again until it is known. */
+	if (unregistered)
+		bit_set(cache.unregistered, i);
+	else
+		bit_clear(cache.unregistered, i);
 	return st;
 }
 
 static void _set_state(int i, uint8_t st)
 {
 	cache.states[i] = st;
-	/* Its registration (UNKNOWN -> IDLE or DOWN) need not change a bitmap
-	 * kept here: such a node is read again until it is known. */
-	if ((st == NVLB_NODE_BUSY) && _unregistered(node_record_table_ptr[i]))
-		bit_set(cache.unregistered, i);
-	else
-		bit_clear(cache.unregistered, i);
 }
 
 static void _forget_states(void)
