@@ -203,9 +203,11 @@ Placement refuse(Reason r, std::string message) {
 
 // A job on several blocks that cannot get its old count back on each may
 // restart with whole segments (nodes, without --segment) shifted between its
-// own blocks: it stays on the same NVLink domains. Prior nodes first.
+// own blocks: it stays on the same NVLink domains. Prior nodes first. When
+// its blocks cannot hold it even so, `short_by` says how many nodes they lack
+// in all (what reclaiming on any of them must free, rule 3b).
 std::optional<Placement> shift_within_own_blocks(const Snapshot& snap, const Request& req,
-                                                 const std::vector<BlockView>& views) {
+                                                 const std::vector<BlockView>& views, std::uint32_t& short_by) {
     const int unit = req.segment > 1 ? static_cast<int>(req.segment) : 1;
     std::vector<int> room, take;
     int total = 0, rem = 0;
@@ -223,8 +225,10 @@ std::optional<Placement> shift_within_own_blocks(const Snapshot& snap, const Req
         take[i] += more;
         rem -= more;
     }
-    if (rem > 0 || total == 0)
+    if (rem > 0 || total == 0) {
+        short_by = static_cast<std::uint32_t>(std::max(rem, 0));
         return std::nullopt;
+    }
     Placement p;
     for (std::size_t i = 0; i < take.size(); ++i) {
         const BlockView& v = views[static_cast<std::size_t>(req.recovery->blocks[i].block)];
@@ -270,8 +274,9 @@ Placement place_recovery(const Snapshot& snap, const Request& req, const std::ve
         gather_nodes(snap, req, v, static_cast<int>(need.need), p.nodes);
         spares += need.need - std::min(v.prior_usable, need.need);
     }
+    std::uint32_t short_by = 0;
     if (!short_blocks.empty() && req.recovery->blocks.size() > 1)
-        if (auto shifted = shift_within_own_blocks(snap, req, views)) {
+        if (auto shifted = shift_within_own_blocks(snap, req, views, short_by)) {
             p = std::move(*shifted);
             spares = p.spares_used;
             short_blocks.clear();
@@ -282,6 +287,7 @@ Placement place_recovery(const Snapshot& snap, const Request& req, const std::ve
             refuse(Reason::kRecoveryWaiting, "in-place restart after a node failure: waiting for its block; " +
                                                  describe_shortfall(snap.topology(), short_blocks.front()));
         w.shortfalls = std::move(short_blocks);
+        w.own_blocks_short_by = short_by;
         return w;
     }
     std::sort(p.nodes.begin(), p.nodes.end());

@@ -97,6 +97,9 @@ struct Placement {
     bool recovery_in_place = false;     // placed on the job's previous block(s)
     std::uint32_t spares_used = 0;      // for recovery: nodes beyond its prior healthy ones
     std::vector<Shortfall> shortfalls;  // recovery_waiting: the blocks that cannot take it back now
+    // recovery_waiting, a job on several blocks: the nodes its own blocks lack
+    // in all once whole segments are shifted between them (0 when a block is down).
+    std::uint32_t own_blocks_short_by = 0;
     // Refused for good as asked (Slurm's ESLURM_REQUESTED_TOPO_CONFIG_UNAVAILABLE:
     // "Requested topology configuration is not available" at submission).
     bool topology_unavailable = false;

@@ -7,8 +7,9 @@
 // from the cheapest work on that block: preemptible jobs first, then the
 // jobs that lose the least work (nodes x time run), at most the block's
 // spares, and only while the work lost stays below what holding the failed
-// job's nodes idle for its recovery wait would cost. Pure: the caller
-// requeues the chosen jobs.
+// job's nodes idle for its recovery wait would cost. A job on several blocks
+// may get them on any of its own blocks. Pure: the caller requeues the
+// chosen jobs.
 #pragma once
 
 #include "placement/request.hpp"
@@ -39,13 +40,16 @@ struct Reclaim {
     std::int64_t budget_node_seconds = 0;
 };
 
-// Which running jobs to requeue so that `claim`, refused in place with
-// `refusal` (reason recovery_waiting and its shortfalls), fits now.
+// Which running jobs to requeue so that `req` (a recovery: its claim set),
+// refused in place with `refusal` (reason recovery_waiting and its
+// shortfalls), fits now. The nodes are freed on the blocks that lack them;
+// failing that, for a job on several blocks without --segment, on any of its
+// own blocks (it comes back with nodes shifted between them, rule 5).
 // std::nullopt when reclaiming cannot make room: a block is down or does not
-// reclaim, the job lacks more nodes than a block has spares, no requeueable
-// work is there, or it would cost more than the budget (the job's held
-// healthy nodes times `wait_seconds`).
-std::optional<Reclaim> plan_reclaim(const Snapshot& snap, const RecoveryClaim& claim, const Placement& refusal,
+// reclaim, the job lacks more nodes than the blocks that lost nodes have
+// spares, no requeueable work is there, or it would cost more than the budget
+// (the job's held healthy nodes times `wait_seconds`).
+std::optional<Reclaim> plan_reclaim(const Snapshot& snap, const Request& req, const Placement& refusal,
                                     std::span<const RunningJob> running, std::int64_t now, std::int64_t wait_seconds);
 
 // One line for the operator's log: what was requeued, and why.

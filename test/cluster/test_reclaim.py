@@ -6,7 +6,8 @@ a node under a slice job fails, nvlblock requeues the cheapest job on that
 rack (the one that has run for the shortest time) and the slice job restarts
 in place on its 15 healthy nodes and the reclaimed node. topology/block side
 by side restarts the job on another rack. A job that cannot be requeued is
-never reclaimed: the slice job then waits for its rack and falls back.
+never reclaimed: the slice job then waits for its rack and falls back. A job
+that filled a whole rack itself gets its node back on its other rack.
 """
 import os
 import sys
@@ -84,6 +85,40 @@ class Reclaim(ClusterTest):
             self.assertEqual(c.log_lines(rf"JobId={job} reclaiming"), [])
             for small in (old, young):
                 self.assertEqual((c.state(small), c.job(small)["Restarts"]), ("RUNNING", "0"))
+
+    def test_a_job_that_filled_its_rack_gets_its_node_back_on_its_other_rack(self):
+        with Cluster("reclaim4", racks=2, flags=RECLAIM) as c:
+            # 20 nodes: a whole rack and two nodes of the other, which other
+            # work then fills (14 nodes, then an older and a younger 1-node job).
+            job = c.sbatch("-N20", "--requeue", "-J", "wide")
+            nodes = c.wait_running(job)
+            racks = sorted({rack_of(n) for n in nodes})
+            self.assertEqual(len(racks), 2, nodes)
+            full = next(r for r in racks if set(rack_nodes(r)) <= set(nodes))
+            filler = c.sbatch("-N14", "-J", "filler")
+            filler_nodes = c.wait_running(filler)
+            old = c.sbatch("-N1", "-J", "old")
+            old_nodes = c.wait_running(old)
+            time.sleep(3)
+            young = c.sbatch("-N1", "-J", "young")
+            young_nodes = c.wait_running(young)
+            others = set(filler_nodes + old_nodes + young_nodes)
+            self.assertEqual({rack_of(n) for n in others}, set(racks) - {full})
+
+            # A node of the rack the job filled fails: nothing to reclaim
+            # there, so the younger job on its other rack is requeued and the
+            # job restarts on its own two racks, one node shifted.
+            failed = rack_nodes(full)[4]
+            c.set_down(failed)
+            c.wait_log(rf"nvlblock: recovery JobId={job} reclaiming 1 spare node on {racks[0]},{racks[1]}: "
+                       rf"requeueing JobId={young} ", 20)
+            new = c.wait_restarted(job, REQUEUE_DELAY + 40)
+            self.assertEqual(set(new), (set(nodes) - {failed}) | set(young_nodes))
+            c.wait_log(rf"nvlblock: recovery JobId={job} restarted in place on [a-z0-9,]+: "
+                       r"19 prior nodes \+ 1 spares", 10)
+            for small in (filler, old):
+                self.assertEqual((c.state(small), c.job(small)["Restarts"]), ("RUNNING", "0"))
+            self.assertGreaterEqual(int(c.job(young)["Restarts"]), 1)
 
 
 if __name__ == "__main__":

@@ -3,8 +3,9 @@
 // Rule 3b (docs/placement.md): spares reclaimed from running work. Nothing is
 // withheld on a `reserve: reclaim` block; a job that lost nodes there gets them
 // back by requeueing the cheapest work on its block (preemptible first, then
-// the least run time lost), within the block's spares and the budget, and
-// falls back at once when that cannot make room. Also rule 5's shift between
+// the least run time lost), within the block's spares and the budget (on any
+// of its own blocks for a job on several), and falls back at once when that
+// cannot make room. Also rule 5's shift between
 // a multi-block job's own blocks, and best fit's tie-breaks (rule 1).
 #include "core/planner.hpp"
 #include "recovery/reclaim.hpp"
@@ -148,6 +149,87 @@ TEST_F(ReclaimTest, WithoutRoomTheJobFallsBackAfterTheRequeueDelayNotTheRecovery
     ASSERT_TRUE(p.placed()) << p.message;
     EXPECT_FALSE(p.recovery_in_place);
     EXPECT_EQ(p.nodes, range(36, 51));
+}
+
+// A 20-node job had all of rack01 and two nodes of rack02, where other work
+// fills the rest: job 7 on 14 nodes since t=0, job 8 on one since t=900 and
+// job 9 on one since t=950. It loses a node of rack01.
+struct ReclaimOnOwnBlocks : ::testing::Test {
+    Topology topo = reclaim_racks(3);
+    Planner planner{topo};
+    std::vector<NodeState> s = all(topo);
+    std::vector<NodeIndex> had = range(0, 19);
+    std::vector<RunningJob> running = {{7, range(20, 33), 0, true, false, false},
+                                       {8, {34}, 900, true, false, false},
+                                       {9, {35}, 950, true, false, false}};
+
+    void SetUp() override {
+        planner.set_slurm_requeue_delay(11);
+        set(s, range(20, 35), NodeState::kBusy);
+        planner.job_failed(kJob, had, std::vector<NodeIndex>{3}, 1000);
+        set(s, {3}, NodeState::kDown);
+    }
+};
+
+TEST_F(ReclaimOnOwnBlocks, ARackTheJobFilledItselfGetsItsNodeBackOnItsOtherRack) {
+    const Placement waiting = planner.place(s, job(kJob, 20), 1011);
+    ASSERT_EQ(waiting.reason, Reason::kRecoveryWaiting) << waiting.message;
+    EXPECT_EQ(waiting.own_blocks_short_by, 1u);
+    // Nothing runs on rack01 but the job: the youngest job on rack02 goes.
+    auto plan = planner.plan_reclaim(s, job(kJob, 20), running, 1001);
+    ASSERT_TRUE(plan);
+    EXPECT_EQ(plan->jobs, std::vector<std::uint32_t>{9});
+    EXPECT_EQ(plan->nodes, 1u);
+    EXPECT_EQ(plan->lost_node_seconds, 51);
+    EXPECT_EQ(plan->budget_node_seconds, 19 * 300);
+    planner.reclaim_started(kJob, *plan, 1001);
+    set(s, {35}, NodeState::kFree); // Slurm requeued job 9
+    const Placement p = planner.place(s, job(kJob, 20), 1012);
+    ASSERT_TRUE(p.placed()) << p.message;
+    EXPECT_TRUE(p.recovery_in_place); // 17 on rack01, 3 on rack02: its own NVLink domains
+    EXPECT_EQ(p.spares_used, 1u);
+    std::vector<NodeIndex> want;
+    for (NodeIndex n : range(0, 19))
+        if (n != 3)
+            want.push_back(n);
+    want.push_back(35);
+    EXPECT_EQ(p.nodes, want);
+}
+
+TEST_F(ReclaimOnOwnBlocks, NeverMoreThanTheSparesOfTheRacksThatLostNodes) {
+    // Three nodes of rack01 lost: more than its two spares.
+    Planner fresh(topo);
+    fresh.set_slurm_requeue_delay(11);
+    fresh.job_failed(kJob, had, std::vector<NodeIndex>{3, 4, 5}, 1000);
+    set(s, {4, 5}, NodeState::kDown);
+    EXPECT_FALSE(fresh.plan_reclaim(s, job(kJob, 20), running, 1001));
+}
+
+TEST(ReclaimOnOwnBlocksWithSegments, SegmentsDoNotMoveForOneNode) {
+    // Two segments of 10, one per rack. rack01 lost a node and its other work
+    // may not be requeued; freeing one node on rack02 would not let a whole
+    // segment move there, so nothing is requeued.
+    Topology topo = reclaim_racks(3);
+    Planner planner(topo);
+    planner.set_slurm_requeue_delay(11);
+    std::vector<NodeState> s = all(topo);
+    std::vector<NodeIndex> had = range(0, 9);
+    for (NodeIndex n : range(18, 27))
+        had.push_back(n);
+    set(s, range(10, 17), NodeState::kBusy);
+    set(s, range(28, 35), NodeState::kBusy);
+    std::vector<RunningJob> running = {{5, range(10, 17), 0, false, false, false},
+                                       {9, range(28, 35), 950, true, false, false}};
+    planner.job_failed(kJob, had, std::vector<NodeIndex>{3}, 1000);
+    set(s, {3}, NodeState::kDown);
+    EXPECT_FALSE(planner.plan_reclaim(s, job(kJob, 20, 10), running, 1001));
+    // Without --segment the same job gets its node on rack02.
+    Planner plain(topo);
+    plain.set_slurm_requeue_delay(11);
+    plain.job_failed(kJob, had, std::vector<NodeIndex>{3}, 1000);
+    auto plan = plain.plan_reclaim(s, job(kJob, 20), running, 1001);
+    ASSERT_TRUE(plan);
+    EXPECT_EQ(plan->jobs, std::vector<std::uint32_t>{9});
 }
 
 TEST(ReclaimIdle, BlocksWithIdleSparesAreNeverReclaimed) {
