@@ -30,6 +30,9 @@ VARIANTS = {
     "block": ("block", (), ()),
     "nvlblock": ("nvlblock", (), ()),
     "nvlblock_no_spares": ("nvlblock", ("--spares", "0"), ()),
+    # The configuration docs/admin.md recommends: 2 spares per rack, reclaimed
+    # from running work when a failure needs them, so nothing is withheld.
+    "nvlblock_recommended": ("nvlblock", ("--reserve", "reclaim"), ()),
 }
 
 
