@@ -105,12 +105,13 @@ typedef struct nvlb_policy_info {
     int64_t recovery_wait_s;
     double block_fault_fraction;
     int64_t status_interval_s;
-    const char* status_json;        /* "" when not set */
-    const char* status_prometheus;  /* "" when not set */
-    bool from_topology_conf;        /* plain topology.conf: behaves as topology/block */
-    const char* source;             /* the file read */
-    const char* included_conf;      /* nvlblock.yaml's topology_conf as written; "" when none */
-    const char* included_conf_path; /* ...and the path it was read from */
+    const char* status_json;           /* "" when not set */
+    const char* status_prometheus;     /* "" when not set */
+    bool from_topology_conf;           /* plain topology.conf: behaves as topology/block */
+    const char* source;                /* the file read */
+    const char* included_conf;         /* nvlblock.yaml's topology_conf as written; "" when none */
+    const char* included_conf_path;    /* ...and the path it was read from */
+    int64_t recovery_reclaim_budget_s; /* recovery.reclaim_budget (reserve: reclaim, rule 3b) */
 } nvlb_policy_info_t;
 
 nvlb_status_t nvlb_policy_info(const nvlb_planner_t* planner, nvlb_policy_info_t* out);
@@ -179,7 +180,7 @@ nvlb_status_t nvlb_place(nvlb_planner_t* planner, const uint8_t* node_states, si
 /* Reclaiming spares (blocks with `reserve: reclaim`): for a job waiting to
  * restart in place, the running jobs to requeue so that it fits its block(s)
  * now: preemptible work first, then the least run time lost, within the
- * block's spares and the budget (its held nodes x recovery.wait). */
+ * block's spares and the budget (its held nodes x recovery.reclaim_budget). */
 typedef struct nvlb_running_job {
     uint32_t job_id;
     const uint32_t* nodes; /* node indices */

@@ -260,10 +260,11 @@ extern int nvlbt_build_config(const char *topology_conf)
 	_build_block_bitmaps(planner);
 	nvlbt_status_start();
 	(void) nvlb_policy_info(planner, &policy);
-	info("nvlblock: %zu blocks, %zu nodes from %s%s; recovery wait %" PRId64 " s, block fault at %.0f%% failed",
+	info("nvlblock: %zu blocks, %zu nodes from %s%s; recovery wait %" PRId64 " s, reclaim budget %" PRId64
+	     " s, block fault at %.0f%% failed",
 	     nvlb_block_count(planner), nvlb_node_count(planner), path,
 	     policy.from_topology_conf ? " (topology.conf syntax: slices of the base block size, no spares)" : "",
-	     policy.recovery_wait_s, 100.0 * policy.block_fault_fraction);
+	     policy.recovery_wait_s, policy.recovery_reclaim_budget_s, 100.0 * policy.block_fault_fraction);
 done:
 	xfree(names);
 	xfree(path);

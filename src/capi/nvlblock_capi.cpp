@@ -285,6 +285,7 @@ nvlb_status_t nvlb_policy_info(const nvlb_planner_t* p, nvlb_policy_info_t* out)
     const Topology& t = p->planner.topology();
     const ClusterPolicy& pol = t.policy();
     out->recovery_wait_s = pol.recovery.wait_seconds;
+    out->recovery_reclaim_budget_s = pol.recovery.reclaim_budget_seconds;
     out->block_fault_fraction = pol.block_fault_fraction;
     out->status_interval_s = pol.status.interval_seconds;
     out->status_json = pol.status.json_path.c_str();

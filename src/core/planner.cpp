@@ -89,7 +89,8 @@ std::optional<Reclaim> Planner::plan_reclaim(std::span<const NodeState> states, 
     const Placement refusal = nvlblock::place(snap, request);
     if (refusal.placed())
         return std::nullopt;
-    return nvlblock::plan_reclaim(snap, request, refusal, running, now, topology_->policy().recovery.wait_seconds);
+    return nvlblock::plan_reclaim(snap, request, refusal, running, now,
+                                  topology_->policy().recovery.reclaim_budget_seconds);
 }
 
 void Planner::reclaim_started(std::uint32_t job_id, const Reclaim& plan, std::int64_t now) {

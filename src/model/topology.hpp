@@ -57,6 +57,13 @@ struct PreemptibleSelector {
 // What happens to a job whose block cannot take it back after a failure.
 struct RecoveryPolicy {
     std::int64_t wait_seconds = 300; // hold the block this long, then place anywhere; 0: at once
+    // `reserve: reclaim` (rule 3b): the work requeued for one restart stays
+    // below the failed job's held nodes x this. An hour: with hourly
+    // checkpoints a node failure already costs the failed job up to an hour
+    // of its nodes' work, and reclaiming may cost others at most as much
+    // again; restarting it elsewhere instead defers that work by its wait for
+    // free nodes, which on a busy cluster is of the same order.
+    std::int64_t reclaim_budget_seconds = 3600;
 };
 
 // Where slurmctld writes its status files, and how often.

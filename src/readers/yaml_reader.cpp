@@ -155,9 +155,10 @@ class Reader {
     }
 
     void read_recovery(yaml_node_t* map) {
-        for_each_pair(map, "recovery", {"wait"}, [&](const std::string&, yaml_node_t* v) {
-            if (auto s = value<std::int64_t>(v, "recovery.wait", parse_duration_seconds))
-                spec_.policy.recovery.wait_seconds = *s;
+        for_each_pair(map, "recovery", {"wait", "reclaim_budget"}, [&](const std::string& key, yaml_node_t* v) {
+            if (auto s = value<std::int64_t>(v, "recovery." + key, parse_duration_seconds))
+                (key == "wait" ? spec_.policy.recovery.wait_seconds : spec_.policy.recovery.reclaim_budget_seconds) =
+                    *s;
         });
     }
 

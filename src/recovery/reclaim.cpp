@@ -132,7 +132,8 @@ std::optional<Reclaim> reclaim_on_own_blocks(const Snapshot& snap, const Recover
 } // namespace
 
 std::optional<Reclaim> plan_reclaim(const Snapshot& snap, const Request& req, const Placement& refusal,
-                                    std::span<const RunningJob> running, std::int64_t now, std::int64_t wait_seconds) {
+                                    std::span<const RunningJob> running, std::int64_t now,
+                                    std::int64_t budget_seconds) {
     if (!req.recovery || refusal.reason != Reason::kRecoveryWaiting || refusal.shortfalls.empty())
         return std::nullopt;
     const RecoveryClaim& claim = *req.recovery;
@@ -142,7 +143,7 @@ std::optional<Reclaim> plan_reclaim(const Snapshot& snap, const Request& req, co
             return std::nullopt;
     std::int64_t budget = 0;
     for (const RecoveryNeed& need : claim.blocks)
-        budget += static_cast<std::int64_t>(need.prior_healthy.size()) * wait_seconds;
+        budget += static_cast<std::int64_t>(need.prior_healthy.size()) * budget_seconds;
     const auto affordable = [budget](std::optional<Reclaim> plan) -> std::optional<Reclaim> {
         if (!plan || plan->jobs.empty() || plan->lost_node_seconds > budget)
             return std::nullopt;

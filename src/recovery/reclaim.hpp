@@ -6,8 +6,8 @@
 // and its block has no free room for it, the nodes it lacks are reclaimed
 // from the cheapest work on that block: preemptible jobs first, then the
 // jobs that lose the least work (nodes x time run), at most the block's
-// spares, and only while the work lost stays below what holding the failed
-// job's nodes idle for its recovery wait would cost. A job on several blocks
+// spares, and only while the work lost stays below a budget: the failed
+// job's held nodes times recovery.reclaim_budget. A job on several blocks
 // may get them on any of its own blocks. Pure: the caller requeues the
 // chosen jobs.
 #pragma once
@@ -48,9 +48,9 @@ struct Reclaim {
 // std::nullopt when reclaiming cannot make room: a block is down or does not
 // reclaim, the job lacks more nodes than the blocks that lost nodes have
 // spares, no requeueable work is there, or it would cost more than the budget
-// (the job's held healthy nodes times `wait_seconds`).
+// (the job's held healthy nodes times `budget_seconds`, recovery.reclaim_budget).
 std::optional<Reclaim> plan_reclaim(const Snapshot& snap, const Request& req, const Placement& refusal,
-                                    std::span<const RunningJob> running, std::int64_t now, std::int64_t wait_seconds);
+                                    std::span<const RunningJob> running, std::int64_t now, std::int64_t budget_seconds);
 
 // One line for the operator's log: what was requeued, and why.
 std::string describe_reclaim(const Topology& topo, const RecoveryClaim& claim, const Reclaim& r);

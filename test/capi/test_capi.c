@@ -170,6 +170,7 @@ START_TEST(test_load_and_query) {
 
     ck_assert_int_eq(nvlb_policy_info(planner, &pol), NVLB_OK);
     ck_assert_int_eq(pol.recovery_wait_s, 300);
+    ck_assert_int_eq(pol.recovery_reclaim_budget_s, 3600);
     ck_assert(pol.block_fault_fraction > 0.49 && pol.block_fault_fraction < 0.51);
     ck_assert_int_eq(pol.status_interval_s, 15);
     ck_assert_str_eq(pol.status_json, "/tmp/nvlblock-status.json");
@@ -508,6 +509,7 @@ END_TEST
 
 START_TEST(test_reclaim_flow) {
     static const char* const yaml = "defaults:\n  slice: 16\n  spares: 2\n  reserve: reclaim\n"
+                                    "recovery:\n  reclaim_budget: 5m\n"
                                     "blocks:\n  - name: rack01\n    nodes: gb[0001-0018]\n"
                                     "  - name: rack02\n    nodes: gb[0019-0036]\n";
     char* path = path_in_dir("reclaim.yaml");

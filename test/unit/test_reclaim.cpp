@@ -25,7 +25,8 @@ constexpr std::uint32_t kJob = 42;
 const std::vector<NodeIndex> kRack02First16 = range(18, 33); // gb0019-gb0034; gb0035-gb0036 are its spares
 
 Topology reclaim_racks(int racks, const std::string& extra = "") {
-    return test::racks(racks, 18, 16, 2, false, "  reserve: reclaim\nrecovery:\n  wait: 300\n" + extra);
+    return test::racks(racks, 18, 16, 2, false,
+                       "  reserve: reclaim\nrecovery:\n  wait: 300\n  reclaim_budget: 300\n" + extra);
 }
 
 // rack02 runs kJob on its first 16 nodes and two 1-node jobs on its spares:
@@ -320,6 +321,20 @@ TEST(BestFitTies, PreemptionFreesOneBlockRatherThanScatteredNodes) {
     Placement p = place(snap, r);
     ASSERT_TRUE(p.placed()) << p.message;
     EXPECT_EQ(p.nodes, range(0, 3));
+}
+
+TEST(ReserveSetting, TheReclaimBudgetIsAnHourUnlessSet) {
+    const std::string blocks = "blocks:\n  - name: a\n    nodes: n[1-18]\n";
+    EXPECT_EQ(test::yaml_topology(blocks).policy().recovery.reclaim_budget_seconds, 3600);
+    const Topology t = test::yaml_topology("recovery:\n  wait: 5m\n  reclaim_budget: 2h\n" + blocks);
+    EXPECT_EQ(t.policy().recovery.reclaim_budget_seconds, 7200);
+    EXPECT_EQ(t.policy().recovery.wait_seconds, 300);
+    try {
+        test::yaml_topology("recovery:\n  reclaim_budget: soon\n" + blocks);
+        FAIL() << "accepted reclaim_budget: soon";
+    } catch (const ConfigError& e) {
+        EXPECT_EQ(e.first().str().rfind("test.yaml:2: recovery.reclaim_budget: ", 0), 0u) << e.first().str();
+    }
 }
 
 TEST(ReserveSetting, ReadFromDefaultsAndPerBlock) {

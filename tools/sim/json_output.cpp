@@ -31,7 +31,7 @@ std::string results_json(const RunInfo& run, const std::vector<PolicyResult>& re
     w.field("queue", queue_name(o.queue)).field("preemption", preemption_name(o.preemption));
     w.field("checkpoint_interval_s", o.checkpoint_interval).field("requeue_delay_s", o.requeue_delay);
     w.field("requeue_order", o.requeue_order == RequeueOrder::kRequeue ? "requeue" : "submit");
-    w.field("recovery_wait_s", o.shape.recovery_wait);
+    w.field("recovery_wait_s", o.shape.recovery_wait).field("reclaim_budget_s", o.shape.reclaim_budget);
     w.field("bf_interval_s", o.bf_interval).field("bf_max_job_test", o.bf_max_job_test);
     w.field("horizon_s", o.horizon).field("window_start_s", o.window_start).field("window_end_s", o.window_end);
     w.field("bucket_s", o.bucket);

@@ -56,6 +56,9 @@ Cluster and policies:
                          (default: all five)
   --recovery-wait S      nvlblock's recovery.wait: hold a failed job's block this
                          long, then place it anywhere (default 300)
+  --reclaim-budget S     recovery.reclaim_budget of the recommended policy: the
+                         work requeued to restart a job in place stays below
+                         its held nodes x S (default 3600)
   --hierarchy LIST       racks per group at each level above the racks, lowest
                          first, e.g. 8 (scalable units of 8 racks) or 8,64 (and
                          pods of 64): nvlblock.yaml groups for the nvlblock
@@ -150,6 +153,7 @@ int run(int argc, char** argv) {
                     "requeue-delay",
                     "requeue-order",
                     "recovery-wait",
+                    "reclaim-budget",
                     "preemption",
                     "horizon",
                     "warmup",
@@ -187,6 +191,7 @@ int run(int argc, char** argv) {
     shape.spares = static_cast<int>(args.integer("spares", 2, 0, shape.nodes_per_rack - 1));
     shape.gpus_per_node = static_cast<int>(args.integer("gpus-per-node", 4, 1, 64));
     shape.recovery_wait = seconds_arg(args, "recovery-wait", 300);
+    shape.reclaim_budget = seconds_arg(args, "reclaim-budget", shape.reclaim_budget);
     if (shape.slice + shape.spares > shape.nodes_per_rack)
         throw cli::UsageError("--slice + --spares exceed --nodes-per-rack");
     if (args.has("hierarchy")) {

@@ -80,7 +80,8 @@ std::string topology_yaml(const ClusterShape& shape, int slice, int spares, bool
          "\n  lending: " + (lending ? "true" : "false") + "\n";
     if (reclaim)
         y += "  reserve: reclaim\n";
-    y += "recovery:\n  wait: " + std::to_string(shape.recovery_wait) + "\n";
+    y += "recovery:\n  wait: " + std::to_string(shape.recovery_wait) +
+         "\n  reclaim_budget: " + std::to_string(shape.reclaim_budget) + "\n";
     y += "preemptible:\n  qos: [scavenger]\n"; // PolicyConfig::preemptible_qos
     if (include_conf) {
         y += "topology_conf: topology.conf\n";

@@ -62,8 +62,10 @@ struct ClusterShape {
     int spares = 2; // for nvlblock, nvlblock+lend
     int gpus_per_node = 4;
     Seconds recovery_wait = 300; // the topology's recovery.wait (fallback to anywhere after it)
-    std::vector<int> hierarchy;  // racks per group, lowest level first (e.g. {8}: SUs of 8 racks); empty: none
-    Seconds crossing = -1;       // nvlblock policies: hierarchy.crossing after this wait; -1: strict
+    // recovery.reclaim_budget (recommended: work requeued per restart below held nodes x this)
+    Seconds reclaim_budget = nvlblock::RecoveryPolicy{}.reclaim_budget_seconds;
+    std::vector<int> hierarchy; // racks per group, lowest level first (e.g. {8}: SUs of 8 racks); empty: none
+    Seconds crossing = -1;      // nvlblock policies: hierarchy.crossing after this wait; -1: strict
 
     std::size_t nodes() const { return static_cast<std::size_t>(racks) * static_cast<std::size_t>(nodes_per_rack); }
 };

@@ -60,12 +60,14 @@ void write_table(std::ostream& out, const RunInfo& run, const std::vector<Policy
     out << "failures: " << run.failures << "\n";
     std::snprintf(
         head, sizeof head,
-        "window %s - %s s (%s); %s queue; checkpoint every %s; requeue delay %llu s; recovery wait %llu s\n",
+        "window %s - %s s (%s); %s queue; checkpoint every %s; requeue delay %llu s; recovery wait %llu s; reclaim "
+        "budget %llu s\n",
         num(static_cast<double>(first.window_start)).c_str(), num(static_cast<double>(first.window_end)).c_str(),
         dur(static_cast<double>(first.window_end - first.window_start)).c_str(),
         o.queue == QueueMode::kEasy ? "EASY backfill" : "FIFO",
         o.checkpoint_interval > 0 ? dur(static_cast<double>(o.checkpoint_interval)).c_str() : "never",
-        static_cast<unsigned long long>(o.requeue_delay), static_cast<unsigned long long>(o.shape.recovery_wait));
+        static_cast<unsigned long long>(o.requeue_delay), static_cast<unsigned long long>(o.shape.recovery_wait),
+        static_cast<unsigned long long>(o.shape.reclaim_budget));
     out << head;
     if (!o.shape.hierarchy.empty()) {
         std::string levels;
