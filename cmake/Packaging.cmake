@@ -85,6 +85,13 @@ set(NVLBLOCK_PACKAGE_MAINTAINER "nvlblock maintainers <maintainers@nvlblock.inva
 set(NVLBLOCK_DEB_SLURM_DEPENDS "" CACHE STRING
     "Extra Depends for the Slurm packages the plugins are built for, e.g. 'slurmctld (= 24.11.5-4+deb13u1)'; empty for a site-built Slurm")
 
+# `cpack` and `make install` package what is built and do not build the whole
+# tree first (test programs, benchmarks: nothing of it is installed). Build
+# first (`cmake --build`, or the nvlblock_installed target for the installed
+# parts alone, as `scripts/test --every-slurm` does); a missing file then stops
+# the install with its name.
+set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
+
 set(CPACK_PACKAGE_NAME "${NVLBLOCK_PACKAGE_NAME}")
 set(CPACK_PACKAGE_VENDOR "nvlblock")
 set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
