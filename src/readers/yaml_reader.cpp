@@ -156,9 +156,10 @@ class Reader {
 
     void read_recovery(yaml_node_t* map) {
         for_each_pair(map, "recovery", {"wait", "reclaim_budget"}, [&](const std::string& key, yaml_node_t* v) {
+            RecoveryPolicy& r = spec_.policy.recovery;
+            std::int64_t& field = key == "wait" ? r.wait_seconds : r.reclaim_budget_seconds;
             if (auto s = value<std::int64_t>(v, "recovery." + key, parse_duration_seconds))
-                (key == "wait" ? spec_.policy.recovery.wait_seconds : spec_.policy.recovery.reclaim_budget_seconds) =
-                    *s;
+                field = *s;
         });
     }
 

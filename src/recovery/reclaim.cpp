@@ -56,15 +56,21 @@ int choose(std::vector<Candidate>& cands, int missing, Reclaim& plan) {
     return missing;
 }
 
-// Its own healthy nodes on block `b` that may still be finishing its last
-// run (busy for a moment): they are its to take back, not missing.
+// Its own healthy nodes on a block that may still be finishing its last run
+// (busy for a moment): they are its to take back, not missing.
+int releasing(const Snapshot& snap, const RecoveryNeed& need) {
+    int n = 0;
+    for (NodeIndex node : need.prior_healthy)
+        n += snap.state(node) == NodeState::kBusy || snap.state(node) == NodeState::kLent;
+    return n;
+}
+
 int releasing_on(const Snapshot& snap, const RecoveryClaim& claim, BlockIndex b) {
-    int releasing = 0;
+    int n = 0;
     for (const RecoveryNeed& need : claim.blocks)
         if (need.block == b)
-            for (NodeIndex n : need.prior_healthy)
-                releasing += snap.state(n) == NodeState::kBusy || snap.state(n) == NodeState::kLent;
-    return releasing;
+            n += releasing(snap, need);
+    return n;
 }
 
 // Each block that cannot take the job back gets its missing nodes from the
@@ -109,7 +115,7 @@ std::optional<Reclaim> reclaim_on_own_blocks(const Snapshot& snap, const Recover
     for (const Shortfall& s : refusal.shortfalls)
         spares += topo.block(s.block).settings.spares;
     for (const RecoveryNeed& need : claim.blocks)
-        missing -= releasing_on(snap, claim, need.block);
+        missing -= releasing(snap, need);
     if (missing <= 0 || missing > spares)
         return std::nullopt;
     std::vector<Candidate> cands;

@@ -190,7 +190,7 @@ int run(int argc, char** argv) {
     shape.slice = static_cast<int>(args.integer("slice", 16, 1, shape.nodes_per_rack));
     shape.spares = static_cast<int>(args.integer("spares", 2, 0, shape.nodes_per_rack - 1));
     shape.gpus_per_node = static_cast<int>(args.integer("gpus-per-node", 4, 1, 64));
-    shape.recovery_wait = seconds_arg(args, "recovery-wait", 300);
+    shape.recovery_wait = seconds_arg(args, "recovery-wait", shape.recovery_wait);
     shape.reclaim_budget = seconds_arg(args, "reclaim-budget", shape.reclaim_budget);
     if (shape.slice + shape.spares > shape.nodes_per_rack)
         throw cli::UsageError("--slice + --spares exceed --nodes-per-rack");

@@ -61,7 +61,8 @@ struct ClusterShape {
     int slice = 16; // for block, nvlblock, nvlblock+lend
     int spares = 2; // for nvlblock, nvlblock+lend
     int gpus_per_node = 4;
-    Seconds recovery_wait = 300; // the topology's recovery.wait (fallback to anywhere after it)
+    // the topology's recovery.wait (fallback to anywhere after it), the core's default unless set
+    Seconds recovery_wait = nvlblock::RecoveryPolicy{}.wait_seconds;
     // recovery.reclaim_budget (recommended: work requeued per restart below held nodes x this)
     Seconds reclaim_budget = nvlblock::RecoveryPolicy{}.reclaim_budget_seconds;
     std::vector<int> hierarchy; // racks per group, lowest level first (e.g. {8}: SUs of 8 racks); empty: none
