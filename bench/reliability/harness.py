@@ -95,6 +95,7 @@ class Sampler(threading.Thread):
         self.lock = threading.Lock()
         self.halt = threading.Event()
         self.ctld_paused = 0
+        self.ctld_pauses = 0        # pauses begun so far: a sample spanning one compares nothing
         self.samples = 0
         self.accounting_samples = 0
         self.accounting_skipped = 0
@@ -119,6 +120,7 @@ class Sampler(threading.Thread):
         """slurmctld goes down on purpose (a kill and restart) until resume_ctld()."""
         with self.lock:
             self.ctld_paused += 1
+            self.ctld_pauses += 1
 
     def resume_ctld(self):
         with self.lock:
@@ -172,6 +174,7 @@ class Sampler(threading.Thread):
     def sample(self):
         with self.lock:
             paused = self.ctld_paused
+            pauses = self.ctld_pauses
             jobs = dict(self.jobs)
         if not self.ctld_alive():
             if not paused:
@@ -197,7 +200,14 @@ class Sampler(threading.Thread):
         self.check_jobs(set(jobs), queue)
         self.check_double_allocation(queue)
         if check_accounting:
-            if before is None or after is None or before != after or time.monotonic() < self.settle_until:
+            with self.lock:
+                # A restarted slurmctld answers before its nodes have
+                # registered again (restart-ctld waits for that while the
+                # pause lasts): its bitmaps and scontrol's node records differ
+                # until then, so nothing read in or across a pause counts.
+                restarting = paused or self.ctld_paused or self.ctld_pauses != pauses
+            if (restarting or before is None or after is None or before != after
+                    or time.monotonic() < self.settle_until):
                 self.accounting_skipped += 1
             else:
                 self.check_accounting(before, topo, jobs)
