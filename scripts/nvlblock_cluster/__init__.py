@@ -15,6 +15,7 @@ Modules, from the bottom up:
     options    checks of `nvlcluster up`'s options
     lifecycle  the nvlcluster commands (up, down, status, env, restart-ctld, ...)
     client     a handle on a running cluster: export lines, jobs, node failures
+    ctest_log  why tests failed, from ctest's logs (scripts/ctest-failures)
 
 scripts/nvlcluster is the command line over lifecycle; the demo, the benches
 and the cluster tests drive clusters through client. Programs outside
