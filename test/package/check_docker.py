@@ -123,8 +123,8 @@ def dockerfile_steps(path):
     return [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#")]
 
 
-# Entry points CI runs that are drivers or checks, not build steps: the image need not run them.
-DRIVERS = {"scripts/test", "scripts/demo", "scripts/nvlcluster", "scripts/check-format"}
+# Entry points CI runs that are drivers, checks or reports, not build steps: the image need not run them.
+DRIVERS = {"scripts/test", "scripts/demo", "scripts/nvlcluster", "scripts/check-format", "scripts/ctest-failures"}
 
 
 def ci_scripts(src):
