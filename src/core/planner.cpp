@@ -79,22 +79,30 @@ bool Planner::can_ever_run(Request request) const {
     return nvlblock::place(snap, request).placed();
 }
 
-std::optional<Reclaim> Planner::plan_reclaim(std::span<const NodeState> states, Request request,
-                                             std::span<const RunningJob> running, std::int64_t now) const {
+ReclaimDecision Planner::plan_reclaim(std::span<const NodeState> states, Request request, const Reclaimer& for_job,
+                                      std::span<const RunningJob> running, std::int64_t now) const {
+    ReclaimDecision none;
     const RecoveryRecord* record = recovery_.waiting_in_place(request.job_id);
     if (!record || now < record->reclaimed_until)
-        return std::nullopt;
+        return none; // kNotWaiting
     request.recovery = claim_for(*topology_, *record, states);
     const Snapshot snap = snapshot(states, now);
     const Placement refusal = nvlblock::place(snap, request);
-    if (refusal.placed())
-        return std::nullopt;
-    return nvlblock::plan_reclaim(snap, request, refusal, running, now,
-                                  topology_->policy().recovery.reclaim_budget_seconds);
+    if (refusal.placed()) {
+        none.refusal.reason = ReclaimRefusalReason::kFitsNow;
+        return none;
+    }
+    const RecoveryPolicy& policy = topology_->policy().recovery;
+    const ReclaimContext ctx{policy, recovery_.ledger().reclaims(), now,
+                             reclaim_per_hour(policy, topology_->node_count())};
+    Reclaimer who = for_job;
+    who.job_id = request.job_id;
+    return nvlblock::plan_reclaim(snap, request, refusal, who, running, ctx);
 }
 
-void Planner::reclaim_started(std::uint32_t job_id, const Reclaim& plan, std::int64_t now) {
-    recovery_.reclaim_started(*topology_, job_id, plan, now);
+void Planner::reclaim_started(std::uint32_t job_id, const Reclaim& plan, const Reclaimer& for_job,
+                              std::int64_t released_by, std::int64_t now) {
+    recovery_.reclaim_started(*topology_, job_id, plan, for_job, released_by, now);
 }
 
 void Planner::job_failed(std::uint32_t job_id, std::span<const NodeIndex> nodes, std::span<const NodeIndex> failed,

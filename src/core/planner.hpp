@@ -63,14 +63,18 @@ class Planner {
     // nothing (the simulator rejects it, as Slurm holds it at submission).
     bool can_ever_run(Request request) const;
 
-    // For a job waiting to restart in place (`request` as for place()): which
-    // of `running` to requeue so that it fits its block(s) now, on blocks
-    // whose spares are reclaimed. Changes nothing.
-    std::optional<Reclaim> plan_reclaim(std::span<const NodeState> states, Request request,
-                                        std::span<const RunningJob> running, std::int64_t now) const;
-    // The caller requeued the jobs of `plan` for `job_id`: logged, and no new
-    // round for the job until the hold delay has passed.
-    void reclaim_started(std::uint32_t job_id, const Reclaim& plan, std::int64_t now);
+    // For a job waiting to restart in place (`request` as for place(), made
+    // for `for_job`): which of `running` to preempt or requeue so that it
+    // fits its block(s) now, on blocks whose spares are reclaimed; or why
+    // none. Changes nothing.
+    ReclaimDecision plan_reclaim(std::span<const NodeState> states, Request request, const Reclaimer& for_job,
+                                 std::span<const RunningJob> running, std::int64_t now) const;
+    // The caller preempted or requeued the jobs of `plan` for `job_id`, the
+    // last releasing its nodes by `released_by`: logged, remembered for the
+    // cooldown and the limits, and no new round for the job until the hold
+    // delay has passed after that.
+    void reclaim_started(std::uint32_t job_id, const Reclaim& plan, const Reclaimer& for_job,
+                         std::int64_t released_by, std::int64_t now);
 
     // The snapshot place() would use, for callers that want the tallies.
     Snapshot snapshot(std::span<const NodeState> states, std::int64_t now) const;

@@ -37,21 +37,31 @@ struct BlockSettings {
     SpareReserve reserve = SpareReserve::kIdle;
 };
 
-// Which jobs count as preemptible, and so may borrow spares when lending is
-// on: the way Slurm sites already mark such work.
-struct PreemptibleSelector {
+// A set of jobs named the way Slurm sites already name them: by QOS,
+// partition or account. `preemptible:` (work that may borrow spares where
+// lending is on) and the recovery settings reclaim_from and never_reclaim
+// are each one.
+struct JobSelector {
     std::vector<std::string> qos;
     std::vector<std::string> partitions;
+    std::vector<std::string> accounts;
 
-    bool empty() const { return qos.empty() && partitions.empty(); }
-    // A job is preemptible work when its QOS or its partition is listed
-    // (either may be empty: not known).
-    bool matches(std::string_view job_qos, std::string_view job_partition) const {
+    bool empty() const { return qos.empty() && partitions.empty() && accounts.empty(); }
+    // A job is in the set when its QOS, its partition or its account is
+    // listed (each may be empty: not known).
+    bool matches(std::string_view job_qos, std::string_view job_partition, std::string_view job_account = {}) const {
         auto listed = [](const std::vector<std::string>& v, std::string_view s) {
             return !s.empty() && std::find(v.begin(), v.end(), s) != v.end();
         };
-        return listed(qos, job_qos) || listed(partitions, job_partition);
+        return listed(qos, job_qos) || listed(partitions, job_partition) || listed(accounts, job_account);
     }
+};
+
+// How reclaiming (rule 3b) ranks the work it could requeue: what a victim
+// loses, in node-seconds.
+enum class ReclaimCost {
+    kRunTime,        // its nodes x the time its current run has had
+    kRunTimeAndWait, // the same plus its nodes x the time it waited in the queue for that run
 };
 
 // What happens to a job whose block cannot take it back after a failure.
@@ -64,6 +74,23 @@ struct RecoveryPolicy {
     // again; restarting it elsewhere instead defers that work by its wait for
     // free nodes, which on a busy cluster is of the same order.
     std::int64_t reclaim_budget_seconds = 3600;
+    // Who may lose nodes to a reclaim. By default only jobs Slurm's own
+    // preemption lets the recovering job preempt (PreemptType, PreemptMode,
+    // QOS Preempt= lists, PriorityTier, PreemptExemptTime); reclaim_from
+    // names more work the site lets nvlblock requeue for an in-place
+    // restart, never_reclaim work it never touches, whatever Slurm says.
+    JobSelector reclaim_from;
+    JobSelector never_reclaim;
+    // A job nvlblock made room with is not chosen again for this long: its
+    // new run would otherwise be the cheapest work on the rack at once.
+    std::int64_t reclaim_cooldown_seconds = 3600;
+    // Jobs requeued for the recoveries of one user's jobs in any 24 hours
+    // (a user whose own jobs keep failing cannot keep moving others'
+    // work), and in the whole cluster in any hour (0: one per 100 nodes,
+    // at least 2). Each plan is carried out whole or not at all.
+    int reclaim_per_user_per_day = 24;
+    int reclaim_per_hour = 0;
+    ReclaimCost reclaim_cost = ReclaimCost::kRunTimeAndWait;
 };
 
 // Where slurmctld writes its status files, and how often.
@@ -84,7 +111,7 @@ struct ClusterPolicy {
     RecoveryPolicy recovery;
     int slurm_release = default_slurm_release();
     double block_fault_fraction = 0.5; // share of a block failed at once that makes it a block fault
-    PreemptibleSelector preemptible;
+    JobSelector preemptible;
     StatusOutput status;
 };
 

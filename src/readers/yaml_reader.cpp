@@ -155,14 +155,47 @@ class Reader {
     }
 
     void read_recovery(yaml_node_t* map) {
-        for_each_pair(map, "recovery", {"wait", "reclaim_budget"}, [&](const std::string& key, yaml_node_t* v) {
-            RecoveryPolicy& r = spec_.policy.recovery;
-            std::int64_t& field = key == "wait" ? r.wait_seconds : r.reclaim_budget_seconds;
-            if (auto s = value<std::int64_t>(v, "recovery." + key, parse_duration_seconds))
-                field = *s;
-        });
+        RecoveryPolicy& r = spec_.policy.recovery;
+        for_each_pair(map, "recovery",
+                      {"wait", "reclaim_budget", "reclaim_cooldown", "reclaim_from", "never_reclaim", "reclaim_limits",
+                       "reclaim_cost"},
+                      [&](const std::string& key, yaml_node_t* v) {
+                          const std::string context = "recovery." + key;
+                          if (key == "reclaim_from" || key == "never_reclaim") {
+                              read_selector(v, context, {"qos", "partitions", "accounts"},
+                                            key == "reclaim_from" ? r.reclaim_from : r.never_reclaim);
+                          } else if (key == "reclaim_limits") {
+                              read_reclaim_limits(v, r);
+                          } else if (key == "reclaim_cost") {
+                              if (auto c = value<ReclaimCost>(v, context, parse_reclaim_cost))
+                                  r.reclaim_cost = *c;
+                          } else if (auto s = value<std::int64_t>(v, context, parse_duration_seconds)) {
+                              (key == "wait"             ? r.wait_seconds
+                               : key == "reclaim_budget" ? r.reclaim_budget_seconds
+                                                         : r.reclaim_cooldown_seconds) = *s;
+                          }
+                      });
     }
 
+    static ReclaimCost parse_reclaim_cost(const std::string& s) {
+        if (s == "run_time")
+            return ReclaimCost::kRunTime;
+        if (s == "run_time_and_wait")
+            return ReclaimCost::kRunTimeAndWait;
+        throw ValueError("expected run_time or run_time_and_wait, got '" + s + "'");
+    }
+
+    // reclaim_limits: {per_user_per_day: N, per_hour: N | auto}
+    void read_reclaim_limits(yaml_node_t* map, RecoveryPolicy& r) {
+        for_each_pair(map, "recovery.reclaim_limits", {"per_user_per_day", "per_hour"},
+                      [&](const std::string& key, yaml_node_t* v) {
+                          const std::string context = "recovery.reclaim_limits." + key;
+                          if (key == "per_hour" && v->type == YAML_SCALAR_NODE && scalar(v) == "auto")
+                              r.reclaim_per_hour = 0;
+                          else if (auto n = count_value(v, context, key == "per_hour" ? 1 : 0))
+                              (key == "per_hour" ? r.reclaim_per_hour : r.reclaim_per_user_per_day) = *n;
+                      });
+    }
     void read_block_fault(yaml_node_t* map) {
         for_each_pair(map, "block_fault", {"fraction"}, [&](const std::string&, yaml_node_t* v) {
             if (auto f =
@@ -191,11 +224,17 @@ class Reader {
         return out;
     }
 
-    void read_preemptible(yaml_node_t* map) {
-        for_each_pair(map, "preemptible", {"qos", "partitions"}, [&](const std::string& key, yaml_node_t* v) {
-            auto names = name_list(v, "preemptible." + key);
-            (key == "qos" ? spec_.policy.preemptible.qos : spec_.policy.preemptible.partitions) = names;
+    // A JobSelector: {qos: [...], partitions: [...], accounts: [...]}, the keys `keys` allows.
+    void read_selector(yaml_node_t* map, const std::string& context, const std::set<std::string>& keys,
+                       JobSelector& out) {
+        for_each_pair(map, context, keys, [&](const std::string& key, yaml_node_t* v) {
+            auto names = name_list(v, context + "." + key);
+            (key == "qos" ? out.qos : key == "partitions" ? out.partitions : out.accounts) = names;
         });
+    }
+
+    void read_preemptible(yaml_node_t* map) {
+        read_selector(map, "preemptible", {"qos", "partitions"}, spec_.policy.preemptible);
     }
 
     void read_status(yaml_node_t* map) {

@@ -79,8 +79,20 @@ void Ledger::mark_fallback(std::uint32_t job_id) {
 }
 
 void Ledger::mark_reclaimed(std::uint32_t job_id, std::int64_t until) {
-    if (auto it = records_.find(job_id); it != records_.end())
-        it->second.reclaimed_until = until;
+    if (auto it = records_.find(job_id); it != records_.end()) {
+        RecoveryRecord& r = it->second;
+        r.reclaimed_until = until;
+        r.hold_until = std::max(r.hold_until, until);
+        r.fallback_at = std::max(r.fallback_at, until);
+    }
+}
+
+void Ledger::note_reclaim(std::span<const std::uint32_t> victims, std::uint32_t for_user, std::int64_t now,
+                          std::int64_t keep_seconds) {
+    ++counters_.reclaims;
+    counters_.reclaimed_jobs += victims.size();
+    for (std::uint32_t v : victims)
+        reclaims_.record({v, now, for_user}, keep_seconds);
 }
 
 const RecoveryRecord* Ledger::find(std::uint32_t job_id) const {
@@ -95,110 +107,161 @@ std::vector<std::string> Ledger::take_log() {
 }
 
 // Format, one item per line, fields separated by single spaces:
-//   nvlblock-state 1
-//   counters <failures> <in_place> <elsewhere> <abandoned>
+//   nvlblock-state 2
+//   counters <failures> <in_place> <elsewhere> <abandoned> <reclaims> <reclaimed_jobs>
 //   record <job> <failed_at> <fallback_at> <hold_until> <fallback> <nodes> <failed>
 //   event <at> <job> <outcome> <lost> <spares_used> <seconds> <blocks>
-//   end <records> <events>
+//   moved <victim> <at> <for_user>
+//   end <records> <events> <moves>
 // The end line detects truncation; the writer also renames atomically.
+// Version 1 (before the moves were kept) has four counters, no moved lines
+// and two counts at the end; it is read as it was written.
 std::string Ledger::serialize(const Topology& topo) const {
     std::ostringstream o;
-    o << "nvlblock-state 1\n";
+    o << "nvlblock-state 2\n";
     o << "counters " << counters_.failures << ' ' << counters_.in_place << ' ' << counters_.elsewhere << ' '
-      << counters_.abandoned << '\n';
+      << counters_.abandoned << ' ' << counters_.reclaims << ' ' << counters_.reclaimed_jobs << '\n';
     for (const auto& [id, r] : records_)
         o << "record " << id << ' ' << r.failed_at << ' ' << r.fallback_at << ' ' << r.hold_until << ' '
           << (r.fallback ? 1 : 0) << ' ' << hostlist_of(topo, r.nodes) << ' ' << hostlist_of(topo, r.failed) << '\n';
     for (const auto& e : recent_)
         o << "event " << e.at << ' ' << e.job_id << ' ' << outcome_name(e.outcome) << ' ' << e.lost << ' '
           << e.spares_used << ' ' << e.seconds << ' ' << e.blocks << '\n';
-    o << "end " << records_.size() << ' ' << recent_.size() << '\n';
+    for (const auto& m : reclaims_.moves())
+        o << "moved " << m.victim << ' ' << m.at << ' ' << m.for_user << '\n';
+    o << "end " << records_.size() << ' ' << recent_.size() << ' ' << reclaims_.moves().size() << '\n';
     return o.str();
 }
+
+namespace {
+
+// One saved file being read back; each line kind has its parser.
+struct StateReader {
+    StateReader(const Topology& t, const std::string& l, Ledger& owner) : topo(t), label(l), ledger(owner) {}
+
+    const Topology& topo;
+    const std::string& label;
+    Ledger& ledger; // for its log: records dropped on the way
+    unsigned lineno = 0;
+    int version = 0;
+    std::map<std::uint32_t, RecoveryRecord> records;
+    std::deque<RecoveryEvent> recent;
+    std::deque<ReclaimMove> moves;
+    LedgerCounters counters;
+    std::size_t record_lines = 0;
+
+    [[noreturn]] void bad(const std::string& what) const {
+        throw ConfigError({label, lineno}, "corrupt nvlblock state: " + what);
+    }
+
+    void header(std::istringstream& f, const std::string& kind) {
+        if (kind != "nvlblock-state" || !(f >> version))
+            bad("missing header");
+        if (version != 1 && version != 2)
+            bad("unsupported version " + std::to_string(version));
+    }
+
+    void counters_line(std::istringstream& f) {
+        if (!(f >> counters.failures >> counters.in_place >> counters.elsewhere >> counters.abandoned) ||
+            (version >= 2 && !(f >> counters.reclaims >> counters.reclaimed_jobs)))
+            bad("bad counters line");
+    }
+
+    void record_line(std::istringstream& f) {
+        RecoveryRecord r;
+        int fb = 0;
+        std::string nodes, failed;
+        if (!(f >> r.job_id >> r.failed_at >> r.fallback_at >> r.hold_until >> fb >> nodes >> failed))
+            bad("bad record line");
+        r.fallback = fb != 0;
+        std::size_t unknown = 0;
+        try {
+            r.nodes = indices_of(topo, nodes, unknown);
+            r.failed = indices_of(topo, failed, unknown);
+        } catch (const std::exception& e) {
+            bad(e.what());
+        }
+        ++record_lines;
+        std::erase_if(r.nodes, [&](NodeIndex n) { return topo.block_of(n) == kNoBlock; });
+        std::erase_if(r.failed, [&](NodeIndex n) { return !contains(r.nodes, n); });
+        if (r.nodes.empty() || r.failed.empty()) {
+            ledger.log("JobId=" + std::to_string(r.job_id) +
+                       " dropped from saved state: its nodes are no longer in any block");
+            return;
+        }
+        records[r.job_id] = std::move(r);
+    }
+
+    void event_line(std::istringstream& f) {
+        RecoveryEvent e;
+        std::string outcome;
+        if (!(f >> e.at >> e.job_id >> outcome >> e.lost >> e.spares_used >> e.seconds >> e.blocks))
+            bad("bad event line");
+        if (outcome == "in_place")
+            e.outcome = RecoveryOutcome::kInPlace;
+        else if (outcome == "elsewhere")
+            e.outcome = RecoveryOutcome::kElsewhere;
+        else if (outcome == "abandoned")
+            e.outcome = RecoveryOutcome::kAbandoned;
+        else
+            bad("unknown outcome '" + outcome + "'");
+        recent.push_back(std::move(e));
+    }
+
+    void moved_line(std::istringstream& f) {
+        ReclaimMove m;
+        if (version < 2 || !(f >> m.victim >> m.at >> m.for_user))
+            bad("bad moved line");
+        moves.push_back(m);
+    }
+
+    void end_line(std::istringstream& f) const {
+        std::size_t nr = 0, ne = 0, nm = 0;
+        if (!(f >> nr >> ne) || (version >= 2 && !(f >> nm)) || nr != record_lines || ne != recent.size() ||
+            nm != moves.size())
+            bad("end line does not match the contents");
+    }
+};
+
+} // namespace
 
 void Ledger::deserialize(const Topology& topo, const std::string& text, const std::string& label) {
     std::istringstream in(text);
     std::string line;
-    unsigned lineno = 0;
-    std::map<std::uint32_t, RecoveryRecord> records;
-    std::deque<RecoveryEvent> recent;
-    LedgerCounters counters;
-    bool header = false, end = false;
-    std::size_t record_lines = 0;
-    auto bad = [&](const std::string& what) { throw ConfigError({label, lineno}, "corrupt nvlblock state: " + what); };
-    while (std::getline(in, line)) {
-        ++lineno;
+    StateReader r(topo, label, *this);
+    bool end = false;
+    while (!end && std::getline(in, line)) {
+        ++r.lineno;
         std::istringstream f(line);
         std::string kind;
         f >> kind;
         if (kind.empty())
             continue;
-        if (!header) {
-            int version = 0;
-            if (kind != "nvlblock-state" || !(f >> version))
-                bad("missing header");
-            if (version != 1)
-                bad("unsupported version " + std::to_string(version));
-            header = true;
-        } else if (kind == "counters") {
-            if (!(f >> counters.failures >> counters.in_place >> counters.elsewhere >> counters.abandoned))
-                bad("bad counters line");
-        } else if (kind == "record") {
-            RecoveryRecord r;
-            int fb = 0;
-            std::string nodes, failed;
-            if (!(f >> r.job_id >> r.failed_at >> r.fallback_at >> r.hold_until >> fb >> nodes >> failed))
-                bad("bad record line");
-            r.fallback = fb != 0;
-            std::size_t unknown = 0;
-            try {
-                r.nodes = indices_of(topo, nodes, unknown);
-                r.failed = indices_of(topo, failed, unknown);
-            } catch (const std::exception& e) {
-                bad(e.what());
-            }
-            ++record_lines;
-            std::erase_if(r.nodes, [&](NodeIndex n) { return topo.block_of(n) == kNoBlock; });
-            std::erase_if(r.failed, [&](NodeIndex n) { return !contains(r.nodes, n); });
-            if (r.nodes.empty() || r.failed.empty()) {
-                log("JobId=" + std::to_string(r.job_id) +
-                    " dropped from saved state: its nodes are no longer in any block");
-                continue;
-            }
-            records[r.job_id] = std::move(r);
-        } else if (kind == "event") {
-            RecoveryEvent e;
-            std::string outcome;
-            if (!(f >> e.at >> e.job_id >> outcome >> e.lost >> e.spares_used >> e.seconds >> e.blocks))
-                bad("bad event line");
-            if (outcome == "in_place")
-                e.outcome = RecoveryOutcome::kInPlace;
-            else if (outcome == "elsewhere")
-                e.outcome = RecoveryOutcome::kElsewhere;
-            else if (outcome == "abandoned")
-                e.outcome = RecoveryOutcome::kAbandoned;
-            else
-                bad("unknown outcome '" + outcome + "'");
-            recent.push_back(std::move(e));
-        } else if (kind == "end") {
-            std::size_t nr = 0, ne = 0;
-            if (!(f >> nr >> ne) || nr != record_lines || ne != recent.size())
-                bad("end line does not match the contents");
-            end = true;
-            break;
-        } else {
-            bad("unknown line '" + kind + "'");
-        }
+        if (!r.version)
+            r.header(f, kind);
+        else if (kind == "counters")
+            r.counters_line(f);
+        else if (kind == "record")
+            r.record_line(f);
+        else if (kind == "event")
+            r.event_line(f);
+        else if (kind == "moved")
+            r.moved_line(f);
+        else if (kind == "end")
+            r.end_line(f), end = true;
+        else
+            r.bad("unknown line '" + kind + "'");
     }
-    if (!header)
-        bad("empty file");
+    if (!r.version)
+        r.bad("empty file");
     if (!end)
-        bad("truncated (no end line)");
-    while (recent.size() > kRecentEvents)
-        recent.pop_front();
-    records_ = std::move(records);
-    recent_ = std::move(recent);
-    counters_ = counters;
+        r.bad("truncated (no end line)");
+    while (r.recent.size() > kRecentEvents)
+        r.recent.pop_front();
+    records_ = std::move(r.records);
+    recent_ = std::move(r.recent);
+    counters_ = r.counters;
+    reclaims_.replace(std::move(r.moves));
 }
 
 void Ledger::remap(const Topology& from, const Topology& to) {

@@ -12,6 +12,7 @@
 
 #include "model/topology.hpp"
 #include "placement/request.hpp"
+#include "recovery/reclaim_history.hpp"
 
 #include <cstdint>
 #include <deque>
@@ -30,9 +31,10 @@ struct RecoveryRecord {
     std::int64_t fallback_at = 0; // from then on, if its block cannot take it, it goes anywhere
     std::int64_t hold_until = 0;  // its nodes are held for it until then
     bool fallback = false;
-    // Spares were reclaimed for it (jobs requeued): no new round until then,
-    // while their nodes are released. Not saved: after a restart at most one
-    // more round runs.
+    // Spares were reclaimed for it (jobs preempted or requeued): no new round
+    // until then, while their nodes are released. Not saved: after a restart
+    // at most one more round runs (the moves themselves are saved, so the
+    // victims' cooldown and the limits hold).
     std::int64_t reclaimed_until = 0;
 };
 
@@ -54,6 +56,8 @@ struct LedgerCounters {
     std::uint64_t in_place = 0;
     std::uint64_t elsewhere = 0; // fallbacks that restarted elsewhere
     std::uint64_t abandoned = 0; // left the queue before restarting
+    std::uint64_t reclaims = 0;  // rounds of reclaiming spares (rule 3b)
+    std::uint64_t reclaimed_jobs = 0; // jobs preempted or requeued by them
 };
 
 // The records themselves; recovery.hpp applies the rules and moves the clock.
@@ -69,8 +73,13 @@ class Ledger {
     void close(std::uint32_t job_id, RecoveryEvent e);
     // From now on the job is placed like any other job.
     void mark_fallback(std::uint32_t job_id);
-    // Spares were reclaimed for it: no new round until `until`.
+    // Spares were reclaimed for it: no new round until `until`, and its hold
+    // and wait last at least as long (the victims' GraceTime may run first).
     void mark_reclaimed(std::uint32_t job_id, std::int64_t until);
+    // A round of reclaiming moved these jobs for one of `for_user`'s jobs.
+    void note_reclaim(std::span<const std::uint32_t> victims, std::uint32_t for_user, std::int64_t now,
+                      std::int64_t keep_seconds);
+    const ReclaimHistory& reclaims() const { return reclaims_; }
 
     const RecoveryRecord* find(std::uint32_t job_id) const;
     bool empty() const { return records_.empty(); }
@@ -96,6 +105,7 @@ class Ledger {
     std::map<std::uint32_t, RecoveryRecord> records_;
     std::deque<RecoveryEvent> recent_;
     LedgerCounters counters_;
+    ReclaimHistory reclaims_;
     std::vector<std::string> log_;
 };
 

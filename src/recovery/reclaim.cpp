@@ -2,6 +2,8 @@
 #include "recovery/reclaim.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <map>
 
 namespace nvlblock {
 namespace {
@@ -14,46 +16,132 @@ int healthy_nodes_on(const Snapshot& snap, const RunningJob& j, BlockIndex b) {
     return here;
 }
 
+// What goes whole when moved: a job, or every component of a heterogeneous
+// job (Slurm preempts and requeues those whole, so they are costed whole).
 struct Candidate {
-    const RunningJob* job;
-    std::int64_t lost; // node-seconds of run time
-    int here;          // healthy nodes where they are wanted
+    std::uint32_t id = 0;
+    VictimStatus how = VictimStatus::kPreempt;
+    bool eligible = true;    // every component may lose its nodes
+    bool preemptible = true; // every component is `preemptible:` work
+    int here = 0;            // healthy nodes where they are wanted
+    int size = 0;            // nodes in all
+    std::int64_t lost = 0;   // node-seconds of run time
+    std::int64_t cost = 0;   // what ranks it (recovery.reclaim_cost; 0 for `preemptible:` work)
 };
 
-// Preemptible work first, then the least work lost, fewest nodes, lowest id.
-void cheapest_first(std::vector<Candidate>& cands) {
-    std::sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
-        if (a.job->preemptible != b.job->preemptible)
-            return a.job->preemptible;
-        if (a.lost != b.lost)
-            return a.lost < b.lost;
-        if (a.job->nodes.size() != b.job->nodes.size())
-            return a.job->nodes.size() < b.job->nodes.size();
-        return a.job->job_id < b.job->job_id;
-    });
+using NodesWanted = std::function<int(const RunningJob&)>;
+
+std::int64_t run_time(const RunningJob& j, std::int64_t now) {
+    return std::max<std::int64_t>(0, now - j.started);
 }
 
-bool may_requeue(const RunningJob& j, const RecoveryClaim& claim) {
-    return j.job_id != claim.job_id && j.requeueable && !j.exempt;
+void add_component(Candidate& c, const RunningJob& j, VictimStatus status, int here, const ReclaimContext& ctx) {
+    const auto nodes = static_cast<std::int64_t>(j.nodes.size());
+    const std::int64_t run = run_time(j, ctx.now);
+    const std::int64_t wait = ctx.policy.reclaim_cost == ReclaimCost::kRunTimeAndWait ? std::max<std::int64_t>(0, j.waited) : 0;
+    c.eligible = c.eligible && may_lose_nodes(status);
+    if (status == VictimStatus::kRequeue)
+        c.how = VictimStatus::kRequeue; // a component only the site named: the whole job is requeued
+    c.preemptible = c.preemptible && j.preemptible;
+    c.here += here;
+    c.size += static_cast<int>(nodes);
+    c.lost += nodes * run;
+    // `preemptible:` work is there to be moved: it costs nothing to rank.
+    if (!j.preemptible)
+        c.cost += nodes * (run + wait);
 }
 
-std::int64_t work_lost(const RunningJob& j, std::int64_t now) {
-    return static_cast<std::int64_t>(j.nodes.size()) * std::max<std::int64_t>(0, now - j.started);
-}
-
-// Takes candidates, cheapest first, until `missing` nodes are freed.
-int choose(std::vector<Candidate>& cands, int missing, Reclaim& plan) {
-    cheapest_first(cands);
-    for (const Candidate& c : cands) {
-        if (missing <= 0)
-            break;
-        plan.jobs.push_back(c.job->job_id);
-        plan.nodes += static_cast<std::uint32_t>(c.here);
-        if (!c.job->preemptible)
-            plan.lost_node_seconds += c.lost;
-        missing -= c.here;
+// The running work that may lose its nodes and has some where they are
+// wanted, one candidate per job (or heterogeneous job); with `slurm_only`,
+// only work Slurm's own preemption lets the job preempt.
+std::vector<Candidate> gather(std::span<const RunningJob> running, const Reclaimer& for_job, const ReclaimContext& ctx,
+                              const NodesWanted& wanted, bool slurm_only) {
+    std::vector<Candidate> units;
+    std::map<std::uint32_t, std::size_t> index;
+    for (const RunningJob& j : running) {
+        const auto [it, fresh] = index.emplace(reclaim_unit(j), units.size());
+        if (fresh)
+            units.push_back({.id = reclaim_unit(j)});
+        add_component(units[it->second], j, victim_status(j, for_job, ctx.policy, ctx.history, ctx.now), wanted(j),
+                      ctx);
     }
-    return missing;
+    std::erase_if(units, [&](const Candidate& c) {
+        return !c.eligible || c.here == 0 || (slurm_only && c.how != VictimStatus::kPreempt);
+    });
+    return units;
+}
+
+struct Cover {
+    std::vector<const Candidate*> picked;
+    std::int64_t cost = 0;
+};
+
+std::vector<std::uint32_t> ids_of(const Cover& c) {
+    std::vector<std::uint32_t> ids;
+    for (const Candidate* p : c.picked)
+        ids.push_back(p->id);
+    std::sort(ids.begin(), ids.end());
+    return ids;
+}
+
+// Cheaper; then fewer jobs; then the lower job ids (deterministic).
+bool better(const Cover& a, const Cover& b) {
+    if (a.cost != b.cost)
+        return a.cost < b.cost;
+    if (a.picked.size() != b.picked.size())
+        return a.picked.size() < b.picked.size();
+    return ids_of(a) < ids_of(b);
+}
+
+// The cheapest set of candidates that frees at least `missing` nodes where
+// they are wanted (a 0/1 knapsack over nodes freed: the shortfall is at
+// most a block's spares, and a block runs a few dozen jobs at most). With
+// `exact`, only sets that free exactly `missing`, every node of every job
+// among them: nothing requeued beyond what the job lacks.
+std::optional<Cover> cheapest_cover(const std::vector<Candidate>& cands, int missing, bool exact) {
+    if (missing <= 0)
+        return Cover{};
+    int cap = missing;
+    for (const Candidate& c : cands)
+        if (!exact)
+            cap = std::max(cap, missing - 1 + c.here);
+    std::vector<std::optional<Cover>> best(static_cast<std::size_t>(cap) + 1);
+    best[0] = Cover{};
+    for (const Candidate& c : cands) {
+        if (exact && c.size != c.here)
+            continue;
+        for (int f = cap - c.here; f >= 0; --f) {
+            if (!best[f])
+                continue;
+            Cover next = *best[f];
+            next.picked.push_back(&c);
+            next.cost += c.cost;
+            std::optional<Cover>& slot = best[f + c.here];
+            if (!slot || better(next, *slot))
+                slot = std::move(next);
+        }
+    }
+    if (exact)
+        return best[missing];
+    std::optional<Cover> out;
+    for (int f = missing; f <= cap; ++f)
+        if (best[f] && (!out || better(*best[f], *out)))
+            out = best[f];
+    return out;
+}
+
+void add_to_plan(const Cover& cover, Reclaim& plan) {
+    std::vector<const Candidate*> picked = cover.picked;
+    std::sort(picked.begin(), picked.end(), [](const Candidate* a, const Candidate* b) {
+        return a->cost != b->cost ? a->cost < b->cost : a->id < b->id;
+    });
+    for (const Candidate* c : picked) {
+        plan.victims.push_back({c->id, c->how, static_cast<std::uint32_t>(c->size)});
+        plan.nodes += static_cast<std::uint32_t>(c->here);
+        if (!c->preemptible)
+            plan.lost_node_seconds += c->lost;
+        plan.exact = plan.exact && c->size == c->here;
+    }
 }
 
 // Its own healthy nodes on a block that may still be finishing its last run
@@ -73,34 +161,49 @@ int releasing_on(const Snapshot& snap, const RecoveryClaim& claim, BlockIndex b)
     return n;
 }
 
+int missing_on(const Snapshot& snap, const RecoveryClaim& claim, const Shortfall& s) {
+    return static_cast<int>(s.need) - static_cast<int>(s.room) - releasing_on(snap, claim, s.block);
+}
+
+// How one attempt at a plan went.
+enum class Attempt { kPlanned, kMoreThanSpares, kNoWork };
+
+struct Try {
+    const Snapshot& snap;
+    const RecoveryClaim& claim;
+    const Placement& refusal;
+    const Reclaimer& for_job;
+    std::span<const RunningJob> running;
+    const ReclaimContext& ctx;
+    bool segmented = false; // --segment: segments move whole, never a node between blocks
+    bool slurm_only = false;
+    bool exact = false;
+};
+
 // Each block that cannot take the job back gets its missing nodes from the
 // work running there.
-std::optional<Reclaim> reclaim_per_block(const Snapshot& snap, const RecoveryClaim& claim, const Placement& refusal,
-                                         std::span<const RunningJob> running, std::int64_t now) {
-    const Topology& topo = snap.topology();
-    Reclaim plan;
-    for (const Shortfall& s : refusal.shortfalls) {
-        const Block& block = topo.block(s.block);
-        int missing = static_cast<int>(s.need) - static_cast<int>(s.room) - releasing_on(snap, claim, s.block);
-        if (missing > block.settings.spares)
-            return std::nullopt; // more than its spares: wait, or fall back, as in an idle-spare block
-        std::vector<Candidate> cands;
-        for (const RunningJob& j : running) {
-            if (!may_requeue(j, claim))
-                continue;
-            const int here = healthy_nodes_on(snap, j, s.block);
-            if (here == 0)
-                continue;
-            if (std::find(plan.jobs.begin(), plan.jobs.end(), j.job_id) != plan.jobs.end()) {
-                missing -= here; // already chosen for another of the job's blocks
-                continue;
-            }
-            cands.push_back({&j, work_lost(j, now), here});
-        }
-        if (choose(cands, missing, plan) > 0)
-            return std::nullopt;
+Attempt reclaim_per_block(const Try& t, Reclaim& plan) {
+    for (const Shortfall& s : t.refusal.shortfalls) {
+        int missing = missing_on(t.snap, t.claim, s);
+        if (missing > t.snap.topology().block(s.block).settings.spares)
+            return Attempt::kMoreThanSpares; // wait, or fall back, as in an idle-spare block
+        std::vector<Candidate> cands = gather(
+            t.running, t.for_job, t.ctx, [&](const RunningJob& j) { return healthy_nodes_on(t.snap, j, s.block); },
+            t.slurm_only);
+        // Work chosen for another of the job's blocks frees its nodes here too.
+        std::erase_if(cands, [&](const Candidate& c) {
+            const bool chosen = std::any_of(plan.victims.begin(), plan.victims.end(),
+                                            [&](const ReclaimVictim& v) { return v.job_id == c.id; });
+            if (chosen)
+                missing -= c.here;
+            return chosen;
+        });
+        const std::optional<Cover> cover = cheapest_cover(cands, missing, t.exact);
+        if (!cover)
+            return Attempt::kNoWork;
+        add_to_plan(*cover, plan);
     }
-    return plan;
+    return Attempt::kPlanned;
 }
 
 // A job on several blocks without --segment may come back with its nodes
@@ -108,75 +211,174 @@ std::optional<Reclaim> reclaim_per_block(const Snapshot& snap, const RecoveryCla
 // all may be freed on any of them: a job that filled a whole rack itself and
 // lost a node there gets it back on another of its racks. At most the
 // spares of the blocks that lost nodes, as for one block.
-std::optional<Reclaim> reclaim_on_own_blocks(const Snapshot& snap, const RecoveryClaim& claim, const Placement& refusal,
-                                             std::span<const RunningJob> running, std::int64_t now) {
-    const Topology& topo = snap.topology();
-    int missing = static_cast<int>(refusal.own_blocks_short_by), spares = 0;
-    for (const Shortfall& s : refusal.shortfalls)
+Attempt reclaim_on_own_blocks(const Try& t, Reclaim& plan) {
+    const Topology& topo = t.snap.topology();
+    int missing = static_cast<int>(t.refusal.own_blocks_short_by), spares = 0;
+    for (const Shortfall& s : t.refusal.shortfalls)
         spares += topo.block(s.block).settings.spares;
-    for (const RecoveryNeed& need : claim.blocks)
-        missing -= releasing(snap, need);
-    if (missing <= 0 || missing > spares)
-        return std::nullopt;
-    std::vector<Candidate> cands;
-    for (const RunningJob& j : running) {
-        if (!may_requeue(j, claim))
-            continue;
+    for (const RecoveryNeed& need : t.claim.blocks)
+        missing -= releasing(t.snap, need);
+    if (missing <= 0)
+        return Attempt::kNoWork;
+    if (missing > spares)
+        return Attempt::kMoreThanSpares;
+    const auto wanted = [&](const RunningJob& j) {
         int here = 0;
-        for (const RecoveryNeed& need : claim.blocks)
+        for (const RecoveryNeed& need : t.claim.blocks)
             if (topo.block(need.block).settings.reserve == SpareReserve::kReclaim)
-                here += healthy_nodes_on(snap, j, need.block);
-        if (here > 0)
-            cands.push_back({&j, work_lost(j, now), here});
+                here += healthy_nodes_on(t.snap, j, need.block);
+        return here;
+    };
+    const std::vector<Candidate> cands = gather(t.running, t.for_job, t.ctx, wanted, t.slurm_only);
+    const std::optional<Cover> cover = cheapest_cover(cands, missing, t.exact);
+    if (!cover)
+        return Attempt::kNoWork;
+    add_to_plan(*cover, plan);
+    return Attempt::kPlanned;
+}
+
+// Running jobs on the blocks that lack room, by status (for the refusal).
+void count_statuses(const Snapshot& snap, const Placement& refusal, const Reclaimer& for_job,
+                    std::span<const RunningJob> running, const ReclaimContext& ctx, ReclaimRefusal& out) {
+    for (const RunningJob& j : running) {
+        const bool there = std::any_of(refusal.shortfalls.begin(), refusal.shortfalls.end(),
+                                       [&](const Shortfall& s) { return healthy_nodes_on(snap, j, s.block) > 0; });
+        if (there)
+            ++out.jobs_by_status[static_cast<std::size_t>(
+                victim_status(j, for_job, ctx.policy, ctx.history, ctx.now))];
     }
-    Reclaim plan;
-    if (choose(cands, missing, plan) > 0)
-        return std::nullopt;
-    return plan;
+}
+
+// Whole plans, most preferred first: work Slurm's own preemption lets go
+// before work only the site named; exact fits before plans that move more
+// than the job lacks; freeing the nodes on the blocks that lack them before
+// shifting them between the job's own blocks. The first within the budget wins.
+ReclaimDecision best_affordable_plan(Try t, std::int64_t budget) {
+    ReclaimDecision d;
+    bool over_budget = false, spares_everywhere = true;
+    const bool may_shift = t.claim.blocks.size() > 1 && !t.segmented;
+    for (bool slurm_only : {true, false})
+        for (bool exact : {true, false})
+            for (bool shift : {false, true}) {
+                if (shift && !may_shift)
+                    continue;
+                t.slurm_only = slurm_only;
+                t.exact = exact;
+                Reclaim plan;
+                const Attempt a = shift ? reclaim_on_own_blocks(t, plan) : reclaim_per_block(t, plan);
+                spares_everywhere = spares_everywhere && a == Attempt::kMoreThanSpares;
+                if (a != Attempt::kPlanned || plan.victims.empty())
+                    continue;
+                if (plan.lost_node_seconds > budget) {
+                    over_budget = true;
+                    continue;
+                }
+                plan.budget_node_seconds = budget;
+                d.plan = std::move(plan);
+                return d;
+            }
+    d.refusal.reason = spares_everywhere ? ReclaimRefusalReason::kMoreThanSpares
+                       : over_budget     ? ReclaimRefusalReason::kOverBudget
+                                         : ReclaimRefusalReason::kNoEligibleWork;
+    return d;
+}
+
+// The limits hold for the plan as a whole: it is carried out whole or not at all.
+std::optional<ReclaimRefusalReason> over_limit(const Reclaim& plan, const Reclaimer& for_job,
+                                               const ReclaimContext& ctx) {
+    const std::size_t moves = plan.victims.size();
+    const int per_user = ctx.policy.reclaim_per_user_per_day;
+    if (ctx.history.moves_for_user_since(for_job.user, ctx.now - ReclaimHistory::kDay + 1) + moves >
+        static_cast<std::size_t>(std::max(0, per_user)))
+        return ReclaimRefusalReason::kUserLimit;
+    if (ctx.history.moves_since(ctx.now - 3600 + 1) + moves > static_cast<std::size_t>(std::max(0, ctx.per_hour)))
+        return ReclaimRefusalReason::kClusterLimit;
+    return std::nullopt;
 }
 
 } // namespace
 
-std::optional<Reclaim> plan_reclaim(const Snapshot& snap, const Request& req, const Placement& refusal,
-                                    std::span<const RunningJob> running, std::int64_t now,
-                                    std::int64_t budget_seconds) {
-    if (!req.recovery || refusal.reason != Reason::kRecoveryWaiting || refusal.shortfalls.empty())
-        return std::nullopt;
-    const RecoveryClaim& claim = *req.recovery;
-    const Topology& topo = snap.topology();
-    for (const Shortfall& s : refusal.shortfalls)
-        if (s.block_down || topo.block(s.block).settings.reserve != SpareReserve::kReclaim)
-            return std::nullopt;
-    std::int64_t budget = 0;
-    for (const RecoveryNeed& need : claim.blocks)
-        budget += static_cast<std::int64_t>(need.prior_healthy.size()) * budget_seconds;
-    const auto affordable = [budget](std::optional<Reclaim> plan) -> std::optional<Reclaim> {
-        if (!plan || plan->jobs.empty() || plan->lost_node_seconds > budget)
-            return std::nullopt;
-        plan->budget_node_seconds = budget;
-        return plan;
-    };
-    if (auto plan = affordable(reclaim_per_block(snap, claim, refusal, running, now)))
-        return plan;
-    if (claim.blocks.size() > 1 && req.segment <= 1)
-        return affordable(reclaim_on_own_blocks(snap, claim, refusal, running, now));
-    return std::nullopt;
+int reclaim_per_hour(const RecoveryPolicy& policy, std::size_t node_count) {
+    if (policy.reclaim_per_hour > 0)
+        return policy.reclaim_per_hour;
+    return std::max(2, static_cast<int>((node_count + 99) / 100));
 }
 
-std::string describe_reclaim(const Topology& topo, const RecoveryClaim& claim, const Reclaim& r) {
+ReclaimDecision plan_reclaim(const Snapshot& snap, const Request& req, const Placement& refusal,
+                             const Reclaimer& for_job, std::span<const RunningJob> running,
+                             const ReclaimContext& ctx) {
+    ReclaimDecision d;
+    if (!req.recovery || refusal.reason != Reason::kRecoveryWaiting || refusal.shortfalls.empty()) {
+        d.refusal.reason = ReclaimRefusalReason::kFitsNow;
+        return d;
+    }
+    const RecoveryClaim& claim = *req.recovery;
+    const Topology& topo = snap.topology();
+    count_statuses(snap, refusal, for_job, running, ctx, d.refusal);
+    for (const Shortfall& s : refusal.shortfalls)
+        if (s.block_down || topo.block(s.block).settings.reserve != SpareReserve::kReclaim) {
+            d.refusal.reason = ReclaimRefusalReason::kNotReclaimed;
+            return d;
+        }
+    std::int64_t budget = 0;
+    for (const RecoveryNeed& need : claim.blocks)
+        budget += static_cast<std::int64_t>(need.prior_healthy.size()) * ctx.policy.reclaim_budget_seconds;
+    ReclaimDecision best = best_affordable_plan({snap, claim, refusal, for_job, running, ctx, req.segment > 1}, budget);
+    best.refusal.jobs_by_status = d.refusal.jobs_by_status;
+    if (best.plan)
+        if (const auto limit = over_limit(*best.plan, for_job, ctx)) {
+            best.plan.reset();
+            best.refusal.reason = *limit;
+        }
+    return best;
+}
+
+std::string claim_blocks(const Topology& topo, const RecoveryClaim& claim) {
     std::string blocks;
     for (const RecoveryNeed& need : claim.blocks) {
         if (!blocks.empty())
             blocks += ',';
         blocks += topo.block(need.block).name;
     }
-    std::string jobs;
-    for (std::uint32_t id : r.jobs)
-        jobs += (jobs.empty() ? "" : ",") + std::to_string(id);
+    return blocks;
+}
+
+std::string describe_reclaim(const Topology& topo, const RecoveryClaim& claim, const Reclaim& r) {
+    std::string preempted, requeued;
+    for (const ReclaimVictim& v : r.victims) {
+        std::string& list = v.how == VictimStatus::kPreempt ? preempted : requeued;
+        list += (list.empty() ? "" : ",") + std::to_string(v.job_id);
+    }
+    std::string what;
+    if (!preempted.empty())
+        what += "preempting JobId=" + preempted + " (Slurm's preemption)";
+    if (!requeued.empty())
+        what += std::string(what.empty() ? "" : ", ") + "requeueing JobId=" + requeued + " (recovery.reclaim_from)";
     return "JobId=" + std::to_string(claim.job_id) + " reclaiming " + std::to_string(r.nodes) + " spare node" +
-           (r.nodes == 1 ? "" : "s") + " on " + blocks + ": requeueing JobId=" + jobs + " (" +
+           (r.nodes == 1 ? "" : "s") + " on " + claim_blocks(topo, claim) + ": " + what + " (" +
            std::to_string(r.lost_node_seconds) + " node-seconds of run time lost, budget " +
-           std::to_string(r.budget_node_seconds) + ")";
+           std::to_string(r.budget_node_seconds) + (r.exact ? "" : "; no exact fit, more nodes than it lacks") + ")";
+}
+
+std::string describe_reclaim_refusal(std::uint32_t job_id, const ReclaimRefusal& r) {
+    static const char* const why[] = {
+        "no recovery waits for its block",
+        "its block can take it without reclaiming",
+        "a block it lacks room on is down or keeps idle spares",
+        "it lacks more nodes than the spares of its blocks",
+        "not enough work there may lose its nodes",
+        "making room would lose more run time than recovery.reclaim_budget",
+        "recovery.reclaim_limits.per_user_per_day reached for its user",
+        "recovery.reclaim_limits.per_hour reached",
+    };
+    std::string out = "JobId=" + std::to_string(job_id) + ": nothing reclaimed: " +
+                      why[static_cast<std::size_t>(r.reason)];
+    std::string jobs;
+    for (std::size_t i = 0; i < r.jobs_by_status.size(); ++i)
+        if (r.jobs_by_status[i])
+            jobs += (jobs.empty() ? "" : ", ") + std::to_string(r.jobs_by_status[i]) + " " +
+                    victim_status_name(static_cast<VictimStatus>(i));
+    return jobs.empty() ? out : out + " (jobs there: " + jobs + ")";
 }
 
 } // namespace nvlblock

@@ -4,17 +4,24 @@
 // On a block whose spares are `reserve: reclaim`, nothing is held back while
 // nothing fails: any job may run on every node. When a job there loses nodes
 // and its block has no free room for it, the nodes it lacks are reclaimed
-// from the cheapest work on that block: preemptible jobs first, then the
-// jobs that lose the least work (nodes x time run), at most the block's
-// spares, and only while the work lost stays below a budget: the failed
-// job's held nodes times recovery.reclaim_budget. A job on several blocks
-// may get them on any of its own blocks. Pure: the caller requeues the
-// chosen jobs.
+// from work on that block that may lose them (reclaim_eligibility.hpp: Slurm's
+// preemption says whether, the site may name more): work Slurm's own
+// preemption lets it preempt before work only the site named; a plan whose
+// victims are exactly the nodes needed before one that requeues more; then
+// the cheapest (recovery.reclaim_cost). At most the block's spares, only
+// while the run time lost stays below the budget (the failed job's held
+// nodes times recovery.reclaim_budget), and within the cooldown and limits.
+// A job on several blocks may get them on any of its own blocks. A
+// heterogeneous job goes whole and is costed whole. Pure: the caller
+// preempts or requeues the chosen jobs.
 #pragma once
 
 #include "placement/request.hpp"
 #include "placement/snapshot.hpp"
+#include "recovery/reclaim_eligibility.hpp"
+#include "recovery/reclaim_history.hpp"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -23,36 +30,68 @@
 
 namespace nvlblock {
 
-// A running job, as the caller sees it.
-struct RunningJob {
-    std::uint32_t job_id = 0;
-    std::vector<NodeIndex> nodes;
-    std::int64_t started = 0; // start of its current run
-    bool requeueable = true;  // Slurm may requeue it (a batch job that allows requeue)
-    bool exempt = false;      // protected now (e.g. still within PreemptExemptTime)
-    bool preemptible = false; // selected by the topology's `preemptible:`
+struct ReclaimVictim {
+    std::uint32_t job_id = 0; // the job, or the leader of its heterogeneous job
+    VictimStatus how = VictimStatus::kPreempt; // kPreempt or kRequeue
+    std::uint32_t nodes = 0;                   // its nodes in all (what it costs)
 };
 
 struct Reclaim {
-    std::vector<std::uint32_t> jobs;    // to requeue, cheapest first
+    std::vector<ReclaimVictim> victims; // cheapest first
     std::uint32_t nodes = 0;            // nodes they free on the blocks that lacked room
-    std::int64_t lost_node_seconds = 0; // run time lost by the non-preemptible ones
+    std::int64_t lost_node_seconds = 0; // run time lost by the non-preemptible ones (whole jobs)
     std::int64_t budget_node_seconds = 0;
+    bool exact = true; // every node they run on is one the job lacks
 };
 
-// Which running jobs to requeue so that `req` (a recovery: its claim set),
-// refused in place with `refusal` (reason recovery_waiting and its
-// shortfalls), fits now. The nodes are freed on the blocks that lack them;
-// failing that, for a job on several blocks without --segment, on any of its
-// own blocks (it comes back with nodes shifted between them, rule 5).
-// std::nullopt when reclaiming cannot make room: a block is down or does not
-// reclaim, the job lacks more nodes than the blocks that lost nodes have
-// spares, no requeueable work is there, or it would cost more than the budget
-// (the job's held healthy nodes times `budget_seconds`, recovery.reclaim_budget).
-std::optional<Reclaim> plan_reclaim(const Snapshot& snap, const Request& req, const Placement& refusal,
-                                    std::span<const RunningJob> running, std::int64_t now, std::int64_t budget_seconds);
+// Why there is no plan, for the log.
+enum class ReclaimRefusalReason : std::uint8_t {
+    kNotWaiting,      // no open recovery waits for its block, or a round is still releasing nodes
+    kFitsNow,         // its block(s) can take it without reclaiming
+    kNotReclaimed,    // a block that lacks room is down or keeps idle spares
+    kMoreThanSpares,  // it lacks more nodes than the blocks' spares
+    kNoEligibleWork,  // not enough work there may lose its nodes
+    kOverBudget,      // making room would cost more run time than the budget
+    kUserLimit,       // reclaim_limits.per_user_per_day reached for its user
+    kClusterLimit,    // reclaim_limits.per_hour reached
+};
 
-// One line for the operator's log: what was requeued, and why.
+struct ReclaimRefusal {
+    ReclaimRefusalReason reason = ReclaimRefusalReason::kNotWaiting;
+    // Running jobs on the blocks that lacked room, by their status as victims.
+    std::array<std::uint32_t, kVictimStatusCount> jobs_by_status{};
+};
+
+struct ReclaimDecision {
+    std::optional<Reclaim> plan;
+    ReclaimRefusal refusal; // when there is no plan
+};
+
+// What a plan may do: the policy, what was done lately, and the cluster's size.
+struct ReclaimContext {
+    const RecoveryPolicy& policy;
+    const ReclaimHistory& history;
+    std::int64_t now = 0;
+    // reclaim_limits.per_hour, with 0 ("auto") resolved for the cluster's size.
+    int per_hour = 0;
+};
+
+// reclaim_limits.per_hour as set, or one per 100 nodes (at least 2).
+int reclaim_per_hour(const RecoveryPolicy& policy, std::size_t node_count);
+
+// Which running jobs to move so that `req` (a recovery: its claim set, made
+// for `for_job`), refused in place with `refusal` (reason recovery_waiting
+// and its shortfalls), fits now. The nodes are freed on the blocks that lack
+// them; failing that, for a job on several blocks without --segment, on any
+// of its own blocks (it comes back with nodes shifted between them, rule 5).
+ReclaimDecision plan_reclaim(const Snapshot& snap, const Request& req, const Placement& refusal,
+                             const Reclaimer& for_job, std::span<const RunningJob> running, const ReclaimContext& ctx);
+
+// One line for the operator's log: what was moved, how, and why.
 std::string describe_reclaim(const Topology& topo, const RecoveryClaim& claim, const Reclaim& r);
+// Why no plan, as a sentence ("JobId=42: nothing reclaimed: ...").
+std::string describe_reclaim_refusal(std::uint32_t job_id, const ReclaimRefusal& r);
+// The blocks the claim is on, comma-separated (for the victims' records).
+std::string claim_blocks(const Topology& topo, const RecoveryClaim& claim);
 
 } // namespace nvlblock

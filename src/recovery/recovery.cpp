@@ -109,12 +109,17 @@ void Recovery::job_gone(const Topology& topo, std::uint32_t job_id, std::int64_t
     ledger_.close(job_id, std::move(e));
 }
 
-void Recovery::reclaim_started(const Topology& topo, std::uint32_t job_id, const Reclaim& plan, std::int64_t now) {
+void Recovery::reclaim_started(const Topology& topo, std::uint32_t job_id, const Reclaim& plan,
+                               const Reclaimer& for_job, std::int64_t released_by, std::int64_t now) {
     const RecoveryRecord* r = ledger_.find(job_id);
     if (!r)
         return;
     ledger_.log(describe_reclaim(topo, claim_for(topo, *r, {}), plan));
-    ledger_.mark_reclaimed(job_id, now + std::max<std::int64_t>(hold_delay(), 1));
+    std::vector<std::uint32_t> victims;
+    for (const ReclaimVictim& v : plan.victims)
+        victims.push_back(v.job_id);
+    ledger_.note_reclaim(victims, for_job.user, now, topo.policy().recovery.reclaim_cooldown_seconds);
+    ledger_.mark_reclaimed(job_id, std::max(now, released_by) + std::max<std::int64_t>(hold_delay(), 1));
 }
 
 void Recovery::fall_back(const Topology& topo, const RecoveryRecord& r, std::int64_t now, const std::string& why) {

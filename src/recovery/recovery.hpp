@@ -52,9 +52,12 @@ class Recovery {
                      std::int64_t started);
     // The job left the queue (cancelled, finished) before restarting.
     void job_gone(const Topology& topo, std::uint32_t job_id, std::int64_t now);
-    // The caller requeued the jobs of `plan` for the job: no new round until
-    // they have had the hold delay to release their nodes.
-    void reclaim_started(const Topology& topo, std::uint32_t job_id, const Reclaim& plan, std::int64_t now);
+    // The caller preempted or requeued the jobs of `plan` for the job (made
+    // for `for_job`'s user); the last of them releases its nodes by
+    // `released_by` (its GraceTime; `now` when none). No new round, and the
+    // job's hold and wait last, until they have had the hold delay after that.
+    void reclaim_started(const Topology& topo, std::uint32_t job_id, const Reclaim& plan, const Reclaimer& for_job,
+                         std::int64_t released_by, std::int64_t now);
 
     // ---- Time ------------------------------------------------------------------
     // Every job whose wait for its block is over at `now` (rules.hpp:

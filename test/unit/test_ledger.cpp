@@ -325,12 +325,12 @@ TEST_F(LedgerTest, SerializeFormat) {
     ledger.mark_fallback(8);
     fail(9, range(0, 3), std::vector<NodeIndex>{0}, 900, 300, 0);
     recovery.job_started(topo, 9, range(4, 7), 950);
-    EXPECT_EQ(ledger.serialize(topo), "nvlblock-state 1\n"
-                                      "counters 3 1 0 0\n"
+    EXPECT_EQ(ledger.serialize(topo), "nvlblock-state 2\n"
+                                      "counters 3 1 0 0 0 0\n"
                                       "record 7 1000 1300 1300 0 gb[0001-0016] gb0004\n"
                                       "record 8 1010 1310 1410 1 gb[0019-0034] gb[0021-0022]\n"
                                       "event 950 9 in_place 1 4 50 rack01\n"
-                                      "end 2 1\n");
+                                      "end 2 1 0\n");
 }
 
 TEST_F(LedgerTest, RoundTrip) {
@@ -370,7 +370,7 @@ TEST_F(LedgerTest, RoundTrip) {
 
 TEST_F(LedgerTest, EmptyLedgerRoundTrip) {
     const std::string saved = ledger.serialize(topo);
-    EXPECT_EQ(saved, "nvlblock-state 1\ncounters 0 0 0 0\nend 0 0\n");
+    EXPECT_EQ(saved, "nvlblock-state 2\ncounters 0 0 0 0 0 0\nend 0 0 0\n");
     Recovery other;
     other.job_failed(topo, 1, job, std::vector<NodeIndex>{3}, 1000);
     Ledger& back = other.ledger();
@@ -395,7 +395,7 @@ TEST(LedgerCorrupt, EachProblemWithItsLine) {
         {"", "state: corrupt nvlblock state: empty file"},
         {"counters 0 0 0 0\nend 0 0\n", "state:1: corrupt nvlblock state: missing header"},
         {"nvlblock-state\nend 0 0\n", "state:1: corrupt nvlblock state: missing header"},
-        {"nvlblock-state 2\nend 0 0\n", "state:1: corrupt nvlblock state: unsupported version 2"},
+        {"nvlblock-state 3\nend 0 0\n", "state:1: corrupt nvlblock state: unsupported version 3"},
         {"nvlblock-state 1\ncounters 0 0 0 0\nrecord 7 1000 1300 1300 0 gb[0001-0016] gb0004\n",
          "state:3: corrupt nvlblock state: truncated (no end line)"},
         {"nvlblock-state 1\ncounters 0 0 0 0\nrecord 7 1000 1300 1300 0 gb[0001-0016] gb0004\nend "
@@ -478,8 +478,8 @@ TEST_F(LedgerTest, RemapAcrossRenumberedTopology) {
     EXPECT_EQ(c.blocks[0].block, 0);
     EXPECT_EQ(next.block(c.blocks[0].block).name, "rack02");
     EXPECT_EQ(c.blocks[0].lost, 1u);
-    EXPECT_EQ(ledger.serialize(next), "nvlblock-state 1\ncounters 2 0 0 0\n"
-                                      "record 7 1000 1300 1300 0 gb[0019-0034] gb0021\nend 1 0\n");
+    EXPECT_EQ(ledger.serialize(next), "nvlblock-state 2\ncounters 2 0 0 0 0 0\n"
+                                      "record 7 1000 1300 1300 0 gb[0019-0034] gb0021\nend 1 0 0\n");
     EXPECT_EQ(ledger.take_log(), std::vector<std::string>{"nvlblock: recovery JobId=8 dropped after reconfigure: its "
                                                           "nodes are no longer in any block"});
 }

@@ -2,11 +2,13 @@
 //
 // Rule 3b (docs/placement.md): spares reclaimed from running work. Nothing is
 // withheld on a `reserve: reclaim` block; a job that lost nodes there gets them
-// back by requeueing the cheapest work on its block (preemptible first, then
-// the least run time lost), within the block's spares and the budget (on any
-// of its own blocks for a job on several), and falls back at once when that
-// cannot make room. Also rule 5's shift between
-// a multi-block job's own blocks, and best fit's tie-breaks (rule 1).
+// back from work on its block that may lose them (Slurm's preemption says
+// which, or the site's recovery.reclaim_from), cheapest first, within the
+// block's spares and the budget (on any of its own blocks for a job on
+// several), and falls back at once when that cannot make room. Also rule 5's
+// shift between a multi-block job's own blocks, and best fit's tie-breaks
+// (rule 1). Who may be moved, exact fits, heterogeneous jobs, the cooldown and
+// the limits: test_reclaim_rules.cpp.
 #include "core/planner.hpp"
 #include "recovery/reclaim.hpp"
 #include "test_support.hpp"
@@ -22,6 +24,32 @@ using test::range;
 using test::set;
 
 constexpr std::uint32_t kJob = 42;
+
+// Work Slurm's preemption lets a recovering job preempt (PreemptMode=REQUEUE).
+RunningJob preemptable(std::uint32_t id, std::vector<NodeIndex> nodes, std::int64_t started) {
+    RunningJob j;
+    j.job_id = id;
+    j.nodes = std::move(nodes);
+    j.started = started;
+    j.qos = "low";
+    j.slurm_may_preempt = true;
+    j.preempt_mode = PreemptMode::kRequeue;
+    return j;
+}
+
+const Reclaimer kOwner = reclaimer_of_user(1000);
+
+std::vector<std::uint32_t> ids(const Reclaim& r) {
+    std::vector<std::uint32_t> out;
+    for (const ReclaimVictim& v : r.victims)
+        out.push_back(v.job_id);
+    return out;
+}
+
+std::optional<Reclaim> plan_for(const Planner& p, const std::vector<NodeState>& s, const Request& r,
+                                const std::vector<RunningJob>& running, std::int64_t now) {
+    return p.plan_reclaim(s, r, kOwner, running, now).plan;
+}
 const std::vector<NodeIndex> kRack02First16 = range(18, 33); // gb0019-gb0034; gb0035-gb0036 are its spares
 
 Topology reclaim_racks(int racks, const std::string& extra = "") {
@@ -35,7 +63,7 @@ struct ReclaimTest : ::testing::Test {
     Topology topo = reclaim_racks(3);
     Planner planner{topo};
     std::vector<NodeState> s = all(topo);
-    std::vector<RunningJob> running = {{7, {34}, 0, true, false, false}, {8, {35}, 900, true, false, false}};
+    std::vector<RunningJob> running = {preemptable(7, {34}, 0), preemptable(8, {35}, 900)};
 
     void SetUp() override {
         planner.set_slurm_requeue_delay(11);    // held 11 + 30 s
@@ -72,18 +100,18 @@ TEST_F(ReclaimTest, TheYoungestJobOnTheBlockIsRequeuedForOneLostNode) {
     EXPECT_EQ(waiting.shortfalls[0].need, 16u);
     EXPECT_EQ(waiting.shortfalls[0].room, 15u);
 
-    auto plan = planner.plan_reclaim(s, job(kJob, 16), running, 1001);
+    auto plan = plan_for(planner, s, job(kJob, 16), running, 1001);
     ASSERT_TRUE(plan);
-    EXPECT_EQ(plan->jobs, std::vector<std::uint32_t>{8});
+    EXPECT_EQ(ids(*plan), std::vector<std::uint32_t>{8});
     EXPECT_EQ(plan->nodes, 1u);
     EXPECT_EQ(plan->lost_node_seconds, 101);        // 1 node x (1001 - 900) s
     EXPECT_EQ(plan->budget_node_seconds, 15 * 300); // held nodes x recovery.wait
-    planner.reclaim_started(kJob, *plan, 1001);
+    planner.reclaim_started(kJob, *plan, kOwner, 1001, 1001);
     EXPECT_EQ(planner.take_log().back(),
-              "nvlblock: recovery JobId=42 reclaiming 1 spare node on rack02: requeueing JobId=8 "
-              "(101 node-seconds of run time lost, budget 4500)");
+              "nvlblock: recovery JobId=42 reclaiming 1 spare node on rack02: preempting JobId=8 (Slurm's "
+              "preemption) (101 node-seconds of run time lost, budget 4500)");
     // No second round while the first one's node is released.
-    EXPECT_FALSE(planner.plan_reclaim(s, job(kJob, 16), running, 1010));
+    EXPECT_FALSE(plan_for(planner, s, job(kJob, 16), running, 1010));
 
     // The caller requeued job 8: its node is free, and the job restarts in place.
     set(s, {35}, NodeState::kFree);
@@ -97,9 +125,9 @@ TEST_F(ReclaimTest, TheYoungestJobOnTheBlockIsRequeuedForOneLostNode) {
 TEST_F(ReclaimTest, PreemptibleWorkGoesFirstAndCostsNothing) {
     running[0].preemptible = true; // the older job, in the preemptible QOS
     fail({20});
-    auto plan = planner.plan_reclaim(s, job(kJob, 16), running, 1001);
+    auto plan = plan_for(planner, s, job(kJob, 16), running, 1001);
     ASSERT_TRUE(plan);
-    EXPECT_EQ(plan->jobs, std::vector<std::uint32_t>{7});
+    EXPECT_EQ(ids(*plan), std::vector<std::uint32_t>{7});
     EXPECT_EQ(plan->lost_node_seconds, 0);
 }
 
@@ -107,39 +135,39 @@ TEST_F(ReclaimTest, JobsThatCannotBeRequeuedOrAreExemptAreNeverChosen) {
     running[1].requeueable = false;
     running[0].exempt = true;
     fail({20});
-    EXPECT_FALSE(planner.plan_reclaim(s, job(kJob, 16), running, 1001));
+    EXPECT_FALSE(plan_for(planner, s, job(kJob, 16), running, 1001));
     running[0].exempt = false;
-    auto plan = planner.plan_reclaim(s, job(kJob, 16), running, 1001);
+    auto plan = plan_for(planner, s, job(kJob, 16), running, 1001);
     ASSERT_TRUE(plan);
-    EXPECT_EQ(plan->jobs, std::vector<std::uint32_t>{7});
+    EXPECT_EQ(ids(*plan), std::vector<std::uint32_t>{7});
 }
 
 TEST_F(ReclaimTest, NoMoreThanTheBudget) {
     // Both small jobs have run for hours: 1 node x 5,000 s > 15 x 300.
-    running = {{7, {34}, -5000, true, false, false}, {8, {35}, -4500, true, false, false}};
+    running = {preemptable(7, {34}, -5000), preemptable(8, {35}, -4500)};
     fail({20});
-    EXPECT_FALSE(planner.plan_reclaim(s, job(kJob, 16), running, 1001));
+    EXPECT_FALSE(plan_for(planner, s, job(kJob, 16), running, 1001));
 }
 
 TEST_F(ReclaimTest, NoMoreThanTheBlocksSpares) {
     // Three failed nodes: three would have to be reclaimed, the block has 2 spares.
     set(s, {34, 35}, NodeState::kBusy);
     fail({20, 21, 22});
-    EXPECT_FALSE(planner.plan_reclaim(s, job(kJob, 16), running, 1001));
+    EXPECT_FALSE(plan_for(planner, s, job(kJob, 16), running, 1001));
 }
 
 TEST_F(ReclaimTest, ItsOwnNodesStillFinishingAreNotMissing) {
     planner.job_failed(kJob, kRack02First16, std::vector<NodeIndex>{20}, 1000);
     set(s, {20}, NodeState::kDown); // the other 15 are still completing (busy)
-    auto plan = planner.plan_reclaim(s, job(kJob, 16), running, 1001);
+    auto plan = plan_for(planner, s, job(kJob, 16), running, 1001);
     ASSERT_TRUE(plan);
-    EXPECT_EQ(plan->jobs, std::vector<std::uint32_t>{8});
+    EXPECT_EQ(ids(*plan), std::vector<std::uint32_t>{8});
 }
 
 TEST_F(ReclaimTest, WithoutRoomTheJobFallsBackAfterTheRequeueDelayNotTheRecoveryWait) {
     running.clear(); // nothing there may be requeued
     fail({20});
-    EXPECT_FALSE(planner.plan_reclaim(s, job(kJob, 16), running, 1001));
+    EXPECT_FALSE(plan_for(planner, s, job(kJob, 16), running, 1001));
     // Held until the requeue delay (41 s) is over, not recovery.wait (300 s)...
     planner.advance(s, 1040);
     Placement p = planner.place(s, job(kJob, 16), 1040);
@@ -160,9 +188,8 @@ struct ReclaimOnOwnBlocks : ::testing::Test {
     Planner planner{topo};
     std::vector<NodeState> s = all(topo);
     std::vector<NodeIndex> had = range(0, 19);
-    std::vector<RunningJob> running = {{7, range(20, 33), 0, true, false, false},
-                                       {8, {34}, 900, true, false, false},
-                                       {9, {35}, 950, true, false, false}};
+    std::vector<RunningJob> running = {preemptable(7, range(20, 33), 0), preemptable(8, {34}, 900),
+                                       preemptable(9, {35}, 950)};
 
     void SetUp() override {
         planner.set_slurm_requeue_delay(11);
@@ -177,13 +204,13 @@ TEST_F(ReclaimOnOwnBlocks, ARackTheJobFilledItselfGetsItsNodeBackOnItsOtherRack)
     ASSERT_EQ(waiting.reason, Reason::kRecoveryWaiting) << waiting.message;
     EXPECT_EQ(waiting.own_blocks_short_by, 1u);
     // Nothing runs on rack01 but the job: the youngest job on rack02 goes.
-    auto plan = planner.plan_reclaim(s, job(kJob, 20), running, 1001);
+    auto plan = plan_for(planner, s, job(kJob, 20), running, 1001);
     ASSERT_TRUE(plan);
-    EXPECT_EQ(plan->jobs, std::vector<std::uint32_t>{9});
+    EXPECT_EQ(ids(*plan), std::vector<std::uint32_t>{9});
     EXPECT_EQ(plan->nodes, 1u);
     EXPECT_EQ(plan->lost_node_seconds, 51);
     EXPECT_EQ(plan->budget_node_seconds, 19 * 300);
-    planner.reclaim_started(kJob, *plan, 1001);
+    planner.reclaim_started(kJob, *plan, kOwner, 1001, 1001);
     set(s, {35}, NodeState::kFree); // Slurm requeued job 9
     const Placement p = planner.place(s, job(kJob, 20), 1012);
     ASSERT_TRUE(p.placed()) << p.message;
@@ -203,7 +230,7 @@ TEST_F(ReclaimOnOwnBlocks, NeverMoreThanTheSparesOfTheRacksThatLostNodes) {
     fresh.set_slurm_requeue_delay(11);
     fresh.job_failed(kJob, had, std::vector<NodeIndex>{3, 4, 5}, 1000);
     set(s, {4, 5}, NodeState::kDown);
-    EXPECT_FALSE(fresh.plan_reclaim(s, job(kJob, 20), running, 1001));
+    EXPECT_FALSE(plan_for(fresh, s, job(kJob, 20), running, 1001));
 }
 
 TEST(ReclaimOnOwnBlocksWithSegments, SegmentsDoNotMoveForOneNode) {
@@ -219,18 +246,18 @@ TEST(ReclaimOnOwnBlocksWithSegments, SegmentsDoNotMoveForOneNode) {
         had.push_back(n);
     set(s, range(10, 17), NodeState::kBusy);
     set(s, range(28, 35), NodeState::kBusy);
-    std::vector<RunningJob> running = {{5, range(10, 17), 0, false, false, false},
-                                       {9, range(28, 35), 950, true, false, false}};
+    std::vector<RunningJob> running = {preemptable(5, range(10, 17), 0), preemptable(9, range(28, 35), 950)};
+    running[0].requeueable = false;
     planner.job_failed(kJob, had, std::vector<NodeIndex>{3}, 1000);
     set(s, {3}, NodeState::kDown);
-    EXPECT_FALSE(planner.plan_reclaim(s, job(kJob, 20, 10), running, 1001));
+    EXPECT_FALSE(plan_for(planner, s, job(kJob, 20, 10), running, 1001));
     // Without --segment the same job gets its node on rack02.
     Planner plain(topo);
     plain.set_slurm_requeue_delay(11);
     plain.job_failed(kJob, had, std::vector<NodeIndex>{3}, 1000);
-    auto plan = plain.plan_reclaim(s, job(kJob, 20), running, 1001);
+    auto plan = plan_for(plain, s, job(kJob, 20), running, 1001);
     ASSERT_TRUE(plan);
-    EXPECT_EQ(plan->jobs, std::vector<std::uint32_t>{9});
+    EXPECT_EQ(ids(*plan), std::vector<std::uint32_t>{9});
 }
 
 TEST(ReclaimIdle, BlocksWithIdleSparesAreNeverReclaimed) {
@@ -242,7 +269,7 @@ TEST(ReclaimIdle, BlocksWithIdleSparesAreNeverReclaimed) {
     planner.job_failed(kJob, kRack02First16, std::vector<NodeIndex>{20}, 1000);
     set(s, {20}, NodeState::kDown);
     std::vector<RunningJob> running;
-    EXPECT_FALSE(planner.plan_reclaim(s, job(kJob, 16), running, 1001));
+    EXPECT_FALSE(plan_for(planner, s, job(kJob, 16), running, 1001));
 }
 
 TEST(ShiftWithinOwnBlocks, AJobOnTwoRacksShiftsANodeToTheRackWithRoom) {

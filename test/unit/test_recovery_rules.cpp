@@ -161,7 +161,7 @@ TEST(RecoveryClock, QuestionsChangeNothingOnlyAdvanceMovesTime) {
         r.available = everything;
         EXPECT_TRUE(planner.place(s, r, now).placed()) << now; // could it ever run: yes, in place
         EXPECT_TRUE(planner.place(s, job(7, 16), now).placed());
-        EXPECT_FALSE(planner.plan_reclaim(s, job(kJob, 16), {}, now));
+        EXPECT_FALSE(planner.plan_reclaim(s, job(kJob, 16), Reclaimer{}, {}, now).plan);
         EXPECT_TRUE(planner.can_ever_run(job(kJob, 16)));
         (void)planner.snapshot(s, now);
     }

@@ -229,10 +229,12 @@ Seconds time_limit_for(Seconds duration) {
     return (twice + 59) / 60 * 60;
 }
 
-nvlblock::PreemptibleSelector preemptible_selector(const PolicyConfig& policy, const nvlblock::Topology& topo) {
+nvlblock::JobSelector preemptible_selector(const PolicyConfig& policy, const nvlblock::Topology& topo) {
     if (!topo.policy().preemptible.empty())
         return topo.policy().preemptible;
-    return {policy.preemptible_qos, {}};
+    nvlblock::JobSelector selector;
+    selector.qos = policy.preemptible_qos;
+    return selector;
 }
 
 } // namespace nvlblock::sim

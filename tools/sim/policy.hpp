@@ -123,7 +123,7 @@ Seconds time_limit_for(Seconds duration);
 // Which jobs are preemptible work: the topology's `preemptible:` selector
 // (nvlblock policies, the plugin's own), else the policy's preemptible QOS
 // (standing for Slurm's preempt/qos under topology/block). Either way the
-// core's PreemptibleSelector::matches decides, as for the plugin.
-nvlblock::PreemptibleSelector preemptible_selector(const PolicyConfig& policy, const nvlblock::Topology& topo);
+// core's JobSelector::matches decides, as for the plugin.
+nvlblock::JobSelector preemptible_selector(const PolicyConfig& policy, const nvlblock::Topology& topo);
 
 } // namespace nvlblock::sim

@@ -168,26 +168,45 @@ bool World::reclaim_for(const SimJob& j, Seconds now) {
             const std::int32_t k = cluster_.job_on(n);
             if (k < 0 || !seen.insert(k).second)
                 continue;
-            const SimJob& v = jobs_[static_cast<std::size_t>(k)];
-            running.push_back(
-                {job_id(static_cast<std::uint32_t>(k)), v.nodes, v.run_start, true, false, v.preemptible});
+            running.push_back(running_job(static_cast<std::uint32_t>(k), j));
         }
     const nvlblock::Request request = request_for(j, now);
-    auto plan = planner_.plan_reclaim(cluster_.states(), request, running, now);
+    // Traces name no users: each failed job counts as a user of its own.
+    const nvlblock::Reclaimer for_job = nvlblock::reclaimer_of_user(id);
+    const nvlblock::ReclaimDecision decision = planner_.plan_reclaim(cluster_.states(), request, for_job, running, now);
     if (hooks_.on_reclaim)
-        hooks_.on_reclaim({now, cluster_.states(), request, running, plan});
-    if (!plan)
+        hooks_.on_reclaim({now, cluster_.states(), request, running, decision.plan});
+    if (!decision.plan)
         return false;
-    planner_.reclaim_started(id, *plan, now);
+    const nvlblock::Reclaim& plan = *decision.plan;
+    planner_.reclaim_started(id, plan, for_job, now, now);
     if (hooks_.on_reclaim_started)
-        hooks_.on_reclaim_started(id, *plan, now);
-    for (std::uint32_t victim : plan->jobs) {
-        const std::uint32_t index = victim - 1;
+        hooks_.on_reclaim_started(id, plan, now);
+    for (const nvlblock::ReclaimVictim& victim : plan.victims) {
+        const std::uint32_t index = victim.job_id - 1;
         log_line(now, "reclaim", jobs_[index], jobs_[index].nodes, "for " + j.spec.name);
         kill(index, now, LossCause::kPreemption, {});
         ++counters_.reclaims;
     }
     return true;
+}
+
+// A running job as the plugin reports it for a reclaim made for `for_job`.
+// Slurm's preemption is modelled as preempt/qos with PreemptMode=REQUEUE: the
+// preemptible QOS may be preempted by any other.
+nvlblock::RunningJob World::running_job(std::uint32_t index, const SimJob& for_job) const {
+    const SimJob& v = jobs_[index];
+    nvlblock::RunningJob r;
+    r.job_id = job_id(index);
+    r.nodes = v.nodes;
+    r.started = v.run_start;
+    r.waited = std::max<Seconds>(0, v.run_start - v.queued_at);
+    r.user = r.job_id;
+    r.qos = v.spec.qos();
+    r.preemptible = v.preemptible;
+    r.slurm_may_preempt = v.preemptible && !for_job.preemptible;
+    r.preempt_mode = nvlblock::PreemptMode::kRequeue;
+    return r;
 }
 
 void World::log_line(Seconds now, const char* event, const SimJob& j, const std::vector<NodeIndex>& nodes,

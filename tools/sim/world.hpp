@@ -201,6 +201,7 @@ class World {
     // For a job waiting to restart in place: requeues the jobs the Planner
     // names to reclaim spares for it (rule 3b); false if there are none.
     bool reclaim_for(const SimJob& j, Seconds now);
+    nvlblock::RunningJob running_job(std::uint32_t index, const SimJob& for_job) const;
     void start(std::uint32_t index, const nvlblock::Placement& p, Seconds now);
     void finish(std::uint32_t index, Seconds now);
     void kill(std::uint32_t index, Seconds now, LossCause cause, const std::vector<nvlblock::NodeIndex>& failed);
@@ -221,7 +222,7 @@ class World {
     nvlblock::Planner planner_;
     ClusterState cluster_;
     bool reclaims_ = false;
-    nvlblock::PreemptibleSelector selector_;
+    nvlblock::JobSelector selector_;
     std::map<std::tuple<std::uint32_t, std::uint32_t, bool>, bool> can_ever_run_; // by job shape
     Metrics metrics_;
     EventQueue events_;
