@@ -246,6 +246,9 @@ nvlb_status_t nvlb_plan_reclaim(nvlb_planner_t* planner, const uint8_t* node_sta
  * hold lasts as long, until its requeue delay after that. */
 nvlb_status_t nvlb_reclaim_started(nvlb_planner_t* planner, uint32_t job_id, const nvlb_reclaimer_t* for_job,
                                    const nvlb_reclaim_t* plan, int64_t released_by, int64_t now);
+/* Nothing could be reclaimed for the job (why: plan->message): logged once
+ * for each new reason while the job waits. */
+nvlb_status_t nvlb_reclaim_refused(nvlb_planner_t* planner, uint32_t job_id, const char* why);
 
 /* In-place recovery (docs/placement.md rules 3b, 5-7; src/recovery). */
 

@@ -1,23 +1,35 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * reclaim.c - carries out the core's reclaim plans (docs/placement.md rule 3b,
- * `reserve: reclaim`): for each job waiting to restart in place, the core
- * names the running jobs to requeue so that the job gets its block back; this
- * file lists the running jobs for it and requeues the ones it names, as an
- * operator's `scontrol requeue` would. Runs in the status thread, between
- * scheduling passes, holding slurmctld's job and node write locks.
+ * `reserve: reclaim`). For each job waiting to restart in place, this file
+ * tells the core what Slurm says of the running jobs (which ones Slurm's
+ * preemption lets that job preempt: slurm_find_preemptable_jobs(); their
+ * PreemptMode, PreemptExemptTime, --no-requeue, reservation, heterogeneous
+ * job), the core names the jobs to move, and this file moves them the way
+ * Slurm itself would: slurm_job_preempt() with the job's own PreemptMode,
+ * GraceTime and warning signal; a job named only by nvlblock.yaml's
+ * recovery.reclaim_from is requeued through the same call (so it gets its
+ * GraceTime too) where Slurm's preemption is configured, else with the
+ * release's requeue call. Each moved job's SystemComment says why. Runs in
+ * the status thread, between scheduling passes, holding slurmctld's job,
+ * node and partition locks.
  */
 #include <string.h>
 
 #include "src/common/slurm_xlator.h"
 
 #include "slurm/slurm_errno.h"
+#include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
 #include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/interfaces/preempt.h"
+#include "src/slurmctld/acct_policy.h"
 #include "src/slurmctld/slurmctld.h"
 
 #include "../common/slurm_bridge.h"
+#include "../common/slurm_compat.h"
 #include "nvlblock/nvlblock.h"
 #include "topology_nvlblock.h"
 
@@ -28,32 +40,67 @@ typedef struct {
 	nvlb_planner_t *planner;
 	time_t now;
 	nvlb_running_job_t *jobs;
+	job_record_t **records; /* the job record of each entry */
 	size_t count, cap;
 } running_args_t;
 
+static uint8_t _preempt_mode(job_record_t *job_ptr)
+{
+	switch (slurm_job_preempt_mode(job_ptr) & ~PREEMPT_MODE_GANG) {
+	case PREEMPT_MODE_REQUEUE:
+		return NVLB_PREEMPT_REQUEUE;
+	case PREEMPT_MODE_CANCEL:
+		return NVLB_PREEMPT_CANCEL;
+	case PREEMPT_MODE_SUSPEND:
+		return NVLB_PREEMPT_SUSPEND;
+	default:
+		return NVLB_PREEMPT_OFF;
+	}
+}
+
+static const char *_name_or_null(const char *s)
+{
+	return (s && s[0]) ? s : NULL;
+}
+
+/* What Slurm says of one running job that holds nodes. */
 static int _add_running(void *x, void *arg)
 {
 	job_record_t *job_ptr = x;
 	running_args_t *args = arg;
+	job_details_t *details = job_ptr->details;
 	nvlb_running_job_t *r;
 	size_t count;
+	time_t eligible;
 
 	if (!(IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)) || !job_ptr->node_bitmap)
 		return 0;
 	if (args->count == args->cap) {
 		args->cap = args->cap ? 2 * args->cap : 64;
 		xrecalloc(args->jobs, args->cap, sizeof(*args->jobs));
+		xrecalloc(args->records, args->cap, sizeof(*args->records));
 	}
+	args->records[args->count] = job_ptr;
 	r = &args->jobs[args->count++];
 	r->job_id = job_ptr->job_id;
 	r->nodes = nvlbs_bitmap_indices(job_ptr->node_bitmap, &count);
 	r->node_count = count;
 	r->started = job_ptr->start_time;
+	eligible = details ? (details->begin_time ? details->begin_time : details->submit_time) : 0;
+	r->waited = (eligible && (job_ptr->start_time > eligible)) ? job_ptr->start_time - eligible : 0;
+	r->user = job_ptr->user_id;
+	r->het_job_id = job_ptr->het_job_id;
+	r->qos = job_ptr->qos_ptr ? _name_or_null(job_ptr->qos_ptr->name) : NULL;
+	r->partition = _name_or_null(job_ptr->part_ptr ? job_ptr->part_ptr->name : job_ptr->partition);
+	r->account = _name_or_null(job_ptr->account);
+	r->reservation = _name_or_null(job_ptr->resv_name);
 	/* What Slurm's own requeue accepts: batch jobs that allow it. */
-	r->requeueable = job_ptr->batch_flag && job_ptr->details && job_ptr->details->requeue;
-	r->exempt = slurm_conf.preempt_exempt_time &&
-		    (args->now < job_ptr->start_time + (time_t) slurm_conf.preempt_exempt_time);
+	r->requeueable = job_ptr->batch_flag && details && details->requeue;
+	/* PreemptExemptTime, the global one or the job's QOS's. */
+	r->exempt = acct_policy_is_job_preempt_exempt(job_ptr);
 	r->preemptible = nvlbs_job_preemptible(args->planner, job_ptr);
+	r->being_preempted = job_ptr->preempt_time != 0;
+	r->preempt_mode = _preempt_mode(job_ptr);
 	return 0;
 }
 
@@ -62,14 +109,111 @@ static void _free_running(running_args_t *args)
 	for (size_t i = 0; i < args->count; i++)
 		xfree(args->jobs[i].nodes);
 	xfree(args->jobs);
+	xfree(args->records);
 }
 
-/* Jobs requeued for one restart are no longer candidates for the next. */
-static void _forget(running_args_t *args, uint32_t job_id)
+static int _is_record(void *x, void *key)
 {
-	for (size_t i = 0; i < args->count; i++)
-		if (args->jobs[i].job_id == job_id)
-			args->jobs[i].requeueable = false;
+	return x == key;
+}
+
+/* Which of the running jobs Slurm's preemption lets job_ptr preempt. */
+static void _mark_preemptable(running_args_t *running, job_record_t *job_ptr)
+{
+	list_t *preemptable = NULL;
+
+	if (slurm_preemption_enabled() && job_ptr->part_ptr)
+		preemptable = slurm_find_preemptable_jobs(job_ptr);
+	for (size_t i = 0; i < running->count; i++)
+		running->jobs[i].slurm_may_preempt =
+			preemptable && list_find_first(preemptable, _is_record, running->records[i]);
+	FREE_NULL_LIST(preemptable);
+}
+
+/* The release's own requeue, as an operator's `scontrol requeue` would
+ * (marked as preempted, so accounting says why the job ran again). */
+static int _requeue(job_record_t *victim)
+{
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 11, 0)
+	return job_requeue_internal(slurm_conf.slurm_user_id, victim, true, 0);
+#else
+	return job_requeue(slurm_conf.slurm_user_id, victim->job_id, NULL, true, 0);
+#endif
+}
+
+/*
+ * Moves one victim for job_ptr. Returns when its nodes will be free: now,
+ * or the end of the GraceTime Slurm's preemption gave it (Slurm's own
+ * periodic check completes the preemption then).
+ */
+static time_t _move(job_record_t *victim, uint8_t action, job_record_t *job_ptr, const char *blocks, time_t now)
+{
+	uint16_t mode = (action == NVLB_RECLAIM_PREEMPT) ? slurm_job_preempt_mode(victim) : PREEMPT_MODE_REQUEUE;
+	const char *how = (action == NVLB_RECLAIM_PREEMPT) ? "by Slurm's preemption" : "as recovery.reclaim_from allows";
+
+	xstrfmtcat(victim->system_comment, "%snvlblock: %s %s for the in-place restart of JobId=%u on %s",
+		   victim->system_comment ? "; " : "", (mode == PREEMPT_MODE_CANCEL) ? "cancelled" : "requeued", how,
+		   job_ptr->job_id, blocks);
+	if ((action == NVLB_RECLAIM_PREEMPT) || slurm_preemption_enabled()) {
+		/* As Slurm's own preemption calls it (node_scheduler.c): the
+		 * warning signal at once. SLURM_ERROR while its GraceTime
+		 * runs is not a failure. */
+		(void) slurm_job_preempt(victim, job_ptr, mode, true);
+		if (IS_JOB_RUNNING(victim) && victim->preempt_time && (victim->end_time > now))
+			return victim->end_time;
+	} else {
+		int rc = _requeue(victim);
+
+		if (rc != SLURM_SUCCESS)
+			error("nvlblock: recovery JobId=%u: cannot requeue JobId=%u: %s", job_ptr->job_id,
+			      victim->job_id, slurm_strerror(rc));
+	}
+	return now;
+}
+
+/* One recovering job: ask the core, then carry the plan out whole. */
+static void _reclaim_for(nvlb_planner_t *planner, job_record_t *job_ptr, running_args_t *running,
+			 const uint8_t *states, nvlb_reclaim_t *plan, time_t now)
+{
+	job_details_t *details = job_ptr->details;
+	nvlb_request_t req = {0};
+	nvlb_reclaimer_t who = {
+		.user = job_ptr->user_id,
+		.het_job_id = job_ptr->het_job_id,
+		.reservation = _name_or_null(job_ptr->resv_name),
+	};
+	time_t released_by = now;
+
+	req.job_id = job_ptr->job_id;
+	req.min_nodes = details->min_nodes;
+	req.max_nodes = MAX(details->min_nodes, details->max_nodes);
+	req.segment = details->segment_size;
+	req.preemptible = nvlbs_job_preemptible(planner, job_ptr);
+	req.now = now;
+	_mark_preemptable(running, job_ptr);
+	if (nvlb_plan_reclaim(planner, states, node_record_count, &req, &who, running->jobs, running->count, plan) !=
+	    NVLB_OK)
+		return;
+	if (!plan->job_count) {
+		(void) nvlb_reclaim_refused(planner, job_ptr->job_id, plan->message);
+		return;
+	}
+	/* Every victim is running (the list was made under the same locks):
+	 * the plan is carried out whole. */
+	for (size_t v = 0; v < plan->job_count; v++) {
+		job_record_t *victim = find_job_record(plan->jobs[v]);
+		time_t until;
+
+		if (!victim || !IS_JOB_RUNNING(victim))
+			continue;
+		until = _move(victim, plan->actions[v], job_ptr, plan->blocks, now);
+		released_by = MAX(released_by, until);
+		for (size_t i = 0; i < running->count; i++)
+			if (running->jobs[i].job_id == victim->job_id ||
+			    (victim->het_job_id && (running->jobs[i].het_job_id == victim->het_job_id)))
+				running->jobs[i].being_preempted = true; /* not a victim twice */
+	}
+	(void) nvlb_reclaim_started(planner, job_ptr->job_id, &who, plan, released_by, now);
 }
 
 extern void nvlbt_reclaim_spares(nvlb_planner_t *planner, time_t now)
@@ -77,7 +221,7 @@ extern void nvlbt_reclaim_spares(nvlb_planner_t *planner, time_t now)
 	running_args_t running = {.planner = planner, .now = now};
 	size_t pending = nvlb_pending_jobs(planner, NULL, 0);
 	uint32_t *ids, *victims;
-	uint8_t *states;
+	uint8_t *states, *actions;
 
 	if (!pending || !job_list)
 		return;
@@ -86,36 +230,16 @@ extern void nvlbt_reclaim_spares(nvlb_planner_t *planner, time_t now)
 	list_for_each(job_list, _add_running, &running);
 	states = nvlbs_node_states();
 	victims = xcalloc(running.count + 1, sizeof(*victims));
+	actions = xcalloc(running.count + 1, sizeof(*actions));
 	for (size_t i = 0; i < pending; i++) {
 		job_record_t *job_ptr = find_job_record(ids[i]);
-		job_details_t *details;
-		nvlb_request_t req = {0};
-		nvlb_reclaim_t plan = {.jobs = victims, .jobs_capacity = running.count};
+		nvlb_reclaim_t plan = {.jobs = victims, .actions = actions, .jobs_capacity = running.count};
 
-		if (!job_ptr || !IS_JOB_PENDING(job_ptr) || !(details = job_ptr->details))
-			continue;
-		req.job_id = job_ptr->job_id;
-		req.min_nodes = details->min_nodes;
-		req.max_nodes = MAX(details->min_nodes, details->max_nodes);
-		req.segment = details->segment_size;
-		req.preemptible = nvlbs_job_preemptible(planner, job_ptr);
-		req.now = now;
-		if ((nvlb_plan_reclaim(planner, states, node_record_count, &req, running.jobs, running.count, &plan) !=
-		     NVLB_OK) ||
-		    !plan.job_count)
-			continue;
-		for (size_t v = 0; v < plan.job_count; v++) {
-			/* As preempted, so accounting says why the job ran again. */
-			int rc = job_requeue(slurm_conf.slurm_user_id, victims[v], NULL, true, 0);
-
-			if (rc != SLURM_SUCCESS)
-				error("nvlblock: recovery JobId=%u: cannot requeue JobId=%u to reclaim its spares: %s",
-				      job_ptr->job_id, victims[v], slurm_strerror(rc));
-			_forget(&running, victims[v]);
-		}
-		(void) nvlb_reclaim_started(planner, job_ptr->job_id, &plan, now);
+		if (job_ptr && IS_JOB_PENDING(job_ptr) && job_ptr->details)
+			_reclaim_for(planner, job_ptr, &running, states, &plan, now);
 	}
 	nvlbs_flush_log(planner);
+	xfree(actions);
 	xfree(victims);
 	xfree(states);
 	xfree(ids);

@@ -72,7 +72,10 @@ static void *_status_loop(void *arg)
 {
 	time_t last_files = 0;
 	slurmctld_lock_t locks = {.job = WRITE_LOCK, .node = READ_LOCK};
-	slurmctld_lock_t reclaim_locks = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK, .fed = READ_LOCK};
+	/* As Slurm's own preemption: slurm_find_preemptable_jobs() reads the
+	 * partitions, requeueing writes jobs and nodes. */
+	slurmctld_lock_t reclaim_locks = {
+		.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK, .part = READ_LOCK, .fed = READ_LOCK};
 
 	(void) arg;
 	for (;;) {

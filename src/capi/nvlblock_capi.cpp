@@ -499,6 +499,16 @@ nvlb_status_t nvlb_reclaim_started(nvlb_planner_t* p, uint32_t job_id, const nvl
     });
 }
 
+nvlb_status_t nvlb_reclaim_refused(nvlb_planner_t* p, uint32_t job_id, const char* why) {
+    if (!p || !why)
+        return NVLB_E_INVALID;
+    return guarded(nullptr, [&] {
+        std::lock_guard lock(p->mutex);
+        p->planner.reclaim_refused(job_id, why);
+        return NVLB_OK;
+    });
+}
+
 bool nvlb_node_counts_as_failed(uint32_t signs) {
     return node_counts_as_failed(signs);
 }

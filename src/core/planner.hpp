@@ -75,6 +75,9 @@ class Planner {
     // delay has passed after that.
     void reclaim_started(std::uint32_t job_id, const Reclaim& plan, const Reclaimer& for_job,
                          std::int64_t released_by, std::int64_t now);
+    // Nothing could be reclaimed for the job (`why`, a refusal described by
+    // describe_reclaim_refusal): logged once per new reason.
+    void reclaim_refused(std::uint32_t job_id, const std::string& why) { recovery_.reclaim_refused(job_id, why); }
 
     // The snapshot place() would use, for callers that want the tallies.
     Snapshot snapshot(std::span<const NodeState> states, std::int64_t now) const;

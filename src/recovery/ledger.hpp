@@ -36,6 +36,7 @@ struct RecoveryRecord {
     // at most one more round runs (the moves themselves are saved, so the
     // victims' cooldown and the limits hold).
     std::int64_t reclaimed_until = 0;
+    std::string reclaim_refusal; // why nothing was reclaimed, as last logged (not saved)
 };
 
 enum class RecoveryOutcome { kInPlace, kElsewhere, kAbandoned };

@@ -122,6 +122,16 @@ void Recovery::reclaim_started(const Topology& topo, std::uint32_t job_id, const
     ledger_.mark_reclaimed(job_id, std::max(now, released_by) + std::max<std::int64_t>(hold_delay(), 1));
 }
 
+void Recovery::reclaim_refused(std::uint32_t job_id, const std::string& why) {
+    const RecoveryRecord* r = ledger_.find(job_id);
+    if (!r || r->reclaim_refusal == why)
+        return;
+    RecoveryRecord same = *r;
+    same.reclaim_refusal = why;
+    ledger_.update(std::move(same));
+    ledger_.log(why);
+}
+
 void Recovery::fall_back(const Topology& topo, const RecoveryRecord& r, std::int64_t now, const std::string& why) {
     ledger_.log("JobId=" + std::to_string(r.job_id) + " fallback after " + std::to_string(now - r.failed_at) +
                 " s: " + why + "; placing it anywhere (had " + blocks_of(topo, r.nodes) + ")");

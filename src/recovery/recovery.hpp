@@ -58,6 +58,8 @@ class Recovery {
     // job's hold and wait last, until they have had the hold delay after that.
     void reclaim_started(const Topology& topo, std::uint32_t job_id, const Reclaim& plan, const Reclaimer& for_job,
                          std::int64_t released_by, std::int64_t now);
+    // Nothing could be reclaimed for it: logged when the reason is new.
+    void reclaim_refused(std::uint32_t job_id, const std::string& why);
 
     // ---- Time ------------------------------------------------------------------
     // Every job whose wait for its block is over at `now` (rules.hpp:

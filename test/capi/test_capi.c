@@ -509,7 +509,7 @@ END_TEST
 
 START_TEST(test_reclaim_flow) {
     static const char* const yaml = "defaults:\n  slice: 16\n  spares: 2\n  reserve: reclaim\n"
-                                    "recovery:\n  reclaim_budget: 5m\n"
+                                    "recovery:\n  reclaim_budget: 5m\n  reclaim_from:\n    accounts: [ml]\n"
                                     "blocks:\n  - name: rack01\n    nodes: gb[0001-0018]\n"
                                     "  - name: rack02\n    nodes: gb[0019-0036]\n";
     char* path = path_in_dir("reclaim.yaml");
@@ -517,12 +517,17 @@ START_TEST(test_reclaim_flow) {
     nvlb_error_t err;
     nvlb_block_info_t info;
     uint32_t job[16], failed = 3, young_node = 17, old_node = 16, victims[2], one[1];
+    uint8_t actions[2], one_action[1];
+    /* Job 7: Slurm's preemption may requeue it. Job 8: ordinary work of
+     * account ml, which the site names in recovery.reclaim_from. */
     nvlb_running_job_t running[2] = {
-        {.job_id = 7, .nodes = &old_node, .node_count = 1, .started = 0, .requeueable = true},
-        {.job_id = 8, .nodes = &young_node, .node_count = 1, .started = 900, .requeueable = true},
+        {.job_id = 7, .nodes = &old_node, .node_count = 1, .started = 0, .requeueable = true,
+         .slurm_may_preempt = true, .preempt_mode = NVLB_PREEMPT_REQUEUE},
+        {.job_id = 8, .nodes = &young_node, .node_count = 1, .started = 900, .account = "ml", .requeueable = true},
     };
+    nvlb_reclaimer_t who = {.user = 1000};
     nvlb_request_t req = request(100, 16, 1001);
-    nvlb_reclaim_t plan = {.jobs = victims, .jobs_capacity = 2};
+    nvlb_reclaim_t plan = {.jobs = victims, .actions = actions, .jobs_capacity = 2};
     struct lines log = {0};
 
     write_file(path, yaml);
@@ -536,29 +541,49 @@ START_TEST(test_reclaim_flow) {
     states[3] = NVLB_NODE_DOWN;
     states[16] = states[17] = NVLB_NODE_BUSY;
 
-    ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, running, 2, &plan), NVLB_OK);
+    /* Slurm's own preemption goes first, though job 8 lost less. */
+    ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, &who, running, 2, &plan), NVLB_OK);
     ck_assert_uint_eq(plan.job_count, 1);
-    ck_assert_uint_eq(victims[0], 8); /* the younger one */
+    ck_assert_uint_eq(victims[0], 7);
+    ck_assert_uint_eq(actions[0], NVLB_RECLAIM_PREEMPT);
+    ck_assert_str_eq(plan.blocks, "rack01");
+    /* Without it, the site-named job is requeued. */
+    running[0].slurm_may_preempt = false;
+    ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, &who, running, 2, &plan), NVLB_OK);
+    ck_assert_uint_eq(plan.job_count, 1);
+    ck_assert_uint_eq(victims[0], 8);
+    ck_assert_uint_eq(actions[0], NVLB_RECLAIM_REQUEUE);
     ck_assert_uint_eq(plan.nodes, 1);
     ck_assert_int_eq(plan.lost_node_seconds, 101);
     ck_assert_int_eq(plan.budget_node_seconds, 15 * 300);
+    /* Neither: nothing, and why. */
+    running[1].account = "other";
+    ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, &who, running, 2, &plan), NVLB_OK);
+    ck_assert_uint_eq(plan.job_count, 0);
+    ck_assert_str_eq(plan.message, "JobId=100: nothing reclaimed: not enough work there may lose its nodes "
+                                   "(jobs there: 2 not_allowed)");
+    ck_assert_int_eq(nvlb_reclaim_refused(p, 100, plan.message), NVLB_OK);
+    ck_assert_int_eq(nvlb_reclaim_refused(p, 100, plan.message), NVLB_OK); /* logged once */
+    running[1].account = "ml";
 
     /* A buffer too small for the plan is an error, not a silent cut. */
     {
-        nvlb_reclaim_t small = {.jobs = one, .jobs_capacity = 0};
-        ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, running, 2, &small), NVLB_E_INVALID);
+        nvlb_reclaim_t small = {.jobs = one, .actions = one_action, .jobs_capacity = 0};
+        ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, &who, running, 2, &small), NVLB_E_INVALID);
     }
-    ck_assert_int_eq(nvlb_plan_reclaim(NULL, states, NODES, &req, running, 2, &plan), NVLB_E_INVALID);
-    ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, NULL, 2, &plan), NVLB_E_INVALID);
+    ck_assert_int_eq(nvlb_plan_reclaim(NULL, states, NODES, &req, &who, running, 2, &plan), NVLB_E_INVALID);
+    ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, &who, NULL, 2, &plan), NVLB_E_INVALID);
 
-    ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, running, 2, &plan), NVLB_OK);
-    ck_assert_int_eq(nvlb_reclaim_started(p, 100, &plan, 1001), NVLB_OK);
+    ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, &who, running, 2, &plan), NVLB_OK);
+    ck_assert_int_eq(nvlb_reclaim_started(p, 100, &who, &plan, 1001, 1001), NVLB_OK);
     /* No second round while the first one's node is released. */
-    ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, running, 2, &plan), NVLB_OK);
+    ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, &who, running, 2, &plan), NVLB_OK);
     ck_assert_uint_eq(plan.job_count, 0);
-    ck_assert_uint_eq(nvlb_drain_log(p, collect, &log), 2);
-    ck_assert_str_eq(log.text[1], "nvlblock: recovery JobId=100 reclaiming 1 spare node on rack01: requeueing "
-                                  "JobId=8 (101 node-seconds of run time lost, budget 4500)");
+    ck_assert_uint_eq(nvlb_drain_log(p, collect, &log), 3);
+    ck_assert_str_eq(log.text[1], "nvlblock: recovery JobId=100: nothing reclaimed: not enough work there may "
+                                  "lose its nodes (jobs there: 2 not_allowed)");
+    ck_assert_str_eq(log.text[2], "nvlblock: recovery JobId=100 reclaiming 1 spare node on rack01: requeueing "
+                                  "JobId=8 (recovery.reclaim_from) (101 node-seconds of run time lost, budget 4500)");
     nvlb_planner_free(p);
 }
 END_TEST
@@ -597,10 +622,10 @@ START_TEST(test_state_round_trip) {
     ck_assert_ptr_nonnull(f);
     ck_assert_uint_gt(fread(text, 1, sizeof text - 1, f), 0);
     fclose(f);
-    ck_assert_str_eq(text, "nvlblock-state 1\n"
-                           "counters 1 0 0 0\n"
+    ck_assert_str_eq(text, "nvlblock-state 2\n"
+                           "counters 1 0 0 0 0 0\n"
                            "record 555 1000 1300 1300 0 gb[0019-0034] gb[0021-0022]\n"
-                           "end 1 0\n");
+                           "end 1 0 0\n");
 
     ck_assert_int_eq(nvlb_planner_load(yaml_path, NULL, 0, &other, &err), NVLB_OK);
     ck_assert_int_eq(nvlb_state_load(other, state, &err), NVLB_OK);

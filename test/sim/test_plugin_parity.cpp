@@ -78,6 +78,42 @@ struct Capi {
     }
 };
 
+// What the plugin passes for a running job, from what the simulator saw (the
+// strings stay owned by `j`).
+nvlb_running_job_t running_job_of(const nvlblock::RunningJob& j) {
+    nvlb_running_job_t r{};
+    r.job_id = j.job_id;
+    r.nodes = j.nodes.data();
+    r.node_count = j.nodes.size();
+    r.started = j.started;
+    r.waited = j.waited;
+    r.user = j.user;
+    r.het_job_id = j.het_job_id;
+    r.qos = j.qos.c_str();
+    r.partition = j.partition.c_str();
+    r.account = j.account.c_str();
+    r.reservation = j.reservation.c_str();
+    r.requeueable = j.requeueable;
+    r.exempt = j.exempt;
+    r.preemptible = j.preemptible;
+    r.slurm_may_preempt = j.slurm_may_preempt;
+    r.being_preempted = j.being_preempted;
+    r.preempt_mode = static_cast<std::uint8_t>(j.preempt_mode == nvlblock::PreemptMode::kRequeue  ? NVLB_PREEMPT_REQUEUE
+                                               : j.preempt_mode == nvlblock::PreemptMode::kCancel ? NVLB_PREEMPT_CANCEL
+                                               : j.preempt_mode == nvlblock::PreemptMode::kSuspend
+                                                   ? NVLB_PREEMPT_SUSPEND
+                                                   : NVLB_PREEMPT_OFF);
+    return r;
+}
+
+nvlb_reclaimer_t reclaimer_of(const nvlblock::Reclaimer& w) {
+    nvlb_reclaimer_t r{};
+    r.user = w.user;
+    r.het_job_id = w.het_job_id;
+    r.reservation = w.reservation.c_str();
+    return r;
+}
+
 struct Tally {
     std::size_t decisions = 0, placed = 0, hypothetical = 0, in_place = 0, with_available = 0, mismatches = 0;
     std::size_t reclaim_plans = 0, reclaims = 0;
@@ -165,8 +201,7 @@ Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t s
             states[i] = static_cast<std::uint8_t>(r.states[i]);
         std::vector<nvlb_running_job_t> running;
         for (const auto& j : r.running)
-            running.push_back(
-                {j.job_id, j.nodes.data(), j.nodes.size(), j.started, j.requeueable, j.exempt, j.preemptible});
+            running.push_back(running_job_of(j));
         nvlb_request_t req{};
         req.job_id = r.request.job_id;
         req.min_nodes = r.request.min_nodes;
@@ -174,28 +209,47 @@ Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t s
         req.segment = r.request.segment;
         req.preemptible = r.request.preemptible;
         req.now = r.now;
+        const nvlb_reclaimer_t who = reclaimer_of(r.for_job);
         std::vector<std::uint32_t> jobs(running.size() + 1);
+        std::vector<std::uint8_t> actions(running.size() + 1);
         nvlb_reclaim_t out{};
         out.jobs = jobs.data();
+        out.actions = actions.data();
         out.jobs_capacity = jobs.size();
-        ASSERT_EQ(capi.plan_reclaim(planner, states.data(), states.size(), &req, running.data(), running.size(), &out),
+        ASSERT_EQ(capi.plan_reclaim(planner, states.data(), states.size(), &req, &who, running.data(), running.size(),
+                                    &out),
                   NVLB_OK);
         ++t.reclaim_plans;
         const std::vector<std::uint32_t> chosen(jobs.begin(),
                                                 jobs.begin() + static_cast<std::ptrdiff_t>(out.job_count));
-        const std::vector<std::uint32_t> want = r.result ? r.result->jobs : std::vector<std::uint32_t>{};
+        std::vector<std::uint32_t> want;
+        if (r.result)
+            for (const nvlblock::ReclaimVictim& v : r.result->victims)
+                want.push_back(v.job_id);
         if (chosen != want ||
             (r.result && (out.nodes != r.result->nodes || out.lost_node_seconds != r.result->lost_node_seconds)))
             if (++t.mismatches <= 5)
                 ADD_FAILURE() << policy.name << " reclaim for job " << req.job_id << " at " << r.now << ": simulator "
                               << want.size() << " jobs, plugin " << chosen.size();
     };
-    hooks.on_reclaim_started = [&](std::uint32_t id, const nvlblock::Reclaim& plan, Seconds now) {
-        std::vector<std::uint32_t> jobs = plan.jobs;
-        nvlb_reclaim_t r{
-            jobs.data(), jobs.size(), jobs.size(), plan.nodes, plan.lost_node_seconds, plan.budget_node_seconds};
+    hooks.on_reclaim_started = [&](std::uint32_t id, const nvlblock::Reclaim& plan, const nvlblock::Reclaimer& for_job,
+                                   Seconds now) {
+        std::vector<std::uint32_t> jobs;
+        std::vector<std::uint8_t> actions;
+        for (const nvlblock::ReclaimVictim& v : plan.victims) {
+            jobs.push_back(v.job_id);
+            actions.push_back(v.how == nvlblock::VictimStatus::kPreempt ? NVLB_RECLAIM_PREEMPT : NVLB_RECLAIM_REQUEUE);
+        }
+        nvlb_reclaim_t r{};
+        r.jobs = jobs.data();
+        r.actions = actions.data();
+        r.jobs_capacity = r.job_count = jobs.size();
+        r.nodes = plan.nodes;
+        r.lost_node_seconds = plan.lost_node_seconds;
+        r.budget_node_seconds = plan.budget_node_seconds;
+        const nvlb_reclaimer_t who = reclaimer_of(for_job);
         ++t.reclaims;
-        EXPECT_EQ(capi.reclaim_started(planner, id, &r, now), NVLB_OK);
+        EXPECT_EQ(capi.reclaim_started(planner, id, &who, &r, now, now), NVLB_OK);
     };
     hooks.on_advance = [&](const AdvanceRecord& a) {
         std::vector<std::uint8_t> states(a.states.size());

@@ -175,13 +175,13 @@ bool World::reclaim_for(const SimJob& j, Seconds now) {
     const nvlblock::Reclaimer for_job = nvlblock::reclaimer_of_user(id);
     const nvlblock::ReclaimDecision decision = planner_.plan_reclaim(cluster_.states(), request, for_job, running, now);
     if (hooks_.on_reclaim)
-        hooks_.on_reclaim({now, cluster_.states(), request, running, decision.plan});
+        hooks_.on_reclaim({now, cluster_.states(), request, for_job, running, decision.plan});
     if (!decision.plan)
         return false;
     const nvlblock::Reclaim& plan = *decision.plan;
     planner_.reclaim_started(id, plan, for_job, now, now);
     if (hooks_.on_reclaim_started)
-        hooks_.on_reclaim_started(id, plan, now);
+        hooks_.on_reclaim_started(id, plan, for_job, now);
     for (const nvlblock::ReclaimVictim& victim : plan.victims) {
         const std::uint32_t index = victim.job_id - 1;
         log_line(now, "reclaim", jobs_[index], jobs_[index].nodes, "for " + j.spec.name);

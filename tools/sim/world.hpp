@@ -71,6 +71,7 @@ struct ReclaimRecord {
     Seconds now = 0;
     std::vector<nvlblock::NodeState> states;
     nvlblock::Request request; // without `available`
+    nvlblock::Reclaimer for_job;
     std::vector<nvlblock::RunningJob> running;
     std::optional<nvlblock::Reclaim> result;
 };
@@ -94,7 +95,9 @@ struct SimHooks {
     std::function<void(const CanEverRunRecord&)> on_can_ever_run;
     std::function<void(const std::string& qos, bool preemptible)> on_preemptible;
     std::function<void(const ReclaimRecord&)> on_reclaim; // every plan asked for, also when it finds none
-    std::function<void(std::uint32_t job, const nvlblock::Reclaim& plan, Seconds now)> on_reclaim_started;
+    std::function<void(std::uint32_t job, const nvlblock::Reclaim& plan, const nvlblock::Reclaimer& for_job,
+                       Seconds now)>
+        on_reclaim_started;
     std::function<void(std::uint32_t job, const std::vector<nvlblock::NodeIndex>& nodes,
                        const std::vector<nvlblock::NodeIndex>& failed, Seconds now)>
         on_job_failed;
