@@ -323,14 +323,16 @@ extern char *nvlbs_state_path(void)
 	return xstrdup_printf("%s/nvlblock_state", slurm_conf.state_save_location);
 }
 
-extern void nvlbs_save_state(nvlb_planner_t *planner)
+extern bool nvlbs_save_state(nvlb_planner_t *planner)
 {
 	nvlb_error_t err;
 	char *path = nvlbs_state_path();
+	bool ok = nvlb_state_save(planner, path, &err) == NVLB_OK;
 
-	if (nvlb_state_save(planner, path, &err) != NVLB_OK)
+	if (!ok)
 		error("nvlblock: cannot save state to %s: %s", path, err.message);
 	xfree(path);
+	return ok;
 }
 
 static void _log_line(void *ctx, const char *line)
@@ -374,10 +376,8 @@ extern void nvlbs_sync_ledger(nvlb_planner_t *planner, time_t now)
 		}
 	}
 	xfree(ids);
-	if (changed) {
-		nvlbs_save_state(planner);
+	if (changed)
 		nvlbs_flush_log(planner);
-	}
 }
 
 /*

@@ -46,12 +46,15 @@ extern uint32_t *nvlbs_bitmap_indices(bitstr_t *bitmap, size_t *count);
 extern bool nvlbs_job_preemptible(nvlb_planner_t *planner, job_record_t *job_ptr);
 
 /* Close ledger records of jobs that started again or left the queue.
- * Needs the job read lock. Saves the state when anything changed. */
+ * Needs the job read lock. Writes no file: the status thread saves the
+ * state once the locks are released. */
 extern void nvlbs_sync_ledger(nvlb_planner_t *planner, time_t now);
 
 /* <StateSaveLocation>/nvlblock_state, xmalloc'd. */
 extern char *nvlbs_state_path(void);
-extern void nvlbs_save_state(nvlb_planner_t *planner);
+/* Writes it (fsync, rename): only ever with none of Slurm's locks held
+ * (the status thread). False, logged, when it could not. */
+extern bool nvlbs_save_state(nvlb_planner_t *planner);
 /* Log the core's queued decision lines through Slurm's log. */
 extern void nvlbs_flush_log(nvlb_planner_t *planner);
 

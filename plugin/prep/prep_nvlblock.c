@@ -184,10 +184,10 @@ extern int prep_p_epilog_slurmctld(job_record_t *job_ptr, bool *async)
 		}
 		xfree(failed);
 	}
-	if (changed) {
-		nvlbs_save_state(planner);
+	/* The state file is written by slurmctld's status thread, which the
+	 * change wakes, after Slurm's locks are released: never here. */
+	if (changed)
 		nvlbs_flush_log(planner);
-	}
 	xfree(nodes);
 	return SLURM_SUCCESS;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * status_thread.c - slurmctld's background companion of topology/nvlblock.
- * Every few seconds, holding Slurm's locks only while it reads:
+ * Every few seconds, and at once when the core's state changes (a failure
+ * the epilog recorded), holding Slurm's locks only while it reads:
  *   - closes ledger records of jobs that restarted or left (so holds end
  *     even when no placement runs),
  *   - moves the core's clock (nvlb_advance: jobs whose wait is over fall back),
@@ -9,9 +10,10 @@
  *   - shows nvlblock's reason on pending jobs whose reason Slurm reset;
  *   - requeues what the core names to reclaim spares for jobs waiting to
  *     restart in place (reclaim.c; with the node write lock as well);
- * and at the configured interval renders the JSON status and Prometheus
- * text, then writes them atomically after the locks are released, so the
- * scheduler never waits on file I/O.
+ * then, after the locks are released, saves the core's state when it changed
+ * and writes the JSON status and Prometheus text rendered at the configured
+ * interval: the scheduler never waits on file I/O. It does all of this only
+ * while this slurmctld is the one in control (control.c).
  */
 #include <pthread.h>
 #include <string.h>
@@ -61,92 +63,130 @@ static void _advance(nvlb_planner_t *planner, time_t now)
 	if (!nvlb_pending_jobs(planner, NULL, 0))
 		return;
 	states = nvlbs_node_states();
-	if ((nvlb_advance(planner, states, node_record_count, now, &fell_back) == NVLB_OK) && fell_back) {
-		nvlbs_save_state(planner);
+	if ((nvlb_advance(planner, states, node_record_count, now, &fell_back) == NVLB_OK) && fell_back)
 		nvlbs_flush_log(planner);
-	}
 	xfree(states);
+}
+
+/*
+ * Until the next tick (or the next recovery deadline, or at once when the
+ * core's state changes: a failure recorded by the epilog is saved and acted
+ * on without waiting for the tick). False when the thread is to stop.
+ */
+static bool _wait(nvlb_planner_t *planner, uint64_t seen)
+{
+	struct timespec until;
+	bool stop;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += TICK_SECONDS;
+	if (planner) {
+		/* A job's wait for its block ends on time, not at the next tick. */
+		int64_t deadline = nvlb_next_deadline(planner, until.tv_sec - TICK_SECONDS);
+
+		if (deadline < (int64_t) until.tv_sec) {
+			until.tv_sec = (time_t) deadline;
+			until.tv_nsec = 0;
+		}
+		(void) nvlb_state_wait(planner, seen, (int64_t) until.tv_sec * 1000 + until.tv_nsec / 1000000);
+	} else {
+		slurm_mutex_lock(&thread_lock);
+		if (!stopping)
+			(void) pthread_cond_timedwait(&thread_cond, &thread_lock, &until);
+		slurm_mutex_unlock(&thread_lock);
+	}
+	slurm_mutex_lock(&thread_lock);
+	stop = stopping;
+	slurm_mutex_unlock(&thread_lock);
+	return !stop;
+}
+
+/* Under Slurm's locks: read what changed, move the core's clock, render the
+ * reports (returned, written later). */
+static void _tick(nvlb_planner_t *planner, time_t now, bool reports, char **json, char **prom,
+		  const nvlb_policy_info_t *policy)
+{
+	slurmctld_lock_t locks = {.job = WRITE_LOCK, .node = READ_LOCK};
+
+	lock_slurmctld(locks);
+	nvlbs_sync_ledger(planner, now);
+	nvlbs_update_lent(planner);
+	_advance(planner, now);
+	nvlbs_apply_reasons();
+	if (reports) {
+		uint8_t *states = nvlbs_node_states();
+
+		*json = nvlb_report(planner, states, node_record_count, now, NVLB_REPORT_JSON);
+		if (policy->status_prometheus[0])
+			*prom = nvlb_report(planner, states, node_record_count, now, NVLB_REPORT_PROMETHEUS);
+		xfree(states);
+	}
+	unlock_slurmctld(locks);
+}
+
+/* With none of Slurm's locks held: the status files. */
+static void _write_reports(const nvlb_policy_info_t *policy, char *json, char *prom)
+{
+	if (json) {
+		char *path = policy->status_json[0] ? xstrdup(policy->status_json)
+						    : xstrdup_printf("%s/nvlblock-status.json",
+								     slurm_conf.state_save_location);
+		_write(path, json, "status");
+		xfree(path);
+	}
+	if (prom)
+		_write(policy->status_prometheus, prom, "metrics");
+	nvlb_free(json);
+	nvlb_free(prom);
 }
 
 static void *_status_loop(void *arg)
 {
 	time_t last_files = 0;
-	slurmctld_lock_t locks = {.job = WRITE_LOCK, .node = READ_LOCK};
 	/* As Slurm's own preemption: slurm_find_preemptable_jobs() reads the
 	 * partitions, requeueing writes jobs and nodes. */
 	slurmctld_lock_t reclaim_locks = {
 		.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK, .part = READ_LOCK, .fed = READ_LOCK};
+	uint64_t seen = 0, saved = 0;
+	bool ever_saved = false;
 
 	(void) arg;
-	for (;;) {
-		nvlb_planner_t *planner;
+	while (_wait(nvlb_process_planner(), seen)) {
+		nvlb_planner_t *planner = nvlb_process_planner();
 		nvlb_policy_info_t policy;
-		char *json = NULL, *prom = NULL, *json_path = NULL, *prom_path = NULL;
-		struct timespec until;
-		time_t now;
+		char *json = NULL, *prom = NULL;
+		time_t now = time(NULL);
+		uint64_t version;
+		bool reports;
 
-		slurm_mutex_lock(&thread_lock);
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += TICK_SECONDS;
-		/* A job's wait for its block ends on time, not at the next tick. */
-		if ((planner = nvlb_process_planner())) {
-			int64_t deadline = nvlb_next_deadline(planner, until.tv_sec - TICK_SECONDS);
-
-			if (deadline < (int64_t) until.tv_sec) {
-				until.tv_sec = (time_t) deadline;
-				until.tv_nsec = 0;
-			}
-		}
-		while (!stopping && (pthread_cond_timedwait(&thread_cond, &thread_lock, &until) == 0))
-			;
-		if (stopping) {
-			slurm_mutex_unlock(&thread_lock);
-			break;
-		}
-		slurm_mutex_unlock(&thread_lock);
-
-		if (!(planner = nvlb_process_planner()) || !nvlbt_block_count())
+		if (!planner || !nvlbt_block_count())
 			continue;
-		now = time(NULL);
-		(void) nvlb_policy_info(planner, &policy);
-
-		lock_slurmctld(locks);
-		nvlbs_sync_ledger(planner, now);
-		nvlbs_update_lent(planner);
-		_advance(planner, now);
-		nvlbs_apply_reasons();
-		if (now - last_files >= policy.status_interval_s) {
-			uint8_t *states = nvlbs_node_states();
-
-			json = nvlb_report(planner, states, node_record_count, now, NVLB_REPORT_JSON);
-			if (policy.status_prometheus[0])
-				prom = nvlb_report(planner, states, node_record_count, now, NVLB_REPORT_PROMETHEUS);
-			xfree(states);
-			last_files = now;
+		if (!nvlbt_in_control()) {
+			/* A controller in standby (or going down): its job
+			 * list no longer changes. Nothing is written, no job
+			 * moved; changes wake it no more. */
+			seen = nvlb_state_version(planner);
+			continue;
 		}
-		unlock_slurmctld(locks);
-
-		/* Requeueing needs the node write lock too (as scontrol requeue). */
+		(void) nvlb_policy_info(planner, &policy);
+		reports = now - last_files >= policy.status_interval_s;
+		_tick(planner, now, reports, &json, &prom, &policy);
+		if (reports)
+			last_files = now;
 		if (nvlbt_reclaims_spares() && nvlb_pending_jobs(planner, NULL, 0)) {
 			lock_slurmctld(reclaim_locks);
 			nvlbt_reclaim_spares(planner, now);
 			unlock_slurmctld(reclaim_locks);
 		}
-
-		if (json) {
-			json_path = policy.status_json[0]
-					    ? xstrdup(policy.status_json)
-					    : xstrdup_printf("%s/nvlblock-status.json", slurm_conf.state_save_location);
-			_write(json_path, json, "status");
+		/* The state file too is written here, and only here: a slow
+		 * StateSaveLocation stalls this thread, never the scheduler. */
+		version = nvlb_state_version(planner);
+		if ((!ever_saved || (version != saved)) && nvlbs_save_state(planner)) {
+			saved = version;
+			ever_saved = true;
 		}
-		if (prom) {
-			prom_path = xstrdup(policy.status_prometheus);
-			_write(prom_path, prom, "metrics");
-		}
-		xfree(json_path);
-		xfree(prom_path);
-		nvlb_free(json);
-		nvlb_free(prom);
+		seen = version;
+		_write_reports(&policy, json, prom);
 	}
 	return NULL;
 }
@@ -172,6 +212,7 @@ extern void nvlbt_status_stop(void)
 	stopping = true;
 	pthread_cond_broadcast(&thread_cond);
 	slurm_mutex_unlock(&thread_lock);
+	nvlb_state_wake(nvlb_process_planner());
 	NVLB_THREAD_JOIN(thread_id);
 	slurm_mutex_lock(&thread_lock);
 	running = false;

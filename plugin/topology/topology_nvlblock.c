@@ -45,7 +45,6 @@ static char **block_names = NULL;
 /* Block index per slurmctld node index, -1 outside every block. */
 static int32_t *node_block = NULL;
 static int node_block_cnt = 0;
-static bool lending_anywhere = false;
 static bool reclaim_anywhere = false;
 
 /*
@@ -100,7 +99,6 @@ static void _build_block_bitmaps(nvlb_planner_t *planner)
 	uint32_t *nodes = xcalloc(node_record_count + 1, sizeof(uint32_t));
 
 	_free_block_bitmaps();
-	lending_anywhere = false;
 	reclaim_anywhere = false;
 	block_bitmaps = xcalloc(blocks + 1, sizeof(bitstr_t *));
 	block_names = xcalloc(blocks + 1, sizeof(char *));
@@ -119,8 +117,6 @@ static void _build_block_bitmaps(nvlb_planner_t *planner)
 		}
 		if (nvlb_block_info(planner, b, &info) == NVLB_OK) {
 			block_names[b] = xstrdup(info.name);
-			if (info.lending)
-				lending_anywhere = true;
 			if (info.reclaim)
 				reclaim_anywhere = true;
 		}
@@ -251,7 +247,13 @@ extern int nvlbt_build_config(const char *topology_conf)
 		error("nvlblock: keeping the previous topology");
 		rc = SLURM_ERROR;
 		goto done;
+	} else if (nvlbt_other_had_control()) {
+		/* A backup taking control again: what it remembers is older
+		 * than what the other controller saved since. */
+		info("nvlblock: another slurmctld had control since: reading its saved state");
+		_load_saved_state(planner);
 	}
+	nvlbt_control_taken();
 	/* When Slurm lets a requeued job start again; the core adds the
 	 * time a scheduling pass may take to reach it. */
 	nvlb_set_requeue_delay(planner, cred_expiration() + 1);
@@ -380,9 +382,9 @@ extern int nvlbt_eval_nodes(topology_eval_t *topo_eval)
 	slurm_mutex_lock(&eval_lock);
 	_size_eval_buffers();
 	_available(topo_eval, eval_buf.avail);
-	nvlbs_sync_ledger(planner, now);
-	if (lending_anywhere)
-		nvlbs_update_lent(planner);
+	/* A question changes nothing: the ledger and the lent marks are kept
+	 * current by the status thread (every tick, and at once when a failure
+	 * is recorded), never by an evaluation. */
 	/* Failed nodes Slurm offers (it asks whether the job could ever
 	 * run) are answered as healthy by the core (Planner::place). */
 	nvlbs_node_states_into(eval_buf.states);

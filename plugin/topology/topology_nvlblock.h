@@ -91,6 +91,14 @@ extern bool nvlbt_reclaims_spares(void);
 extern void nvlbt_reclaim_spares(nvlb_planner_t *planner, time_t now);
 
 /* The status thread (status_thread.c), slurmctld only. */
+/* control.c: whether this slurmctld is the one in control (status thread
+ * only: it may read a small file); build_config reports a takeover. */
+extern bool nvlbt_in_control(void);
+extern void nvlbt_control_taken(void);
+/* Another controller had control since this one last claimed it: its
+ * saved state is newer than this one's memory. */
+extern bool nvlbt_other_had_control(void);
+
 extern void nvlbt_status_start(void);
 extern void nvlbt_status_stop(void);
 

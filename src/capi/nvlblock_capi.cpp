@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -31,10 +33,31 @@ struct nvlb_planner {
     explicit nvlb_planner(nvlblock::Topology t) : planner(std::move(t)) {}
     nvlblock::Planner planner;
     mutable std::mutex mutex;
+    // Signalled (under mutex) when the ledger may have changed, or to wake a waiter.
+    std::condition_variable changed;
+    std::uint64_t wakes = 0;
     std::vector<nvlblock::NodeState> states; // reused between calls
     // Pending reasons by job id: sized by the jobs it holds.
     std::mutex reasons_mutex;
     std::map<std::uint32_t, std::string> reasons;
+};
+
+// The lock of a call that may change the ledger: a thread waiting in
+// nvlb_state_wait() is woken when it did.
+class ChangingLock {
+  public:
+    explicit ChangingLock(nvlb_planner_t* p) : p_(p), lock_(p->mutex), before_(p->planner.ledger().version()) {}
+    ~ChangingLock() {
+        if (p_->planner.ledger().version() != before_)
+            p_->changed.notify_all();
+    }
+    ChangingLock(const ChangingLock&) = delete;
+    ChangingLock& operator=(const ChangingLock&) = delete;
+
+  private:
+    nvlb_planner_t* p_;
+    std::lock_guard<std::mutex> lock_;
+    std::uint64_t before_;
 };
 
 struct nvlb_report_data {
@@ -182,7 +205,7 @@ nvlb_status_t nvlb_planner_reload(nvlb_planner_t* p, const char* path, const cha
         return set_error(err, NVLB_E_INVALID, "", 0, "nvlb_planner_reload: planner and path are required");
     return guarded(err, [&] {
         Topology t = load(path, node_names, node_count); // may throw: the old topology stays
-        std::lock_guard lock(p->mutex);
+        ChangingLock lock(p);
         p->planner.replace_topology(std::move(t));
         return NVLB_OK;
     });
@@ -484,7 +507,7 @@ nvlb_status_t nvlb_reclaim_started(nvlb_planner_t* p, uint32_t job_id, const nvl
     if (!p || !plan || ((!plan->jobs || !plan->actions) && plan->job_count))
         return NVLB_E_INVALID;
     return guarded(nullptr, [&] {
-        std::lock_guard lock(p->mutex);
+        ChangingLock lock(p);
         Reclaim r;
         for (size_t i = 0; i < plan->job_count; ++i)
             r.victims.push_back({plan->jobs[i],
@@ -503,7 +526,7 @@ nvlb_status_t nvlb_reclaim_refused(nvlb_planner_t* p, uint32_t job_id, const cha
     if (!p || !why)
         return NVLB_E_INVALID;
     return guarded(nullptr, [&] {
-        std::lock_guard lock(p->mutex);
+        ChangingLock lock(p);
         p->planner.reclaim_refused(job_id, why);
         return NVLB_OK;
     });
@@ -531,7 +554,7 @@ nvlb_status_t nvlb_advance(nvlb_planner_t* p, const uint8_t* node_states, size_t
     if (!p || !node_states)
         return NVLB_E_INVALID;
     return guarded(nullptr, [&] {
-        std::lock_guard lock(p->mutex);
+        ChangingLock lock(p);
         if (node_count != p->planner.topology().node_count())
             return NVLB_E_INVALID;
         const std::size_t n = p->planner.advance(states_of(p, node_states, node_count), now);
@@ -623,7 +646,7 @@ nvlb_status_t nvlb_job_failed(nvlb_planner_t* p, uint32_t job_id, const uint32_t
     if (!p || (!nodes && node_count) || (!failed && failed_count))
         return NVLB_E_INVALID;
     return guarded(nullptr, [&] {
-        std::lock_guard lock(p->mutex);
+        ChangingLock lock(p);
         p->planner.job_failed(job_id, {nodes, node_count}, {failed, failed_count}, now);
         return NVLB_OK;
     });
@@ -634,7 +657,7 @@ nvlb_status_t nvlb_job_started(nvlb_planner_t* p, uint32_t job_id, const uint32_
     if (!p || (!nodes && node_count))
         return NVLB_E_INVALID;
     return guarded(nullptr, [&] {
-        std::lock_guard lock(p->mutex);
+        ChangingLock lock(p);
         p->planner.job_started(job_id, {nodes, node_count}, now);
         return NVLB_OK;
     });
@@ -644,7 +667,7 @@ nvlb_status_t nvlb_job_gone(nvlb_planner_t* p, uint32_t job_id, int64_t now) {
     if (!p)
         return NVLB_E_INVALID;
     return guarded(nullptr, [&] {
-        std::lock_guard lock(p->mutex);
+        ChangingLock lock(p);
         p->planner.job_gone(job_id, now);
         return NVLB_OK;
     });
@@ -692,6 +715,32 @@ nvlb_status_t nvlb_state_save(nvlb_planner_t* p, const char* path, nvlb_error_t*
     });
 }
 
+uint64_t nvlb_state_version(const nvlb_planner_t* p) {
+    if (!p)
+        return 0;
+    std::lock_guard lock(p->mutex);
+    return p->planner.ledger().version();
+}
+
+bool nvlb_state_wait(nvlb_planner_t* p, uint64_t seen, int64_t until_ms) {
+    if (!p)
+        return false;
+    const auto until = std::chrono::system_clock::time_point(std::chrono::milliseconds(until_ms));
+    std::unique_lock lock(p->mutex);
+    const std::uint64_t wakes = p->wakes;
+    p->changed.wait_until(lock, until,
+                          [&] { return p->planner.ledger().version() != seen || p->wakes != wakes; });
+    return p->planner.ledger().version() != seen;
+}
+
+void nvlb_state_wake(nvlb_planner_t* p) {
+    if (!p)
+        return;
+    std::lock_guard lock(p->mutex);
+    ++p->wakes;
+    p->changed.notify_all();
+}
+
 nvlb_status_t nvlb_state_load(nvlb_planner_t* p, const char* path, nvlb_error_t* err) {
     if (!p || !path)
         return set_error(err, NVLB_E_INVALID, "", 0, "nvlb_state_load: planner and path are required");
@@ -699,7 +748,7 @@ nvlb_status_t nvlb_state_load(nvlb_planner_t* p, const char* path, nvlb_error_t*
         auto text = read_file_if_exists(path);
         if (!text)
             return NVLB_OK;
-        std::lock_guard lock(p->mutex);
+        ChangingLock lock(p);
         p->planner.load_state(*text, path);
         return NVLB_OK;
     });

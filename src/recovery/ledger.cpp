@@ -42,17 +42,20 @@ const char* outcome_name(RecoveryOutcome o) {
 }
 
 void Ledger::open(RecoveryRecord r) {
+    ++version_;
     ++counters_.failures;
     const std::uint32_t id = r.job_id;
     records_[id] = std::move(r);
 }
 
 void Ledger::update(RecoveryRecord r) {
+    ++version_;
     if (auto it = records_.find(r.job_id); it != records_.end())
         it->second = std::move(r);
 }
 
 void Ledger::close(std::uint32_t job_id, RecoveryEvent e) {
+    ++version_;
     auto it = records_.find(job_id);
     if (it == records_.end())
         return;
@@ -74,11 +77,13 @@ void Ledger::close(std::uint32_t job_id, RecoveryEvent e) {
 }
 
 void Ledger::mark_fallback(std::uint32_t job_id) {
+    ++version_;
     if (auto it = records_.find(job_id); it != records_.end())
         it->second.fallback = true;
 }
 
 void Ledger::mark_reclaimed(std::uint32_t job_id, std::int64_t until) {
+    ++version_;
     if (auto it = records_.find(job_id); it != records_.end()) {
         RecoveryRecord& r = it->second;
         r.reclaimed_until = until;
@@ -89,6 +94,7 @@ void Ledger::mark_reclaimed(std::uint32_t job_id, std::int64_t until) {
 
 void Ledger::note_reclaim(std::span<const std::uint32_t> victims, std::uint32_t for_user, std::int64_t now,
                           std::int64_t keep_seconds) {
+    ++version_;
     ++counters_.reclaims;
     counters_.reclaimed_jobs += victims.size();
     for (std::uint32_t v : victims)
@@ -226,6 +232,7 @@ struct StateReader {
 } // namespace
 
 void Ledger::deserialize(const Topology& topo, const std::string& text, const std::string& label) {
+    ++version_;
     std::istringstream in(text);
     std::string line;
     StateReader r(topo, label, *this);
@@ -265,6 +272,7 @@ void Ledger::deserialize(const Topology& topo, const std::string& text, const st
 }
 
 void Ledger::remap(const Topology& from, const Topology& to) {
+    ++version_;
     std::map<std::uint32_t, RecoveryRecord> moved;
     for (auto& [id, r] : records_) {
         auto map_nodes = [&](const std::vector<NodeIndex>& v) {

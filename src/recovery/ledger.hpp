@@ -93,6 +93,10 @@ class Ledger {
     void log(std::string line) { log_.push_back("nvlblock: recovery " + std::move(line)); }
     std::vector<std::string> take_log();
 
+    // Changes with every change to what serialize() writes (and, harmlessly,
+    // some that do not): whoever saves the state saves it when this moved.
+    std::uint64_t version() const { return version_; }
+
     // Persistence (by node name, so a reconfigure that renumbers nodes is safe).
     std::string serialize(const Topology& topo) const;
     // Replaces the contents. Records naming unknown nodes lose those nodes,
@@ -107,6 +111,7 @@ class Ledger {
     std::deque<RecoveryEvent> recent_;
     LedgerCounters counters_;
     ReclaimHistory reclaims_;
+    std::uint64_t version_ = 0;
     std::vector<std::string> log_;
 };
 
