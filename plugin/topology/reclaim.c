@@ -149,7 +149,8 @@ static int _requeue(job_record_t *victim)
 static time_t _move(job_record_t *victim, uint8_t action, job_record_t *job_ptr, const char *blocks, time_t now)
 {
 	uint16_t mode = (action == NVLB_RECLAIM_PREEMPT) ? slurm_job_preempt_mode(victim) : PREEMPT_MODE_REQUEUE;
-	const char *how = (action == NVLB_RECLAIM_PREEMPT) ? "by Slurm's preemption" : "as recovery.reclaim_from allows";
+	const char *how =
+		(action == NVLB_RECLAIM_PREEMPT) ? "by Slurm's preemption" : "as recovery.reclaim_from allows";
 
 	xstrfmtcat(victim->system_comment, "%snvlblock: %s %s for the in-place restart of JobId=%u on %s",
 		   victim->system_comment ? "; " : "", (mode == PREEMPT_MODE_CANCEL) ? "cancelled" : "requeued", how,
@@ -172,8 +173,8 @@ static time_t _move(job_record_t *victim, uint8_t action, job_record_t *job_ptr,
 }
 
 /* One recovering job: ask the core, then carry the plan out whole. */
-static void _reclaim_for(nvlb_planner_t *planner, job_record_t *job_ptr, running_args_t *running,
-			 const uint8_t *states, nvlb_reclaim_t *plan, time_t now)
+static void _reclaim_for(nvlb_planner_t *planner, job_record_t *job_ptr, running_args_t *running, const uint8_t *states,
+			 nvlb_reclaim_t *plan, time_t now)
 {
 	job_details_t *details = job_ptr->details;
 	nvlb_request_t req = {0};

@@ -128,9 +128,9 @@ static void _tick(nvlb_planner_t *planner, time_t now, bool reports, char **json
 static void _write_reports(const nvlb_policy_info_t *policy, char *json, char *prom)
 {
 	if (json) {
-		char *path = policy->status_json[0] ? xstrdup(policy->status_json)
-						    : xstrdup_printf("%s/nvlblock-status.json",
-								     slurm_conf.state_save_location);
+		char *path = policy->status_json[0]
+				     ? xstrdup(policy->status_json)
+				     : xstrdup_printf("%s/nvlblock-status.json", slurm_conf.state_save_location);
 		_write(path, json, "status");
 		xfree(path);
 	}

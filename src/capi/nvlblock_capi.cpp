@@ -478,9 +478,9 @@ nvlb_status_t nvlb_plan_reclaim(nvlb_planner_t* p, const uint8_t* node_states, s
                 return NVLB_E_INVALID;
             jobs.push_back(running_job_of(running[i]));
         }
-        const ReclaimDecision d = p->planner.plan_reclaim(
-            states_of(p, node_states, node_count), request_of(*request, node_count), reclaimer_of(for_job), jobs,
-            request->now);
+        const ReclaimDecision d =
+            p->planner.plan_reclaim(states_of(p, node_states, node_count), request_of(*request, node_count),
+                                    reclaimer_of(for_job), jobs, request->now);
         if (!d.plan) {
             copy_str(out->message, sizeof out->message, describe_reclaim_refusal(request->job_id, d.refusal));
             return NVLB_OK;
@@ -510,10 +510,9 @@ nvlb_status_t nvlb_reclaim_started(nvlb_planner_t* p, uint32_t job_id, const nvl
         ChangingLock lock(p);
         Reclaim r;
         for (size_t i = 0; i < plan->job_count; ++i)
-            r.victims.push_back({plan->jobs[i],
-                                 plan->actions[i] == NVLB_RECLAIM_REQUEUE ? VictimStatus::kRequeue
-                                                                          : VictimStatus::kPreempt,
-                                 0});
+            r.victims.push_back(
+                {plan->jobs[i],
+                 plan->actions[i] == NVLB_RECLAIM_REQUEUE ? VictimStatus::kRequeue : VictimStatus::kPreempt, 0});
         r.nodes = plan->nodes;
         r.lost_node_seconds = plan->lost_node_seconds;
         r.budget_node_seconds = plan->budget_node_seconds;
@@ -728,8 +727,7 @@ bool nvlb_state_wait(nvlb_planner_t* p, uint64_t seen, int64_t until_ms) {
     const auto until = std::chrono::system_clock::time_point(std::chrono::milliseconds(until_ms));
     std::unique_lock lock(p->mutex);
     const std::uint64_t wakes = p->wakes;
-    p->changed.wait_until(lock, until,
-                          [&] { return p->planner.ledger().version() != seen || p->wakes != wakes; });
+    p->changed.wait_until(lock, until, [&] { return p->planner.ledger().version() != seen || p->wakes != wakes; });
     return p->planner.ledger().version() != seen;
 }
 

@@ -73,8 +73,8 @@ class Planner {
     // last releasing its nodes by `released_by`: logged, remembered for the
     // cooldown and the limits, and no new round for the job until the hold
     // delay has passed after that.
-    void reclaim_started(std::uint32_t job_id, const Reclaim& plan, const Reclaimer& for_job,
-                         std::int64_t released_by, std::int64_t now);
+    void reclaim_started(std::uint32_t job_id, const Reclaim& plan, const Reclaimer& for_job, std::int64_t released_by,
+                         std::int64_t now);
     // Nothing could be reclaimed for the job (`why`, a refusal described by
     // describe_reclaim_refusal): logged once per new reason.
     void reclaim_refused(std::uint32_t job_id, const std::string& why) { recovery_.reclaim_refused(job_id, why); }

@@ -55,9 +55,9 @@ struct RecoveryEvent {
 struct LedgerCounters {
     std::uint64_t failures = 0; // jobs requeued after losing nodes
     std::uint64_t in_place = 0;
-    std::uint64_t elsewhere = 0; // fallbacks that restarted elsewhere
-    std::uint64_t abandoned = 0; // left the queue before restarting
-    std::uint64_t reclaims = 0;  // rounds of reclaiming spares (rule 3b)
+    std::uint64_t elsewhere = 0;      // fallbacks that restarted elsewhere
+    std::uint64_t abandoned = 0;      // left the queue before restarting
+    std::uint64_t reclaims = 0;       // rounds of reclaiming spares (rule 3b)
     std::uint64_t reclaimed_jobs = 0; // jobs preempted or requeued by them
 };
 

@@ -38,7 +38,8 @@ std::int64_t run_time(const RunningJob& j, std::int64_t now) {
 void add_component(Candidate& c, const RunningJob& j, VictimStatus status, int here, const ReclaimContext& ctx) {
     const auto nodes = static_cast<std::int64_t>(j.nodes.size());
     const std::int64_t run = run_time(j, ctx.now);
-    const std::int64_t wait = ctx.policy.reclaim_cost == ReclaimCost::kRunTimeAndWait ? std::max<std::int64_t>(0, j.waited) : 0;
+    const std::int64_t wait =
+        ctx.policy.reclaim_cost == ReclaimCost::kRunTimeAndWait ? std::max<std::int64_t>(0, j.waited) : 0;
     c.eligible = c.eligible && may_lose_nodes(status);
     if (status == VictimStatus::kRequeue)
         c.how = VictimStatus::kRequeue; // a component only the site named: the whole job is requeued
@@ -244,8 +245,7 @@ void count_statuses(const Snapshot& snap, const Placement& refusal, const Reclai
         const bool there = std::any_of(refusal.shortfalls.begin(), refusal.shortfalls.end(),
                                        [&](const Shortfall& s) { return healthy_nodes_on(snap, j, s.block) > 0; });
         if (there)
-            ++out.jobs_by_status[static_cast<std::size_t>(
-                victim_status(j, for_job, ctx.policy, ctx.history, ctx.now))];
+            ++out.jobs_by_status[static_cast<std::size_t>(victim_status(j, for_job, ctx.policy, ctx.history, ctx.now))];
     }
 }
 
@@ -305,8 +305,7 @@ int reclaim_per_hour(const RecoveryPolicy& policy, std::size_t node_count) {
 }
 
 ReclaimDecision plan_reclaim(const Snapshot& snap, const Request& req, const Placement& refusal,
-                             const Reclaimer& for_job, std::span<const RunningJob> running,
-                             const ReclaimContext& ctx) {
+                             const Reclaimer& for_job, std::span<const RunningJob> running, const ReclaimContext& ctx) {
     ReclaimDecision d;
     if (!req.recovery || refusal.reason != Reason::kRecoveryWaiting || refusal.shortfalls.empty()) {
         d.refusal.reason = ReclaimRefusalReason::kFitsNow;
@@ -371,8 +370,8 @@ std::string describe_reclaim_refusal(std::uint32_t job_id, const ReclaimRefusal&
         "recovery.reclaim_limits.per_user_per_day reached for its user",
         "recovery.reclaim_limits.per_hour reached",
     };
-    std::string out = "JobId=" + std::to_string(job_id) + ": nothing reclaimed: " +
-                      why[static_cast<std::size_t>(r.reason)];
+    std::string out =
+        "JobId=" + std::to_string(job_id) + ": nothing reclaimed: " + why[static_cast<std::size_t>(r.reason)];
     std::string jobs;
     for (std::size_t i = 0; i < r.jobs_by_status.size(); ++i)
         if (r.jobs_by_status[i])

@@ -31,7 +31,7 @@
 namespace nvlblock {
 
 struct ReclaimVictim {
-    std::uint32_t job_id = 0; // the job, or the leader of its heterogeneous job
+    std::uint32_t job_id = 0;                  // the job, or the leader of its heterogeneous job
     VictimStatus how = VictimStatus::kPreempt; // kPreempt or kRequeue
     std::uint32_t nodes = 0;                   // its nodes in all (what it costs)
 };
@@ -46,14 +46,14 @@ struct Reclaim {
 
 // Why there is no plan, for the log.
 enum class ReclaimRefusalReason : std::uint8_t {
-    kNotWaiting,      // no open recovery waits for its block, or a round is still releasing nodes
-    kFitsNow,         // its block(s) can take it without reclaiming
-    kNotReclaimed,    // a block that lacks room is down or keeps idle spares
-    kMoreThanSpares,  // it lacks more nodes than the blocks' spares
-    kNoEligibleWork,  // not enough work there may lose its nodes
-    kOverBudget,      // making room would cost more run time than the budget
-    kUserLimit,       // reclaim_limits.per_user_per_day reached for its user
-    kClusterLimit,    // reclaim_limits.per_hour reached
+    kNotWaiting,     // no open recovery waits for its block, or a round is still releasing nodes
+    kFitsNow,        // its block(s) can take it without reclaiming
+    kNotReclaimed,   // a block that lacks room is down or keeps idle spares
+    kMoreThanSpares, // it lacks more nodes than the blocks' spares
+    kNoEligibleWork, // not enough work there may lose its nodes
+    kOverBudget,     // making room would cost more run time than the budget
+    kUserLimit,      // reclaim_limits.per_user_per_day reached for its user
+    kClusterLimit,   // reclaim_limits.per_hour reached
 };
 
 struct ReclaimRefusal {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "writers/status_report.hpp"
 
+#include "recovery/reclaim.hpp"
+
 #include "recovery/rules.hpp"
 
 #include "model/hostlist.hpp"
@@ -118,6 +120,9 @@ ClusterReport make_report(const Planner& planner, std::span<const NodeState> sta
         }
     const Ledger& ledger = planner.ledger();
     r.counters = ledger.counters();
+    r.recovery = topo.policy().recovery;
+    r.reclaim_per_hour = reclaim_per_hour(r.recovery, topo.node_count());
+    r.reclaims = std::any_of(r.blocks.begin(), r.blocks.end(), [](const BlockReport& b) { return b.reclaim; });
     r.recent.assign(ledger.recent().begin(), ledger.recent().end());
     for (const auto& [id, rec] : ledger.records())
         r.pending.push_back({id, blocks_of(topo, rec.nodes), static_cast<std::uint32_t>(rec.failed.size()),
@@ -142,6 +147,44 @@ std::string summary_line(const ClusterReport& r) {
       << " Failed=" << r.failed << " Stranded=" << r.stranded << " Recoveries=" << r.counters.failures
       << " InPlace=" << r.counters.in_place << " Fallbacks=" << r.counters.elsewhere
       << " Abandoned=" << r.counters.abandoned << " Pending=" << r.pending.size();
+    if (r.reclaims)
+        o << " Reclaims=" << r.counters.reclaims << " ReclaimedJobs=" << r.counters.reclaimed_jobs
+          << " ReclaimFrom=slurm_preemption" << (r.recovery.reclaim_from.empty() ? "" : ",")
+          << (r.recovery.reclaim_from.empty() ? "" : selector_text(r.recovery.reclaim_from))
+          << " NeverReclaim=" << selector_text(r.recovery.never_reclaim)
+          << " ReclaimCooldown=" << r.recovery.reclaim_cooldown_seconds
+          << " ReclaimPerUserPerDay=" << r.recovery.reclaim_per_user_per_day
+          << " ReclaimPerHour=" << r.reclaim_per_hour;
+    return o.str();
+}
+
+std::string selector_text(const JobSelector& s) {
+    std::string out;
+    const auto add = [&out](const char* kind, const std::vector<std::string>& names) {
+        for (const std::string& n : names)
+            out += (out.empty() ? "" : ",") + std::string(kind) + ":" + n;
+    };
+    add("qos", s.qos);
+    add("partition", s.partitions);
+    add("account", s.accounts);
+    return out.empty() ? "(null)" : out;
+}
+
+std::string reclaim_policy_text(const RecoveryPolicy& p, int per_hour, const std::string& slurm_preemption) {
+    std::ostringstream o;
+    o << "reserve: reclaim: a failed job takes back nodes from ";
+    if (!slurm_preemption.empty())
+        o << "work Slurm's preemption lets it preempt, with its PreemptMode and GraceTime (" << slurm_preemption << ")"
+          << (p.reclaim_from.empty() ? "" : " and from ");
+    if (!p.reclaim_from.empty())
+        o << "work recovery.reclaim_from names (" << selector_text(p.reclaim_from) << ")";
+    if (slurm_preemption.empty() && p.reclaim_from.empty())
+        o << "no work (Slurm's preemption is off and recovery.reclaim_from names none)";
+    if (!p.never_reclaim.empty())
+        o << ", never from " << selector_text(p.never_reclaim);
+    o << "; a moved job is not moved again for " << p.reclaim_cooldown_seconds << " s; at most "
+      << p.reclaim_per_user_per_day << " jobs a day for one user's failures and " << per_hour
+      << " an hour in all; run time lost at most " << p.reclaim_budget_seconds << " s per held node";
     return o.str();
 }
 
@@ -197,6 +240,7 @@ std::string report_json(const ClusterReport& r) {
     w.key(key::recoveries).begin_object();
     w.field(key::failures, r.counters.failures).field(key::in_place, r.counters.in_place);
     w.field(key::fallbacks, r.counters.elsewhere).field(key::abandoned, r.counters.abandoned);
+    w.field(key::reclaims, r.counters.reclaims).field(key::reclaimed_jobs, r.counters.reclaimed_jobs);
     w.key(key::pending).begin_array();
     for (const auto& p : r.pending) {
         w.begin_object();
@@ -338,6 +382,11 @@ std::string report_prometheus(const ClusterReport& r) {
     o << "nvlblock_recoveries_total{outcome=\"in_place\"} " << r.counters.in_place << '\n';
     o << "nvlblock_recoveries_total{outcome=\"fallback\"} " << r.counters.elsewhere << '\n';
     o << "nvlblock_recoveries_total{outcome=\"abandoned\"} " << r.counters.abandoned << '\n';
+    help(o, "nvlblock_reclaims_total", "counter", "Rounds of reclaiming spares for in-place restarts (rule 3b).");
+    o << "nvlblock_reclaims_total " << r.counters.reclaims << '\n';
+    help(o, "nvlblock_reclaimed_jobs_total", "counter",
+         "Jobs preempted or requeued to make room for in-place restarts.");
+    o << "nvlblock_reclaimed_jobs_total " << r.counters.reclaimed_jobs << '\n';
     help(o, "nvlblock_node_failures_total", "counter", "Jobs that lost nodes to a failure and were requeued.");
     o << "nvlblock_node_failures_total " << r.counters.failures << '\n';
     help(o, "nvlblock_recoveries_pending", "gauge", "Jobs waiting to restart in place.");

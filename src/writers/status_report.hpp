@@ -78,6 +78,9 @@ struct ClusterReport {
     int ordinary_free = 0;
     double fragmentation = 0.0; // stranded / ordinary free, 0 when nothing is free
     LedgerCounters counters;
+    bool reclaims = false;    // some block has `reserve: reclaim`
+    RecoveryPolicy recovery;  // its recovery settings (who may lose nodes, limits)
+    int reclaim_per_hour = 0; // reclaim_limits.per_hour for this cluster's size
     std::vector<RecoveryEvent> recent;
     struct Pending {
         std::uint32_t job_id;
@@ -95,6 +98,12 @@ ClusterReport make_report(const Planner& planner, std::span<const NodeState> sta
 // "BlockName=rack01 Nodes=gb[0001-0018] BlockSize=18 Slice=16 ..." for scontrol.
 std::string block_line(const BlockReport& b);
 std::string summary_line(const ClusterReport& r);
+// Who may lose nodes to a reclaim and the limits, as a sentence
+// (nvlblock-check); slurm_preemption: Slurm's preemption settings as they
+// read, "" when it is off.
+std::string reclaim_policy_text(const RecoveryPolicy& p, int per_hour, const std::string& slurm_preemption);
+// A JobSelector as "qos:a,partition:b,account:c", "(null)" when empty.
+std::string selector_text(const JobSelector& s);
 // "GroupName=su01 Level=su Blocks=rack[001-008] ..." for scontrol, after the summary line.
 std::string group_line(const GroupReport& g);
 // One line per pending and recent recovery (newest first, at most `recent`),

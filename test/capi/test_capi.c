@@ -521,8 +521,13 @@ START_TEST(test_reclaim_flow) {
     /* Job 7: Slurm's preemption may requeue it. Job 8: ordinary work of
      * account ml, which the site names in recovery.reclaim_from. */
     nvlb_running_job_t running[2] = {
-        {.job_id = 7, .nodes = &old_node, .node_count = 1, .started = 0, .requeueable = true,
-         .slurm_may_preempt = true, .preempt_mode = NVLB_PREEMPT_REQUEUE},
+        {.job_id = 7,
+         .nodes = &old_node,
+         .node_count = 1,
+         .started = 0,
+         .requeueable = true,
+         .slurm_may_preempt = true,
+         .preempt_mode = NVLB_PREEMPT_REQUEUE},
         {.job_id = 8, .nodes = &young_node, .node_count = 1, .started = 900, .account = "ml", .requeueable = true},
     };
     nvlb_reclaimer_t who = {.user = 1000};

@@ -105,7 +105,8 @@ TEST(Generate, OneBlockPerDomainInHostnameOrder) {
 TEST(Generate, TheFileValidatesAgainstSlurmConf) {
     test::TempDir d;
     first_cluster(d);
-    d.write("slurm.conf", "NodeName=gb-r1-n[1-18],gb-r2-n[1-18],gb-r10-n[1-13]\nNodeName=hgx[01-02],login01\n");
+    d.write("slurm.conf", "NodeName=gb-r1-n[1-18],gb-r2-n[1-18],gb-r10-n[1-13]\nNodeName=hgx[01-02],login01\n"
+                          "PreemptType=preempt/partition_prio\nPreemptMode=REQUEUE\n");
     test::Result r = test::run(kBin + " --generate --output nvlblock.yaml reports", d.path());
     ASSERT_EQ(r.rc, 0) << r.err;
     EXPECT_EQ(r.out, "");
@@ -113,7 +114,12 @@ TEST(Generate, TheFileValidatesAgainstSlurmConf) {
                      "nvlblock.yaml\n");
     EXPECT_EQ(test::read_file(d.file("nvlblock.yaml")), kFirstYaml);
     r = test::run(kBin + " --slurm-conf slurm.conf nvlblock.yaml", d.path());
-    EXPECT_EQ(r.out, "slurm.conf:2: note: 3 nodes in no block (scheduled without topology, like ordinary servers): "
+    EXPECT_EQ(r.out, "nvlblock.yaml: note: reserve: reclaim: a failed job takes back nodes from work Slurm's "
+                     "preemption lets it preempt, with its PreemptMode and GraceTime "
+                     "(PreemptType=preempt/partition_prio, PreemptMode=REQUEUE); a moved job is not moved again for "
+                     "3600 s; at most 24 jobs a day for one user's failures and 2 an hour in all; run time lost at "
+                     "most 3600 s per held node\n"
+                     "slurm.conf:2: note: 3 nodes in no block (scheduled without topology, like ordinary servers): "
                      "hgx[01-02],login01\n"
                      "nvlblock-check: nvlblock.yaml: OK: 3 blocks (2 x 18, 1 x 13 nodes), 49 of 52 slurm.conf "
                      "nodes in blocks\n");

@@ -114,6 +114,23 @@ const Case kCases[] = {
      "bad-groups.yaml:21: group 'pod1' (level pod) holds part of su group 'su1' but not all of it: groups of a "
      "level must nest inside the level above\n"
      "nvlblock-check: bad-groups.yaml: 3 errors\n"},
+    // reserve: reclaim: who may lose nodes, and a warning where nothing can.
+    {"reclaim_names_its_victims", "--slurm-conf slurm.conf reclaim.yaml", 0,
+     "reclaim.yaml: note: reserve: reclaim: a failed job takes back nodes from work recovery.reclaim_from names "
+     "(partition:batch), never from qos:prod; a moved job is not moved again for 3600 s; at most 24 jobs a day for "
+     "one user's failures and 2 an hour in all; run time lost at most 3600 s per held node\n"
+     "slurm.conf:10: note: 2 nodes in no block (scheduled without topology, like ordinary servers): login[01-02]\n"
+     "nvlblock-check: reclaim.yaml: OK: 3 blocks (2 x 18, 1 x 13 nodes), 49 of 51 slurm.conf nodes in blocks\n"},
+    {"reclaim_with_nothing_to_reclaim_warns", "--slurm-conf slurm.conf reclaim-nothing.yaml", 0,
+     "reclaim-nothing.yaml: note: reserve: reclaim: a failed job takes back nodes from no work (Slurm's preemption "
+     "is off and recovery.reclaim_from names none); a moved job is not moved again for 3600 s; at most 24 jobs a "
+     "day for one user's failures and 2 an hour in all; run time lost at most 3600 s per held node\n"
+     "reclaim-nothing.yaml: warning: reserve: reclaim, but PreemptType is not set and recovery.reclaim_from names "
+     "no work: no job can ever lose its nodes, so a failed job restarts in place only where its rack has free "
+     "nodes\n"
+     "slurm.conf:10: note: 2 nodes in no block (scheduled without topology, like ordinary servers): login[01-02]\n"
+     "nvlblock-check: reclaim-nothing.yaml: OK: 3 blocks (2 x 18, 1 x 13 nodes), 49 of 51 slurm.conf nodes in "
+     "blocks, 1 warning\n"},
     {"missing_topology_file", "--slurm-conf slurm.conf missing.yaml", 1,
      "missing.yaml: cannot read the file: No such file or directory\n"
      "nvlblock-check: missing.yaml: 1 error\n"},

@@ -54,10 +54,11 @@ def state_records(c):
 
 
 def state_counters(c):
-    """(failures, in_place, elsewhere, abandoned) from the saved nvlblock state."""
+    """(failures, in_place, elsewhere, abandoned) from the saved nvlblock state
+    (version 2 adds the reclaim counters after them)."""
     for line in c.read_state_file().splitlines():
         if line.startswith("counters "):
-            return tuple(int(x) for x in line.split()[1:])
+            return tuple(int(x) for x in line.split()[1:5])
     return None
 
 
@@ -70,9 +71,11 @@ class NvlblockRecovery(ClusterTest):
             t_fail = time.monotonic()
             c.set_down(failed)
             c.wait_log(rf"nvlblock: recovery JobId={job} lost 1 of 16 nodes \({failed}\) on {rack}", 10)
-            # Recorded and saved before the job can start again.
-            self.assertTrue(any(ln.startswith(f"record {job} ") for ln in state_records(c)),
-                            c.read_state_file())
+            # Recorded, and saved by the status thread (woken by the
+            # change, outside Slurm's locks) before the job can start again.
+            c.wait_for(lambda: any(ln.startswith(f"record {job} ") for ln in state_records(c)), 5,
+                       f"the saved state to hold the record of {job}")
+            self.assertNotEqual(c.state(job), "RUNNING")
             new = c.wait_restarted(job, RESTART_TIMEOUT)
             took = time.monotonic() - t_fail
 

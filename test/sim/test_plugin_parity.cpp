@@ -98,11 +98,11 @@ nvlb_running_job_t running_job_of(const nvlblock::RunningJob& j) {
     r.preemptible = j.preemptible;
     r.slurm_may_preempt = j.slurm_may_preempt;
     r.being_preempted = j.being_preempted;
-    r.preempt_mode = static_cast<std::uint8_t>(j.preempt_mode == nvlblock::PreemptMode::kRequeue  ? NVLB_PREEMPT_REQUEUE
-                                               : j.preempt_mode == nvlblock::PreemptMode::kCancel ? NVLB_PREEMPT_CANCEL
-                                               : j.preempt_mode == nvlblock::PreemptMode::kSuspend
-                                                   ? NVLB_PREEMPT_SUSPEND
-                                                   : NVLB_PREEMPT_OFF);
+    r.preempt_mode =
+        static_cast<std::uint8_t>(j.preempt_mode == nvlblock::PreemptMode::kRequeue   ? NVLB_PREEMPT_REQUEUE
+                                  : j.preempt_mode == nvlblock::PreemptMode::kCancel  ? NVLB_PREEMPT_CANCEL
+                                  : j.preempt_mode == nvlblock::PreemptMode::kSuspend ? NVLB_PREEMPT_SUSPEND
+                                                                                      : NVLB_PREEMPT_OFF);
     return r;
 }
 
@@ -216,9 +216,9 @@ Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t s
         out.jobs = jobs.data();
         out.actions = actions.data();
         out.jobs_capacity = jobs.size();
-        ASSERT_EQ(capi.plan_reclaim(planner, states.data(), states.size(), &req, &who, running.data(), running.size(),
-                                    &out),
-                  NVLB_OK);
+        ASSERT_EQ(
+            capi.plan_reclaim(planner, states.data(), states.size(), &req, &who, running.data(), running.size(), &out),
+            NVLB_OK);
         ++t.reclaim_plans;
         const std::vector<std::uint32_t> chosen(jobs.begin(),
                                                 jobs.begin() + static_cast<std::ptrdiff_t>(out.job_count));

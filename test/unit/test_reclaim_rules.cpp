@@ -355,8 +355,7 @@ TEST_F(Rules, MovesAreSavedWithTheState) {
 TEST(ReclaimState, VersionOneFilesAreStillRead) {
     const Topology topo = test::racks(2);
     Planner p(topo);
-    p.load_state("nvlblock-state 1\ncounters 3 2 1 0\nrecord 9 100 400 400 0 gb[0001-0016] gb0002\nend 1 0\n",
-                 "old");
+    p.load_state("nvlblock-state 1\ncounters 3 2 1 0\nrecord 9 100 400 400 0 gb[0001-0016] gb0002\nend 1 0\n", "old");
     EXPECT_EQ(p.ledger().counters().failures, 3u);
     EXPECT_NE(p.ledger().find(9), nullptr);
     EXPECT_THROW(p.load_state("nvlblock-state 1\nmoved 8 1 1\nend 0 0\n", "old"), ConfigError);

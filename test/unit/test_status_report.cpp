@@ -642,8 +642,10 @@ TEST_F(ReportTest, Prometheus) {
     EXPECT_EQ(samples["nvlblock_node_failures_total"], "2");
     EXPECT_EQ(samples["nvlblock_recoveries_pending"], "1");
     EXPECT_EQ(samples["nvlblock_status_generated_seconds"], "1100");
-    // 13 per-block metrics for 4 blocks, plus 8 cluster-wide samples.
-    EXPECT_EQ(samples.size(), 13u * 4 + 8);
+    EXPECT_EQ(samples["nvlblock_reclaims_total"], "0");
+    EXPECT_EQ(samples["nvlblock_reclaimed_jobs_total"], "0");
+    // 13 per-block metrics for 4 blocks, plus 10 cluster-wide samples.
+    EXPECT_EQ(samples.size(), 13u * 4 + 10);
     EXPECT_EQ(text.back(), '\n');
 }
 

@@ -6,6 +6,8 @@
 #include "model/hostlist.hpp"
 #include "readers/load_topology.hpp"
 #include "readers/slurm_syntax.hpp"
+#include "recovery/reclaim.hpp"
+#include "writers/status_report.hpp"
 
 #include <unistd.h>
 
@@ -64,7 +66,44 @@ void unknown_conf_nodes(const TopologySpec& spec, const std::unordered_set<std::
                 out.warning(b.where, "node " + n + " of block '" + b.name + "' is not in slurm.conf; ignored");
 }
 
+// Whether Slurm's preemption can move any job at all: a preempt plugin
+// (PreemptType unset or preempt/none: none) and a global PreemptMode that is
+// not OFF (slurm_preemption_enabled()). Where a setting is, for the note.
+bool slurm_preemption_on(const SlurmConf& conf, std::string& why) {
+    const SlurmSetting* type = conf.setting("PreemptType");
+    const SlurmSetting* mode = conf.setting("PreemptMode");
+    if (!type || lower(type->value) == "preempt/none") {
+        why = "PreemptType is " + std::string(type ? "preempt/none" : "not set");
+        return false;
+    }
+    const std::string m = mode ? lower(mode->value) : "off";
+    if (m == "off" || m.rfind("off,", 0) == 0) {
+        why = "PreemptMode is OFF";
+        return false;
+    }
+    why = "PreemptType=" + type->value + ", PreemptMode=" + mode->value;
+    return true;
+}
+
+// reserve: reclaim: who may lose nodes, as the plugin will apply it, and a
+// warning where nothing ever can.
+void reclaim_advice(const Topology& t, const SlurmConf& conf, Collector& out) {
+    const bool reclaims = std::any_of(t.blocks().begin(), t.blocks().end(),
+                                      [](const Block& b) { return b.settings.reserve == SpareReserve::kReclaim; });
+    if (!reclaims)
+        return;
+    const RecoveryPolicy& p = t.policy().recovery;
+    std::string why;
+    const bool slurm = slurm_preemption_on(conf, why);
+    out.note({t.source(), 0}, reclaim_policy_text(p, reclaim_per_hour(p, t.node_count()), slurm ? why : ""));
+    if (!slurm && p.reclaim_from.empty())
+        out.warning({t.source(), 0}, "reserve: reclaim, but " + why +
+                                         " and recovery.reclaim_from names no work: no job can ever lose its nodes, "
+                                         "so a failed job restarts in place only where its rack has free nodes");
+}
+
 void advice(const Topology& t, const SlurmConf& conf, const CheckOptions& opts, Collector& out) {
+    reclaim_advice(t, conf, out);
     if (t.format() == SourceFormat::kTopologyConf && t.block_count() > 0)
         out.note({t.source(), 0}, "topology.conf syntax: every block is cut into slices of " +
                                       std::to_string(t.defaults().slice) +
