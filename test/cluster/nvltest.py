@@ -72,16 +72,13 @@ class Cluster(client.Cluster):
     node and waiting helpers are nvlblock_cluster.client.Cluster's."""
 
     def __init__(self, name, racks=3, plugin="nvlblock", flags=(), nodes_per_rack=18,
-                 extra_nodes=0, prepare=None):
+                 extra_nodes=0):
         self.name = name
         self.racks = racks
         self.plugin = plugin
         self.flags = list(flags)
         self.per_rack = nodes_per_rack
         self.extra_nodes = extra_nodes
-        # Called with DIR after it is made, before `up` fills it (e.g. to
-        # mount a file system where the cluster keeps its state).
-        self.prepare = prepare
         self.dir = None
         self.env = None
         self.cwd = None
@@ -97,8 +94,6 @@ class Cluster(client.Cluster):
         self.ports = PortBlock(slurmds + 1).__enter__()
         try:
             self.dir = tempfile.mkdtemp(prefix=f"nvlt-{self.name}-", dir="/tmp")
-            if self.prepare:
-                self.prepare(self.dir)
             args = ["--racks", str(self.racks), "--nodes-per-rack", str(self.per_rack),
                     "--plugin", self.plugin, "--port-base", str(self.ports.base)] + self.flags
             if self.extra_nodes:

@@ -43,14 +43,15 @@ def can_freeze():
 
 
 class StateFileSystem:
-    """A 64 MiB ext4 image, loop-mounted at DIR/state before the cluster fills it."""
+    """A 64 MiB ext4 image, loop-mounted on a directory of its own: the
+    cluster's StateSaveLocation."""
 
     def __init__(self):
         self.image = None
         self.mount = None
         self.frozen = False
 
-    def prepare(self, cluster_dir):
+    def prepare(self):
         fd, self.image = tempfile.mkstemp(prefix="nvlt-state-", suffix=".img", dir="/tmp")
         os.close(fd)
         os.truncate(self.image, 64 << 20)
@@ -58,8 +59,7 @@ class StateFileSystem:
             p = run(*argv)
             if p.returncode:
                 raise RuntimeError(f"{' '.join(argv)}: {p.stderr.strip()}")
-        self.mount = os.path.join(cluster_dir, "state")
-        os.makedirs(self.mount, exist_ok=True)
+        self.mount = tempfile.mkdtemp(prefix="nvlt-state-", dir="/tmp")
         p = run("mount", "-o", "loop,noatime", self.image, self.mount)
         if p.returncode:
             raise RuntimeError(f"mount {self.image}: {p.stderr.strip()}")
@@ -80,9 +80,24 @@ class StateFileSystem:
     def remove(self):
         self.thaw()
         if self.mount and os.path.ismount(self.mount):
-            run("umount", "-l", self.mount)
+            run("umount", self.mount)
+        if self.mount:
+            shutil.rmtree(self.mount, ignore_errors=True)
         if self.image:
             os.unlink(self.image)
+
+
+class FrozenStateCluster(Cluster):
+    """A cluster whose StateSaveLocation is `fs`'s mount."""
+
+    def __init__(self, name, fs, **kwargs):
+        kwargs["flags"] = list(kwargs.get("flags", ())) + ["--extra-conf", f"StateSaveLocation={fs.mount}"]
+        super().__init__(name, **kwargs)
+        self.fs = fs
+
+    @property
+    def state_file(self):
+        return os.path.join(self.fs.mount, "nvlblock_state")
 
 
 class StateStall(ClusterTest):
@@ -90,7 +105,8 @@ class StateStall(ClusterTest):
     def test_a_frozen_state_directory_does_not_stall_scheduling(self):
         fs = StateFileSystem()
         try:
-            with Cluster("stall", racks=2, prepare=fs.prepare, flags=["--status-interval", "1"]) as c:
+            fs.prepare()
+            with FrozenStateCluster("stall", fs, racks=2, flags=["--status-interval", "1"]) as c:
                 try:
                     self.frozen_recovery(c, fs)
                 finally:
