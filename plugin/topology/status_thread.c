@@ -10,10 +10,11 @@
  *   - shows nvlblock's reason on pending jobs whose reason Slurm reset;
  *   - requeues what the core names to reclaim spares for jobs waiting to
  *     restart in place (reclaim.c; with the node write lock as well);
- * then, after the locks are released, saves the core's state when it changed
- * and writes the JSON status and Prometheus text rendered at the configured
- * interval: the scheduler never waits on file I/O. It does all of this only
- * while this slurmctld is the one in control (control.c).
+ * then, after the locks are released, hands the file writer (file_writer.c)
+ * the state to save and the JSON status and Prometheus text rendered at the
+ * configured interval: neither the scheduler nor this thread waits on file
+ * I/O. It does all of this only while this slurmctld is the one in control
+ * (control.c).
  */
 #include <pthread.h>
 #include <string.h>
@@ -40,16 +41,6 @@ static bool running = false;
 static bool stopping = false;
 static pthread_mutex_t thread_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t thread_cond = PTHREAD_COND_INITIALIZER;
-
-static void _write(const char *path, const char *text, const char *what)
-{
-	nvlb_error_t err;
-
-	if (!path || !path[0] || !text)
-		return;
-	if (nvlb_write_file(path, text, false, &err) != NVLB_OK)
-		error("nvlblock: cannot write %s %s: %s", what, path, err.message);
-}
 
 /* Time moves for the core here, and only here (and in the simulator's own
  * loop): jobs whose wait for their block is over fall back. Placement never
@@ -124,20 +115,11 @@ static void _tick(nvlb_planner_t *planner, time_t now, bool reports, char **json
 	unlock_slurmctld(locks);
 }
 
-/* With none of Slurm's locks held: the status files. */
-static void _write_reports(const nvlb_policy_info_t *policy, char *json, char *prom)
+/* The status files' paths (xmalloc'd), for the file writer. */
+static char *_json_path(const nvlb_policy_info_t *policy)
 {
-	if (json) {
-		char *path = policy->status_json[0]
-				     ? xstrdup(policy->status_json)
-				     : xstrdup_printf("%s/nvlblock-status.json", slurm_conf.state_save_location);
-		_write(path, json, "status");
-		xfree(path);
-	}
-	if (prom)
-		_write(policy->status_prometheus, prom, "metrics");
-	nvlb_free(json);
-	nvlb_free(prom);
+	return policy->status_json[0] ? xstrdup(policy->status_json)
+				      : xstrdup_printf("%s/nvlblock-status.json", slurm_conf.state_save_location);
 }
 
 static void *_status_loop(void *arg)
@@ -147,8 +129,7 @@ static void *_status_loop(void *arg)
 	 * partitions, requeueing writes jobs and nodes. */
 	slurmctld_lock_t reclaim_locks = {
 		.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK, .part = READ_LOCK, .fed = READ_LOCK};
-	uint64_t seen = 0, saved = 0;
-	bool ever_saved = false;
+	uint64_t seen = 0;
 
 	(void) arg;
 	while (_wait(nvlb_process_planner(), seen)) {
@@ -156,7 +137,6 @@ static void *_status_loop(void *arg)
 		nvlb_policy_info_t policy;
 		char *json = NULL, *prom = NULL;
 		time_t now = time(NULL);
-		uint64_t version;
 		bool reports;
 
 		if (!planner || !nvlbt_block_count())
@@ -178,21 +158,19 @@ static void *_status_loop(void *arg)
 			nvlbt_reclaim_spares(planner, now);
 			unlock_slurmctld(reclaim_locks);
 		}
-		/* The state file too is written here, and only here: a slow
-		 * StateSaveLocation stalls this thread, never the scheduler. */
-		version = nvlb_state_version(planner);
-		if ((!ever_saved || (version != saved)) && nvlbs_save_state(planner)) {
-			saved = version;
-			ever_saved = true;
-		}
-		seen = version;
-		_write_reports(&policy, json, prom);
+		/* Every file is written by the file writer (file_writer.c),
+		 * never here: a slow StateSaveLocation stalls that thread,
+		 * not this one, and never the scheduler. */
+		seen = nvlb_state_version(planner);
+		nvlbt_files_request(true, json, json ? _json_path(&policy) : NULL, prom,
+				    prom ? xstrdup(policy.status_prometheus) : NULL);
 	}
 	return NULL;
 }
 
 extern void nvlbt_status_start(void)
 {
+	nvlbt_files_start();
 	slurm_mutex_lock(&thread_lock);
 	if (!running) {
 		stopping = false;
@@ -217,4 +195,5 @@ extern void nvlbt_status_stop(void)
 	slurm_mutex_lock(&thread_lock);
 	running = false;
 	slurm_mutex_unlock(&thread_lock);
+	nvlbt_files_stop();
 }

@@ -99,6 +99,13 @@ extern void nvlbt_control_taken(void);
  * saved state is newer than this one's memory. */
 extern bool nvlbt_other_had_control(void);
 
+/* file_writer.c: the thread that writes nvlblock's files. A request hands
+ * over the reports (nvlb_report text and xmalloc'd path, taken; NULL: none)
+ * and asks for the state to be saved if it changed. */
+extern void nvlbt_files_request(bool save, char *json, char *json_path, char *prom, char *prom_path);
+extern void nvlbt_files_start(void);
+extern void nvlbt_files_stop(void);
+
 extern void nvlbt_status_start(void);
 extern void nvlbt_status_stop(void);
 
