@@ -25,8 +25,8 @@ static struct {
 	pthread_cond_t cond;
 	pthread_t id;
 	bool running, stopping;
-	bool save;            /* the state is to be saved (if it changed since) */
-	char *json, *prom;    /* reports to write (nvlb_report text), or NULL */
+	bool save;         /* the state is to be saved (if it changed since) */
+	char *json, *prom; /* reports to write (nvlb_report text), or NULL */
 	char *json_path, *prom_path;
 } box = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
 
