@@ -25,6 +25,32 @@ std::span<const NodeState> offered_as_healthy(std::span<const NodeState> states,
     return scratch;
 }
 
+std::span<const std::uint8_t> without_busy_nodes(std::span<const NodeState> states,
+                                                 std::span<const std::uint8_t> available, const RecoveryClaim& claim,
+                                                 std::vector<std::uint8_t>& scratch) {
+    if (available.size() != states.size())
+        return available; // none given: the engine takes free nodes only
+    auto its_own = [&](std::size_t i) {
+        for (const RecoveryNeed& need : claim.blocks)
+            if (std::find(need.prior_healthy.begin(), need.prior_healthy.end(), i) != need.prior_healthy.end())
+                return true;
+        return false;
+    };
+    auto offered_busy = [&](std::size_t i) {
+        return available[i] && states[i] == NodeState::kBusy && !its_own(i);
+    };
+    std::size_t i = 0;
+    while (i < states.size() && !offered_busy(i))
+        ++i;
+    if (i == states.size())
+        return available;
+    scratch.assign(available.begin(), available.end());
+    for (; i < scratch.size(); ++i)
+        if (offered_busy(i))
+            scratch[i] = 0;
+    return scratch;
+}
+
 Planner::Planner(Topology topology) : topology_(std::make_shared<const Topology>(std::move(topology))) {}
 
 void Planner::load_state(const std::string& text, const std::string& label) {
@@ -48,6 +74,8 @@ Placement Planner::place(std::span<const NodeState> raw_states, Request request,
         // its wait is over. A job whose node count changed since cannot
         // restart as it ran: it is placed like any other job.
         if (need >= request.min_nodes && need <= request.max_nodes) {
+            std::vector<std::uint8_t> offered;
+            request.available = without_busy_nodes(states, request.available, claim, offered);
             request.recovery = std::move(claim);
             return nvlblock::place(snapshot(states, now), request);
         }

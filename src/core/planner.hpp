@@ -110,4 +110,20 @@ class Planner {
 std::span<const NodeState> offered_as_healthy(std::span<const NodeState> states,
                                               std::span<const std::uint8_t> available, std::vector<NodeState>& scratch);
 
+// A job restarting in place never takes a node that runs ordinary work, even
+// where Slurm offers it (its node_map holds the nodes of jobs Slurm could
+// preempt for it): Slurm would then preempt, or cancel under
+// PreemptMode=REQUEUE if it cannot be requeued, whatever runs there, which
+// topology/block, free to restart the job elsewhere, would not. Which work
+// may lose its nodes for an in-place restart is rule 3b's decision (reclaim),
+// and a reclaim frees the nodes before the job takes them. Lent nodes (the
+// topology's `preemptible:` work) stay offered: lending is Slurm's
+// preemption of work the site named for it. The job's own healthy nodes
+// stay offered while they still finish its last run (Slurm asks whether a
+// job could ever run right after its requeue). Returns `available` itself
+// when nothing changes, else `scratch`.
+std::span<const std::uint8_t> without_busy_nodes(std::span<const NodeState> states,
+                                                 std::span<const std::uint8_t> available, const RecoveryClaim& claim,
+                                                 std::vector<std::uint8_t>& scratch);
+
 } // namespace nvlblock

@@ -209,8 +209,11 @@ TEST(DecisionCost, PlannerDecisionsEqualFreshSnapshots) {
         // What the planner adds for a job in its ledger (in-place restart).
         std::vector<NodeState> shaped;
         const std::span<const NodeState> asked = offered_as_healthy(states, r.available, shaped);
-        if (const RecoveryRecord* rec = planner.recovery().waiting_in_place(r.job_id))
+        std::vector<std::uint8_t> offered;
+        if (const RecoveryRecord* rec = planner.recovery().waiting_in_place(r.job_id)) {
             fresh_request.recovery = claim_for(t, *rec, asked);
+            fresh_request.available = without_busy_nodes(asked, r.available, *fresh_request.recovery, offered);
+        }
         const std::vector<RecoveryClaim> claims = planner.recovery().active_claims(t, asked, now);
         const Placement want = place(Snapshot(t, asked, claims), fresh_request);
         const Placement got = planner.place(states, r, now);

@@ -15,6 +15,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace nvlblock {
 namespace {
 
@@ -120,6 +122,48 @@ TEST_F(ReclaimTest, TheYoungestJobOnTheBlockIsRequeuedForOneLostNode) {
     EXPECT_TRUE(p.recovery_in_place);
     EXPECT_EQ(p.spares_used, 1u);
     EXPECT_EQ(p.message, "restart in place: 15 prior nodes + 1 spare");
+}
+
+TEST_F(ReclaimTest, SlurmsOfferOfBusyNodesIsNotTakenInPlace) {
+    // Slurm's node_map for the held job offers rack02's two busy spares (it
+    // could preempt the jobs there) and an idle rack. In place, the job takes
+    // no busy node: it waits for the reclaim round to free one (rule 3b).
+    fail({20});
+    std::vector<std::uint8_t> offered(topo.node_count(), 1);
+    offered[20] = 0; // the failed node
+    Request r = job(kJob, 16);
+    r.available = offered;
+    const Placement waiting = planner.place(s, r, 1011);
+    ASSERT_EQ(waiting.reason, Reason::kRecoveryWaiting) << waiting.message;
+    ASSERT_EQ(waiting.shortfalls.size(), 1u);
+    EXPECT_EQ(waiting.shortfalls[0].room, 15u);
+    // An ordinary job is offered the same nodes: Slurm's preemption is
+    // Slurm's to decide there, as under topology/block.
+    Request other = job(9, 2);
+    other.available = offered;
+    const Placement p = planner.place(s, other, 1011);
+    ASSERT_TRUE(p.placed()) << p.message;
+    // Once reclaimed (its node freed), the held job restarts in place.
+    set(s, {35}, NodeState::kFree);
+    const Placement back = planner.place(s, r, 1012);
+    ASSERT_TRUE(back.placed()) << back.message;
+    EXPECT_TRUE(back.recovery_in_place);
+    EXPECT_EQ(std::count(back.nodes.begin(), back.nodes.end(), 35), 1);
+    EXPECT_EQ(std::count(back.nodes.begin(), back.nodes.end(), 34), 0);
+}
+
+TEST_F(ReclaimTest, ItsOwnNodesStillFinishingStayOfferedInPlace) {
+    // Right after the requeue its healthy nodes still run its epilog (busy)
+    // when Slurm asks whether it could ever run, offering every node.
+    fail({20});
+    set(s, kRack02First16, NodeState::kBusy);
+    set(s, {20}, NodeState::kDown);
+    std::vector<std::uint8_t> offered(topo.node_count(), 1);
+    Request r = job(kJob, 16);
+    r.available = offered;
+    const Placement p = planner.place(s, r, 1001);
+    ASSERT_TRUE(p.placed()) << p.message;
+    EXPECT_TRUE(p.recovery_in_place);
 }
 
 TEST_F(ReclaimTest, PreemptibleWorkGoesFirstAndCostsNothing) {
