@@ -36,9 +36,7 @@ std::span<const std::uint8_t> without_busy_nodes(std::span<const NodeState> stat
                 return true;
         return false;
     };
-    auto offered_busy = [&](std::size_t i) {
-        return available[i] && states[i] == NodeState::kBusy && !its_own(i);
-    };
+    auto offered_busy = [&](std::size_t i) { return available[i] && states[i] == NodeState::kBusy && !its_own(i); };
     std::size_t i = 0;
     while (i < states.size() && !offered_busy(i))
         ++i;
