@@ -94,6 +94,12 @@ def validate_up_opts(opts: Namespace) -> None:
     if opts.front_end and opts.preempt_partition:
         # Not a Slurm limit, but nothing here needs it and it is untested.
         raise ClusterError("--preempt-partition is not supported with --front-end")
+    if getattr(opts, "lend_grace_time", None) is not None:
+        if not opts.preempt_partition:
+            raise ClusterError("--lend-grace-time sets the GraceTime of --preempt-partition's partition; "
+                               "add --preempt-partition")
+        if opts.lend_grace_time < 0:
+            raise ClusterError("--lend-grace-time must not be negative")
     if opts.recovery_wait is not None and opts.recovery_wait < 0:
         raise ClusterError("--recovery-wait must not be negative")
     if opts.block_fault is not None and not 0 < opts.block_fault <= 1:

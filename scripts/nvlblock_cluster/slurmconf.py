@@ -200,8 +200,12 @@ def slurm_conf(layout: Layout, opts: Namespace, prefix: str, plugin_dir: Optiona
     conf.append("PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP "
                 f"OverSubscribe=EXCLUSIVE{tier}")
     if opts.preempt_partition:
+        # --lend-grace-time: Slurm's GraceTime for the preempted jobs of lend
+        # (a partition setting): SIGCONT+SIGTERM at preemption, requeued
+        # when it ends.
+        grace = getattr(opts, "lend_grace_time", None)
         conf.append(f"PartitionName={LEND_PARTITION} Nodes=ALL MaxTime=INFINITE State=UP "
-                    "OverSubscribe=EXCLUSIVE PriorityTier=1")
+                    "OverSubscribe=EXCLUSIVE PriorityTier=1" + (f" GraceTime={grace}" if grace else ""))
     return merge_extra_conf(conf, opts.extra_conf or [])
 
 

@@ -1,124 +1,373 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Reclaimed spares (`reserve: reclaim`, docs/placement.md rule 3b) on a real
-slurmctld: nothing is held back, so ordinary work runs on a rack's spares; when
-a node under a slice job fails, nvlblock requeues the cheapest job on that
-rack (the one that has run for the shortest time) and the slice job restarts
-in place on its 15 healthy nodes and the reclaimed node. topology/block side
-by side restarts the job on another rack. A job that cannot be requeued is
-never reclaimed: the slice job then waits for its rack and falls back. A job
-that filled a whole rack itself gets its node back on its other rack.
+slurmctld. Nothing is held back while nothing fails, so other work runs on a
+rack's spares. When a node under a slice job fails, Slurm's preemption
+configuration decides which work on that rack may lose its node, and
+nvlblock.yaml's recovery.reclaim_from may name more:
+
+- a job Slurm lets the slice job preempt (partition `lend`, PriorityTier=1,
+  under partition `gpu`'s 10) is preempted through Slurm: it gets its
+  partition's GraceTime and SIGTERM inside the job, is requeued when the grace
+  ends, its SystemComment says why, and the slice job restarts in place on its
+  15 healthy nodes and that node;
+- an ordinary job (same tier, not preemptable) is never touched by default,
+  nor a --no-requeue one that Slurm could preempt: "nothing reclaimed", and
+  the slice job falls back after the hold delay (cred_expire + 1 + 30 s) and
+  restarts elsewhere, as topology/block restarts it;
+- an ordinary job of an account that recovery.reclaim_from names is requeued
+  (through Slurm's preemption call where preemption is configured, through
+  the release's requeue call where it is not) and the slice job restarts in
+  place;
+- without any PreemptType (preempt/none) and with no reclaim_from naming
+  them, nothing is requeued;
+- a job that filled a whole rack gets its node back on its other rack, from
+  a preemptable job there;
+- topology/block side by side, with the same preemption settings, restarts
+  the slice job on another rack and preempts nothing.
+
+The scenarios of one configuration share one cluster, one rack each, and fail
+their nodes together: their waits overlap.
+
+The test cluster has no slurmdbd, so the preemption is partition preemption
+(nvlcluster up --preempt-partition) with GraceTime on `lend`
+(--lend-grace-time). The nvlblock.yaml is written here (--config) so that it
+has no `preemptible:` selector: that is lending, another path.
 """
+import contextlib
 import os
+import re
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nvltest import REQUEUE_DELAY, Cluster, ClusterTest, main, rack_nodes, rack_of  # noqa: E402
 
-RECLAIM = ["--reserve", "reclaim", "--recovery-wait", "40", "--status-interval", "1"]
+# GraceTime of partition lend: a preempted job there gets SIGCONT and
+# SIGTERM, and Slurm requeues it this long afterwards (at its next time-limit
+# check or scheduling pass for the preemptor: up to PERIODIC_TIMEOUT, 30 s,
+# later).
+GRACE = 10
+GRACE_END_CHECK = 30
+# Under reclaim a failed job waits only the hold delay for its rack:
+# cred_expire + 1 plus the 30 s scheduling slack (src/recovery/rules.hpp).
+HOLD = REQUEUE_DELAY + 30
+# The account recovery.reclaim_from names (accounts need no slurmdbd here).
+SCAVENGER = "scavenger"
+PREEMPT = ["--preempt-partition", "--lend-grace-time", str(GRACE)]
+
+# The preemptable job's work runs as a job step: Slurm's grace-time SIGTERM
+# goes to a job's steps (KILL_STEPS_ONLY), not to its batch shell. The step
+# traps it, says so in the job's output and works on until Slurm requeues
+# the job when the grace ends.
+VICTIM_SCRIPT = r"""#!/bin/bash
+srun -n1 bash -c '
+trap "echo nvltest: SIGTERM at \$(date +%s)" TERM
+echo nvltest: step started
+while :; do sleep 1 & wait $!; done'
+"""
+
+
+def reclaim_yaml(racks, reclaim_from=None):
+    lines = ["# test_reclaim.py: reserve: reclaim, no preemptible: selector.",
+             "defaults:", "  slice: 16", "  spares: 2", "  reserve: reclaim",
+             "recovery:"]
+    if reclaim_from:
+        lines += ["  reclaim_from:", f"    accounts: [{reclaim_from}]"]
+    # Up to 3 jobs are requeued at once here; the default limit on a
+    # cluster this small is 2 an hour.
+    lines += ["  reclaim_limits:", "    per_hour: 100",
+              "status:", "  interval: 1",
+              "blocks:"]
+    for r in range(1, racks + 1):
+        lines += [f"  - name: rack{r:02d}", f"    nodes: gb[{(r - 1) * 18 + 1:04d}-{r * 18:04d}]"]
+    return "\n".join(lines) + "\n"
+
+
+@contextlib.contextmanager
+def reclaim_cluster(name, racks, reclaim_from=None, flags=()):
+    fd, path = tempfile.mkstemp(prefix=f"nvlt-{name}-", suffix=".yaml")
+    with os.fdopen(fd, "w") as f:
+        f.write(reclaim_yaml(racks, reclaim_from))
+    try:
+        with Cluster(name, racks=racks, flags=["--config", path, *flags]) as c:
+            yield c
+    finally:
+        os.unlink(path)
+
+
+def log_time(line):
+    """Seconds since the epoch of a slurmctld log line ([2026-12-02T17:03:49.747] ...)."""
+    m = re.match(r"\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?\]", line)
+    return time.mktime(time.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S")) + float(m.group(2) or 0)
+
+
+def job_time(value):
+    return time.mktime(time.strptime(value, "%Y-%m-%dT%H:%M:%S"))
+
+
+class Rack:
+    """A 16-node slice job on one rack; its two other nodes."""
+
+    def __init__(self, c, test, taken=()):
+        self.job = c.sbatch("-N16", "--requeue", "-J", "slice")
+        self.nodes = c.wait_running(self.job, 60)
+        self.rack = rack_of(self.nodes[0])
+        test.assertOnRack(self.nodes, self.rack)
+        test.assertNotIn(self.rack, taken, f"slice job {self.job} on a rack already used")
+        self.spares = sorted(set(rack_nodes(self.rack)) - set(self.nodes))
+        self.failed = self.nodes[5]
 
 
 class Reclaim(ClusterTest):
 
-    def slice_and_small(self, c, *small_args):
-        """A 16-node slice job, then two 1-node jobs, the second one younger."""
-        job = c.sbatch("-N16", "--requeue", "-J", "slice")
-        nodes = c.wait_running(job)
-        rack = rack_of(nodes[0])
-        self.assertOnRack(nodes, rack)
-        old = c.sbatch("-N1", "-J", "old", *small_args)
-        old_nodes = c.wait_running(old)
-        time.sleep(3)
-        young = c.sbatch("-N1", "-J", "young", *small_args)
-        young_nodes = c.wait_running(young)
-        return job, nodes, rack, old, old_nodes, young, young_nodes
+    def victim_script(self, c):
+        path = os.path.join(c.jobs_dir, "victim.sh")
+        with open(path, "w") as f:
+            f.write(VICTIM_SCRIPT)
+        os.chmod(path, 0o755)
+        return path
 
-    def test_ordinary_work_uses_the_spares_and_the_youngest_job_is_reclaimed(self):
-        with Cluster("reclaim1", racks=2, flags=RECLAIM) as c:
-            job, nodes, rack, old, old_nodes, young, young_nodes = self.slice_and_small(c)
-            spares = sorted(set(rack_nodes(rack)) - set(nodes))
-            # Nothing is withheld: best fit puts both small jobs on the slice
-            # job's rack, on the two nodes idle spares would have kept free.
-            self.assertEqual(sorted(old_nodes + young_nodes), spares)
-            b = c.topology_block(rack)
-            self.assertEqual(b["SparesFree"], "0", b)
+    def system_comment(self, c, job):
+        out = c.run("scontrol", "show", "job", str(job)).stdout
+        m = re.search(r"^\s*SystemComment=(.*)$", out, re.M)
+        return m.group(1).strip() if m else ""
 
-            failed = nodes[5]
-            c.set_down(failed)
-            c.wait_log(rf"nvlblock: recovery JobId={job} reclaiming 1 spare node on {rack}: "
-                       rf"requeueing JobId={young} ", 20)
-            new = c.wait_restarted(job, REQUEUE_DELAY + 40)
-            self.assertOnRack(new, rack)
-            self.assertEqual(len(new), 16)
-            self.assertTrue(set(nodes) - {failed} <= set(new))
-            self.assertEqual(set(new) - set(nodes), set(young_nodes))
-            c.wait_log(rf"nvlblock: recovery JobId={job} restarted in place on {rack}: "
-                       r"15 prior nodes \+ 1 spares", 10)
-            # The older job ran on; the younger one was requeued (as preempted).
-            self.assertEqual(c.state(old), "RUNNING")
-            self.assertEqual(c.nodes(old), old_nodes)
-            self.assertGreaterEqual(int(c.job(young)["Restarts"]), 1)
-            self.assertFalse(set(c.nodes(young)) & set(new))
+    def sigterm_times(self, c, job):
+        try:
+            with open(os.path.join(c.jobs_dir, f"victim-{job}.out"), errors="replace") as f:
+                return [int(t) for t in re.findall(r"nvltest: SIGTERM at (\d+)", f.read())]
+        except FileNotFoundError:
+            return []
 
-    def test_topology_block_restarts_the_job_on_another_rack(self):
-        with Cluster("reclaim2", racks=2, plugin="block") as c:
-            job, nodes, rack, old, old_nodes, young, young_nodes = self.slice_and_small(c)
-            failed = nodes[5]
-            c.set_down(failed)
-            new = c.wait_restarted(job, REQUEUE_DELAY + 40)
-            self.assertNotIn(rack, {rack_of(n) for n in new}, f"block restarted {job} on {rack}: {new}")
-            for small in (old, young):
-                self.assertEqual((c.state(small), c.job(small)["Restarts"]), ("RUNNING", "0"))
+    def wait_victim_ready(self, c, job):
+        """The victim's step runs and has set its SIGTERM trap."""
+        def ready():
+            try:
+                with open(os.path.join(c.jobs_dir, f"victim-{job}.out"), errors="replace") as f:
+                    return "nvltest: step started" in f.read()
+            except FileNotFoundError:
+                return False
+        c.wait_for(ready, 30, f"job {job}'s step to start")
 
-    def test_a_job_that_cannot_be_requeued_is_never_reclaimed(self):
-        with Cluster("reclaim3", racks=2, flags=RECLAIM) as c:
-            job, nodes, rack, old, old_nodes, young, young_nodes = self.slice_and_small(c, "--no-requeue")
-            failed = nodes[5]
-            c.set_down(failed)
-            # Its rack has room for 15 of 16 and nothing there may be
-            # requeued: the job waits for its rack, then falls back.
-            c.wait_log(rf"nvlblock: recovery JobId={job} fallback after \d+ s: {rack} has room for 15 of the "
-                       r"16 nodes it needs", 40 + REQUEUE_DELAY + 40)
-            new = c.wait_restarted(job, 60)
-            self.assertNotIn(rack, {rack_of(n) for n in new})
-            self.assertEqual(c.log_lines(rf"JobId={job} reclaiming"), [])
-            for small in (old, young):
-                self.assertEqual((c.state(small), c.job(small)["Restarts"]), ("RUNNING", "0"))
+    def assertUntouched(self, c, jobs):
+        """Each job (id: nodes) still runs on its nodes, never requeued."""
+        for job, nodes in jobs.items():
+            j = c.job(job)
+            self.assertEqual((j.get("JobState"), j.get("Restarts")), ("RUNNING", "0"), f"job {job}: {j}")
+            self.assertEqual(c.expand(j["NodeList"]), nodes, f"job {job} moved")
+
+    def assertRequeued(self, c, victim, restarted):
+        j = c.job(victim)
+        self.assertGreaterEqual(int(j["Restarts"]), 1, j)
+        self.assertFalse(set(c.expand(j.get("NodeList"))) & set(restarted),
+                         f"job {victim} still shares nodes with the restarted job")
+
+    def assertInPlace(self, c, r, new, taken):
+        self.assertOnRack(new, r.rack)
+        self.assertEqual(len(new), 16)
+        self.assertEqual(set(new), (set(r.nodes) - {r.failed}) | {taken})
+        c.wait_log(rf"nvlblock: recovery JobId={r.job} restarted in place on {r.rack}: "
+                   rf"15 prior nodes \+ 1 spares \({taken}\)", 10)
+
+    def assertPreemptedWithGrace(self, c, victim, recovering, restarted_at):
+        """The victim's step got SIGTERM when Slurm preempted it, Slurm
+        requeued it GraceTime later, and the recovering job started after."""
+        signalled = self.sigterm_times(c, victim)
+        self.assertTrue(signalled, f"no SIGTERM marker in victim-{victim}.out")
+        requeued = c.log_lines(rf"preempted JobId={victim} has been requeued to reclaim resources for ")
+        self.assertEqual(len(requeued), 1, requeued)
+        grace = log_time(requeued[0]) - signalled[0]
+        self.assertGreaterEqual(grace, GRACE - 1, f"requeued {grace:.1f} s after its SIGTERM")
+        self.assertLessEqual(grace, GRACE + GRACE_END_CHECK + 5, f"requeued {grace:.1f} s after its SIGTERM")
+        self.assertGreaterEqual(restarted_at, signalled[0] + GRACE - 1,
+                                f"JobId={recovering} restarted before JobId={victim}'s grace ended")
+
+    # ------------------------------------------------------------------
+
+    def test_slurm_preemption_decides_what_is_reclaimed(self):
+        # One rack for each scenario (a, b, c), one left empty for b's fallback.
+        with reclaim_cluster("reclaim-p", 4, reclaim_from=SCAVENGER, flags=PREEMPT) as c:
+            script = self.victim_script(c)
+
+            def victim(*args):
+                return c.sbatch("-N1", "--requeue", "-o", "victim-%j.out", "--open-mode=append", *args,
+                                script, wrap=None)
+
+            # a: a preemptable job and an ordinary one on the spares. The
+            # victims are pinned to their node (-w): requeued, they wait for
+            # it, and the empty rack stays whole for b's fallback.
+            a = Rack(c, self)
+            lent = victim("-p", "lend", "-J", "lent", "-w", a.spares[0])
+            c.wait_running(lent)
+            self.wait_victim_ready(c, lent)
+            ord_a = c.sbatch("-N1", "-J", "ordinary")
+            # Nothing is withheld: best fit puts ordinary work on the spare.
+            self.assertEqual(c.wait_running(ord_a), [a.spares[1]])
+            b = Rack(c, self, {a.rack})
+            # b: an ordinary job, and a --no-requeue one Slurm could preempt.
+            ord_b = c.sbatch("-N1", "-J", "ordinary")
+            norq = c.sbatch("-N1", "-p", "lend", "--no-requeue", "-J", "norequeue")
+            self.assertEqual(sorted(c.wait_running(ord_b) + c.wait_running(norq)), b.spares)
+            # c: an ordinary job of the account reclaim_from names.
+            r3 = Rack(c, self, {a.rack, b.rack})
+            scav = c.sbatch("-N1", "--requeue", "-A", SCAVENGER, "-J", "scavenger", "-w", r3.spares[0])
+            c.wait_running(scav)
+            ord_c = c.sbatch("-N1", "-J", "ordinary")
+            self.assertEqual(c.wait_running(ord_c), [r3.spares[1]])
+            empty = ({"rack01", "rack02", "rack03", "rack04"} - {a.rack, b.rack, r3.rack}).pop()
+            untouched = {j: c.nodes(j) for j in (ord_a, ord_b, norq, ord_c)}
+
+            c.set_down(a.failed, b.failed, r3.failed)
+            c.wait_log(rf"nvlblock: recovery JobId={a.job} reclaiming 1 spare node on {a.rack}: "
+                       rf"preempting JobId={lent} \(Slurm's preemption\) ", 20)
+            c.wait_log(rf"nvlblock: recovery JobId={r3.job} reclaiming 1 spare node on {r3.rack}: "
+                       rf"requeueing JobId={scav} \(recovery.reclaim_from\) ", 20)
+            c.wait_log(rf"nvlblock: recovery JobId={b.job}: nothing reclaimed: not enough work there may "
+                       r"lose its nodes \(jobs there: 1 not_allowed, 1 not_requeueable\)", 20)
+
+            # c: requeued at once (gpu has no GraceTime), through Slurm's
+            # preemption call; the slice job restarts in place.
+            new3 = c.wait_restarted(r3.job, REQUEUE_DELAY + 30)
+            self.assertInPlace(c, r3, new3, r3.spares[0])
+            c.wait_log(rf"preempted JobId={scav} has been requeued to reclaim resources for JobId={r3.job}", 5)
+            self.assertRequeued(c, scav, new3)
+            self.assertEqual(self.system_comment(c, scav),
+                             f"nvlblock: requeued as recovery.reclaim_from allows for the in-place restart "
+                             f"of JobId={r3.job} on {r3.rack}")
+
+            # a: SIGTERM inside the job, requeued after its GraceTime, the
+            # slice job restarted in place on that node.
+            new_a = c.wait_restarted(a.job, GRACE + GRACE_END_CHECK + REQUEUE_DELAY + 15)
+            self.assertInPlace(c, a, new_a, a.spares[0])
+            self.assertPreemptedWithGrace(c, lent, a.job, job_time(c.job(a.job)["StartTime"]))
+            self.assertRequeued(c, lent, new_a)
+            self.assertEqual(self.system_comment(c, lent),
+                             f"nvlblock: requeued by Slurm's preemption for the in-place restart of "
+                             f"JobId={a.job} on {a.rack}")
+
+            # b: nothing there may lose its node, and Slurm's own scheduling
+            # of the job in place must not preempt the --no-requeue job
+            # either; after the hold delay the job is placed anywhere: the
+            # empty rack.
+            new_b = c.wait_restarted(b.job, HOLD + 40)
+            self.assertUntouched(c, untouched)
+            self.assertEqual(self.system_comment(c, norq), "")
+            self.assertOnRack(new_b, empty)
+            self.assertEqual(len(new_b), 16)
+            c.wait_log(rf"nvlblock: recovery JobId={b.job} fallback after \d+ s: {b.rack} has room for 15 of "
+                       r"the 16 nodes it needs", 5)
+            c.wait_log(rf"nvlblock: recovery JobId={b.job} restarted elsewhere on {empty} \(had {b.rack}\)", 10)
+
+            self.assertEqual(len(c.log_lines(r"nvlblock: recovery JobId=\d+ reclaiming")), 2)
+            self.assertEqual(c.log_lines(r"preempted JobId=(?!(%d|%d) )" % (lent, scav)), [])
 
     def test_a_job_that_filled_its_rack_gets_its_node_back_on_its_other_rack(self):
-        with Cluster("reclaim4", racks=2, flags=RECLAIM) as c:
-            # 20 nodes: a whole rack and two nodes of the other, which other
-            # work then fills (14 nodes, then an older and a younger 1-node job).
-            job = c.sbatch("-N20", "--requeue", "-J", "wide")
-            nodes = c.wait_running(job)
-            racks = sorted({rack_of(n) for n in nodes})
-            self.assertEqual(len(racks), 2, nodes)
-            full = next(r for r in racks if set(rack_nodes(r)) <= set(nodes))
+        with reclaim_cluster("reclaim-w", 2, flags=PREEMPT) as c:
+            script = self.victim_script(c)
+            # 20 nodes: a whole rack and two of the other, which a 14-node
+            # job, a preemptable and an ordinary 1-node job then fill.
+            wide = c.sbatch("-N20", "--requeue", "-J", "wide")
+            wide_nodes = c.wait_running(wide, 60)
+            wide_racks = sorted({rack_of(n) for n in wide_nodes})
+            self.assertEqual(len(wide_racks), 2, wide_nodes)
+            full = next(r for r in wide_racks if set(rack_nodes(r)) <= set(wide_nodes))
+            part = next(r for r in wide_racks if r != full)
             filler = c.sbatch("-N14", "-J", "filler")
             filler_nodes = c.wait_running(filler)
-            old = c.sbatch("-N1", "-J", "old")
-            old_nodes = c.wait_running(old)
-            time.sleep(3)
-            young = c.sbatch("-N1", "-J", "young")
-            young_nodes = c.wait_running(young)
-            others = set(filler_nodes + old_nodes + young_nodes)
-            self.assertEqual({rack_of(n) for n in others}, set(racks) - {full})
+            self.assertOnRack(filler_nodes, part)
+            lend_w = c.sbatch("-N1", "--requeue", "-p", "lend", "-J", "lent", "-o", "victim-%j.out",
+                              "--open-mode=append", script, wrap=None)
+            ord_w = c.sbatch("-N1", "--requeue", "-J", "ordinary")
+            lent_node = c.wait_running(lend_w)[0]
+            self.wait_victim_ready(c, lend_w)
+            untouched = {filler: filler_nodes, ord_w: c.wait_running(ord_w)}
+            wide_failed = rack_nodes(full)[4]
 
-            # A node of the rack the job filled fails: nothing to reclaim
-            # there, so the younger job on its other rack is requeued and the
-            # job restarts on its own two racks, one node shifted.
-            failed = rack_nodes(full)[4]
-            c.set_down(failed)
-            c.wait_log(rf"nvlblock: recovery JobId={job} reclaiming 1 spare node on {racks[0]},{racks[1]}: "
-                       rf"requeueing JobId={young} ", 20)
+            # Nothing to reclaim on the rack it filled: the preemptable job
+            # on its other rack is preempted, and the job restarts on its own
+            # two racks, one node shifted: 19 prior nodes + 1.
+            c.set_down(wide_failed)
+            blocks = ",".join(wide_racks)
+            c.wait_log(rf"nvlblock: recovery JobId={wide} reclaiming 1 spare node on {blocks}: "
+                       rf"preempting JobId={lend_w} \(Slurm's preemption\) ", 20)
+            new_w = c.wait_restarted(wide, GRACE + GRACE_END_CHECK + REQUEUE_DELAY + 15)
+            self.assertEqual(set(new_w), (set(wide_nodes) - {wide_failed}) | {lent_node})
+            c.wait_log(rf"nvlblock: recovery JobId={wide} restarted in place on {blocks}: "
+                       rf"19 prior nodes \+ 1 spares \({lent_node}\)", 10)
+            self.assertPreemptedWithGrace(c, lend_w, wide, job_time(c.job(wide)["StartTime"]))
+            self.assertRequeued(c, lend_w, new_w)
+            self.assertEqual(self.system_comment(c, lend_w),
+                             f"nvlblock: requeued by Slurm's preemption for the in-place restart of "
+                             f"JobId={wide} on {blocks}")
+            self.assertUntouched(c, untouched)
+
+    def test_without_preemption_only_reclaim_from_work_is_requeued(self):
+        # No PreemptType (preempt/none): Slurm preempts nothing. A partition
+        # lend exists as in the test above, only nothing may preempt it.
+        lend = ("PartitionName=lend Nodes=ALL MaxTime=INFINITE State=UP OverSubscribe=EXCLUSIVE "
+                "PriorityTier=1")
+        with reclaim_cluster("reclaim-n", 3, reclaim_from=SCAVENGER, flags=["--extra-conf", lend]) as c:
+            preempt_type = re.search(r"^PreemptType\s*=\s*(\S+)", c.run("scontrol", "show", "config").stdout, re.M)
+            self.assertIn(preempt_type and preempt_type.group(1), (None, "(null)", "preempt/none"))
+            # a: a job of lend, which nothing names, and a --no-requeue job
+            # of the account reclaim_from names, both taken by best fit to
+            # the spares.
+            a = Rack(c, self)
+            lent = c.sbatch("-N1", "--requeue", "-p", "lend", "-J", "lent")
+            norq = c.sbatch("-N1", "--no-requeue", "-A", SCAVENGER, "-J", "norequeue")
+            self.assertEqual(sorted(c.wait_running(lent) + c.wait_running(norq)), a.spares)
+            # b: an ordinary job of the account reclaim_from names.
+            b = Rack(c, self, {a.rack})
+            scav = c.sbatch("-N1", "--requeue", "-A", SCAVENGER, "-J", "scavenger")
+            ord_b = c.sbatch("-N1", "--requeue", "-J", "ordinary")
+            scav_nodes = c.wait_running(scav)
+            self.assertEqual(sorted(scav_nodes + c.wait_running(ord_b)), b.spares)
+            empty = ({"rack01", "rack02", "rack03"} - {a.rack, b.rack}).pop()
+            untouched = {j: c.nodes(j) for j in (lent, norq, ord_b)}
+
+            c.set_down(a.failed, b.failed)
+            # b: requeued through the release's requeue call; in place.
+            c.wait_log(rf"nvlblock: recovery JobId={b.job} reclaiming 1 spare node on {b.rack}: "
+                       rf"requeueing JobId={scav} \(recovery.reclaim_from\) ", 20)
+            c.wait_log(rf"nvlblock: recovery JobId={a.job}: nothing reclaimed: not enough work there may "
+                       r"lose its nodes \(jobs there: 1 not_allowed, 1 not_requeueable\)", 20)
+            new_b = c.wait_restarted(b.job, REQUEUE_DELAY + 30)
+            self.assertInPlace(c, b, new_b, scav_nodes[0])
+            self.assertRequeued(c, scav, new_b)
+            self.assertEqual(self.system_comment(c, scav),
+                             f"nvlblock: requeued as recovery.reclaim_from allows for the in-place restart "
+                             f"of JobId={b.job} on {b.rack}")
+            # a: nothing requeued; after the hold delay it restarts where
+            # there is room, as topology/block would restart it.
+            c.wait_log(rf"nvlblock: recovery JobId={a.job} fallback after \d+ s: {a.rack} has room for 15 of "
+                       r"the 16 nodes it needs", HOLD + 30)
+            new_a = c.wait_restarted(a.job, 30)
+            self.assertOnRack(new_a, empty)
+            self.assertEqual(len(new_a), 16)
+            c.wait_log(rf"nvlblock: recovery JobId={a.job} restarted elsewhere on {empty} \(had {a.rack}\)", 10)
+            self.assertUntouched(c, untouched)
+            self.assertEqual(self.system_comment(c, lent), "")
+            self.assertEqual(c.log_lines(r"preempted JobId="), [])
+            self.assertEqual(c.log_lines(r"nvlblock: recovery JobId=.*cannot requeue"), [])
+
+    def test_topology_block_restarts_the_job_on_another_rack(self):
+        # The preemption settings of the first test, topology/block.
+        with Cluster("reclaim-b", racks=2, plugin="block", flags=PREEMPT) as c:
+            job = c.sbatch("-N16", "--requeue", "-J", "slice")
+            nodes = c.wait_running(job)
+            rack = rack_of(nodes[0])
+            self.assertOnRack(nodes, rack)
+            spares = sorted(set(rack_nodes(rack)) - set(nodes))
+            lent = c.sbatch("-N1", "--requeue", "-p", "lend", "-J", "lent", "-w", spares[0])
+            ordinary = c.sbatch("-N1", "--requeue", "-J", "ordinary", "-w", spares[1])
+            untouched = {lent: c.wait_running(lent), ordinary: c.wait_running(ordinary)}
+            c.set_down(nodes[5])
             new = c.wait_restarted(job, REQUEUE_DELAY + 40)
-            self.assertEqual(set(new), (set(nodes) - {failed}) | set(young_nodes))
-            c.wait_log(rf"nvlblock: recovery JobId={job} restarted in place on [a-z0-9,]+: "
-                       r"19 prior nodes \+ 1 spares", 10)
-            for small in (filler, old):
-                self.assertEqual((c.state(small), c.job(small)["Restarts"]), ("RUNNING", "0"))
-            self.assertGreaterEqual(int(c.job(young)["Restarts"]), 1)
+            self.assertNotIn(rack, {rack_of(n) for n in new}, f"block restarted {job} on {rack}: {new}")
+            self.assertUntouched(c, untouched)
+            self.assertEqual(c.log_lines(r"preempted JobId="), [])
 
 
 if __name__ == "__main__":

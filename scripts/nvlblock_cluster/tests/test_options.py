@@ -23,6 +23,8 @@ class UpOptionsTest(unittest.TestCase):
         self.refused("--spares sets nvlblock.yaml", topology_conf=True, spares=1)
         self.refused("--preempt-partition is not supported with --front-end", front_end=True,
                      preempt_partition=True)
+        self.refused("--lend-grace-time sets the GraceTime of --preempt-partition", lend_grace_time=10)
+        self.refused("--lend-grace-time must not be negative", preempt_partition=True, lend_grace_time=-1)
         self.refused("--block-fault must be a fraction", block_fault=1.5)
         self.refused("--slurm-conf-fragment and --topology go together", topology="/x.conf")
         with self.assertRaisesRegex(ClusterError, "must not contain blanks"):

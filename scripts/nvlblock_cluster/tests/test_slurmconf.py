@@ -18,7 +18,7 @@ def up_opts(**kw):
                 slice=None, block_sizes=None, spares=None, lending=False, reserve=None, config=None,
                 slurm_conf_fragment=None, topology=None, recovery_wait=None, block_fault=None,
                 status_interval=None, extra_nodes=0, topology_conf=False, preempt_partition=False,
-                slurmd_timeout=None, extra_conf=None)
+                lend_grace_time=None, slurmd_timeout=None, extra_conf=None)
     opts.update(kw)
     return SimpleNamespace(**opts)
 
@@ -57,6 +57,12 @@ class SlurmConfTest(unittest.TestCase):
         self.assertIn("PreemptType=preempt/partition_prio", conf)
         self.assertIn("PartitionName=lend Nodes=ALL MaxTime=INFINITE State=UP OverSubscribe=EXCLUSIVE "
                       "PriorityTier=1", conf)
+
+    def test_lend_grace_time_is_the_lend_partitions_grace_time(self):
+        conf = self.conf(preempt_partition=True, lend_grace_time=15)
+        self.assertIn("PartitionName=lend Nodes=ALL MaxTime=INFINITE State=UP OverSubscribe=EXCLUSIVE "
+                      "PriorityTier=1 GraceTime=15", conf)
+        self.assertEqual([line for line in conf if "GraceTime" in line and "PartitionName=gpu" in line], [])
 
 
 class TopologyFilesTest(unittest.TestCase):
