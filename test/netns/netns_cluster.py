@@ -29,50 +29,27 @@ Checks:
   6. with 3 nodes of each rack busy, a 1-node job pends with nvlblock's
      reason: the fourth node of each rack is its spare.
 
-Namespaces are named nvlpkg-<pid>-<host>; they and every process in them
-are removed at the end, whatever happens, and leftovers of runs whose
+The namespaces, the bridge and the driver are netns_hosts.py's, shared with
+failover_cluster.py. Namespaces are named nvlpkg-<pid>-<host>; they and every
+process in them are removed at the end, whatever happens, and leftovers of runs whose
 driver died (pid gone) are removed at the start. Exit status 77 (CTest
 SKIP_RETURN_CODE) when network namespaces are unavailable (not root, no
 iproute2, no CAP_SYS_ADMIN). Python 3 standard library only.
 """
 
-import argparse
-import glob
 import os
 import re
 import shutil
-import signal
-import subprocess
 import sys
-import tempfile
-import time
 
-SKIP = 77
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
-sys.path.insert(0, os.path.join(REPO, "scripts"))
-from nvlblock_cluster import client  # noqa: E402
-from nvlblock_cluster.common import poll  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+import netns_hosts  # noqa: E402
+from netns_hosts import Failure, Network, log  # noqa: E402
+
+REPO = netns_hosts.REPO
 DOCKER_ETC = os.path.join(REPO, "docker", "etc")
-NS_PREFIX = "nvlpkg-"
-SUBNET_BITS = 24
 CTLD_PORT = 29000
 SLURMD_PORT = 29001
-
-
-def log(msg):
-    print(f"[netns {time.strftime('%H:%M:%S')}] {msg}", flush=True)
-
-
-class Failure(Exception):
-    pass
-
-
-def run(argv, check=True, timeout=60, **kw):
-    p = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                       timeout=timeout, **kw)
-    if check and p.returncode != 0:
-        raise Failure(f"{' '.join(argv)} failed ({p.returncode}): {p.stderr.strip() or p.stdout.strip()}")
-    return p
 
 
 # --------------------------------------------------------------------------
@@ -129,197 +106,6 @@ class Layout:
         if missing:
             raise Failure(f"docker/etc/slurm.conf lacks {', '.join(sorted(missing))}")
         return "\n".join(out) + "\n"
-
-
-# --------------------------------------------------------------------------
-# Namespaces
-
-
-def ns_list():
-    p = run(["ip", "netns", "list"], check=False)
-    return [line.split()[0] for line in p.stdout.splitlines() if line.strip()]
-
-
-def kill_ns_processes(ns):
-    """SIGKILL every process in the namespace (daemons, slurmstepd, job
-    tasks); repeat while any remain (a step may fork meanwhile)."""
-    for _ in range(50):
-        p = run(["ip", "netns", "pids", ns], check=False)
-        pids = [int(x) for x in p.stdout.split() if x.isdigit() and int(x) != os.getpid()]
-        if not pids:
-            return
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        time.sleep(0.1)
-
-
-def delete_ns(ns):
-    kill_ns_processes(ns)
-    run(["ip", "netns", "del", ns], check=False)
-
-
-def remove_stale():
-    """Namespaces of earlier runs whose driver is gone (killed by a CTest
-    timeout, say). Runs still alive are left alone."""
-    for ns in ns_list():
-        m = re.match(rf"{re.escape(NS_PREFIX)}(\d+)-", ns)
-        if m and not os.path.exists(f"/proc/{m.group(1)}"):
-            log(f"removing stale namespace {ns}")
-            delete_ns(ns)
-
-
-def probe():
-    """Whether this process may create network and UTS namespaces."""
-    if os.geteuid() != 0:
-        return "not root"
-    for tool in ("ip", "unshare", "nsenter"):
-        if not shutil.which(tool):
-            return f"{tool} not found"
-    ns = f"{NS_PREFIX}{os.getpid()}-probe"
-    p = run(["ip", "netns", "add", ns], check=False)
-    if p.returncode != 0:
-        return f"ip netns add: {p.stderr.strip()}"
-    try:
-        p = run(["nsenter", f"--net=/run/netns/{ns}", "--", "unshare", "--uts", "--mount",
-                 "hostname", "probe"], check=False)
-        if p.returncode != 0:
-            return f"nsenter/unshare: {p.stderr.strip()}"
-    finally:
-        delete_ns(ns)
-    return None
-
-
-class Network:
-    """A bridge in namespace <prefix>sw and one namespace per host."""
-
-    def __init__(self, hosts, hosts_file):
-        self.tag = f"{NS_PREFIX}{os.getpid()}-"
-        self.hosts = hosts
-        self.hosts_file = hosts_file
-        self.created = []
-
-    def ns(self, host):
-        return self.tag + host
-
-    def up(self):
-        sw = self.tag + "sw"
-        self._add(sw)
-        run(["ip", "-n", sw, "link", "add", "br0", "type", "bridge"])
-        run(["ip", "-n", sw, "link", "set", "br0", "up"])
-        with open(self.hosts_file, "w") as f:
-            f.write("127.0.0.1 localhost\n" + "".join(f"{addr} {host}\n" for _, host, addr in self.hosts))
-        for i, (suffix, host, addr) in enumerate(self.hosts):
-            ns = self.ns(suffix)
-            self._add(ns)
-            port = f"p{i}"
-            run(["ip", "link", "add", "eth0", "netns", ns, "type", "veth", "peer", "name", port,
-                 "netns", sw])
-            run(["ip", "-n", sw, "link", "set", port, "master", "br0", "up"])
-            run(["ip", "-n", ns, "addr", "add", f"{addr}/{SUBNET_BITS}", "dev", "eth0"])
-            run(["ip", "-n", ns, "link", "set", "eth0", "up"])
-            run(["ip", "-n", ns, "link", "set", "lo", "up"])
-
-    def _add(self, ns):
-        run(["ip", "netns", "add", ns])
-        self.created.append(ns)
-
-    def exec_argv(self, suffix, host, argv):
-        """argv run as a process of the host: its network namespace, its own
-        UTS namespace (host name) and a mount namespace in which the
-        cluster's hosts file is /etc/hosts. (Not `ip netns exec`: it mounts a
-        fresh /sys without /sys/fs/cgroup, which slurmd needs.)"""
-        return ["nsenter", f"--net=/run/netns/{self.ns(suffix)}", "--",
-                "unshare", "--uts", "--mount", "--propagation", "private", "sh", "-c",
-                'mount --bind "$1" /etc/hosts && hostname "$0" && shift && exec "$@"',
-                host, self.hosts_file] + argv
-
-    def client_argv(self, suffix, argv):
-        """A client command in the host's network namespace."""
-        return ["nsenter", f"--net=/run/netns/{self.ns(suffix)}", "--"] + argv
-
-    def down(self):
-        # Hosts first (their processes), the switch last.
-        for ns in reversed(self.created):
-            delete_ns(ns)
-        self.created = []
-
-
-# --------------------------------------------------------------------------
-# The cluster
-
-
-class Cluster(client.Cluster):
-    """The daemons of the namespaced hosts; client commands (and with them
-    nvlblock_cluster's job and node helpers) run in a host's namespace."""
-
-    def __init__(self, d, prefix, net, layout):
-        self.d, self.prefix, self.net, self.layout = d, prefix, net, layout
-        self.conf = os.path.join(d, "etc", "slurm.conf")
-        env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
-        env["SLURM_CONF"] = self.conf
-        env["PATH"] = f"{prefix}/bin:{prefix}/sbin:" + env.get("PATH", "/usr/bin:/bin")
-        super().__init__(d, env, cwd=os.path.join(d, "run"))
-        self.procs = []
-
-    def start(self, suffix, host, argv, name):
-        err = open(os.path.join(self.d, "log", f"{name}.stderr"), "ab")
-        p = subprocess.Popen(self.net.exec_argv(suffix, host, argv), env=self.env,
-                             cwd=os.path.join(self.d, "run"), stdin=subprocess.DEVNULL,
-                             stdout=err, stderr=err, start_new_session=True)
-        self.procs.append((name, p))
-        return p
-
-    def run(self, *argv, check=True, timeout=30, host=None):
-        """A Slurm client command on a host (default: the slurmctld host)."""
-        suffix = host or self.layout.ctld_name
-        full = self.net.client_argv(suffix, [os.path.join(self.prefix, "bin", argv[0])] + list(argv[1:]))
-        p = subprocess.run(full, env=self.env, stdin=subprocess.DEVNULL, capture_output=True,
-                           text=True, timeout=timeout)
-        if check and p.returncode != 0:
-            raise Failure(f"{' '.join(argv)} on {suffix} failed ({p.returncode}): {p.stderr.strip()}")
-        return p
-
-    def check_alive(self):
-        for name, p in self.procs:
-            if p.poll() is not None:
-                raise Failure(f"{name} exited with status {p.returncode}")
-
-    def wait(self, what, predicate, timeout):
-        """Poll predicate() -> (done, what it saw) while every daemon lives."""
-        seen = [None]
-
-        def step():
-            self.check_alive()
-            done, seen[0] = predicate()
-            return done
-        if poll(step, timeout, 0.5)[0]:
-            return seen[0]
-        raise Failure(f"timed out after {timeout} s waiting for {what} (last seen: {seen[0]})")
-
-    def node_states(self):
-        """{node: state}, or None while slurmctld does not answer."""
-        p = self.run("sinfo", "-h", "-N", "-o", "%N %T", check=False)
-        if p.returncode != 0:
-            return None
-        return dict(line.split() for line in p.stdout.splitlines() if len(line.split()) == 2)
-
-    def job_field(self, job, field):
-        out = self.run("scontrol", "show", "job", job).stdout
-        m = re.search(rf"\b{field}=(\S*)", out)
-        return m.group(1) if m else None
-
-    def report(self):
-        for path in sorted(glob.glob(os.path.join(self.d, "log", "*"))):
-            try:
-                with open(path, errors="replace") as f:
-                    lines = f.read().splitlines()[-25:]
-            except OSError:
-                continue
-            if lines:
-                print(f"--- last lines of {path}:\n" + "\n".join(lines))
 
 
 def rack_of(node, blocks):
@@ -429,90 +215,38 @@ def scenario(c, layout):
     c.run("scancel", small, *held)
 
 
-def interrupted(signum, frame):
-    # CTest's timeout, or a person: clean up as for Ctrl-C.
-    raise KeyboardInterrupt
+def body(s):
+    with open(os.path.join(DOCKER_ETC, "slurm.conf")) as f:
+        layout = Layout(f.read())
+    d, prefix = s.d, s.prefix
+    # The installed layout, as a site gets it.
+    plugin_dir = netns_hosts.install_plugins(s.opts.build_dir, os.path.join(d, "install"))
+    for name, _, _ in layout.nodes:
+        os.makedirs(os.path.join(d, "spool", name))
+    with open(os.path.join(d, "etc", "slurm.conf"), "w") as f:
+        f.write(layout.rewritten(d, [os.path.join(prefix, "lib", "slurm"), plugin_dir]))
+    for extra in ("topology.conf", "nvlblock.yaml", "cgroup.conf"):
+        shutil.copy(os.path.join(DOCKER_ETC, extra), os.path.join(d, "etc", extra))
+
+    s.net = Network(layout.hosts(), os.path.join(d, "etc", "hosts"))
+    s.net.up()
+    log(f"{len(layout.hosts())} hosts on a bridge: " +
+        ", ".join(f"{h}={a}" for _, h, a in layout.hosts()))
+    cluster = s.cluster = netns_hosts.Cluster(d, prefix, s.net, layout.ctld_name)
+    cluster.start(layout.ctld_name, layout.ctld_name,
+                  [os.path.join(prefix, "sbin", "slurmctld"), "-D", "-c", "-f", cluster.conf],
+                  "slurmctld")
+    cluster.wait("slurmctld to answer",
+                 lambda: (cluster.run("scontrol", "ping", check=False).returncode == 0, None), 60)
+    for name, _, host in layout.nodes:
+        cluster.start(name, host, [os.path.join(prefix, "sbin", "slurmd"), "-D", "-N", name,
+                                   "-f", cluster.conf], f"slurmd-{name}")
+    scenario(cluster, layout)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--build-dir", required=True, help="nvlblock CMake build tree with the plugins")
-    ap.add_argument("--slurm-build-dir", required=True, help="the Slurm build tree they were built against")
-    ap.add_argument("--keep", action="store_true", help="keep the cluster directory")
-    opts = ap.parse_args()
-
-    why = probe()
-    if why:
-        print(f"SKIP: network namespaces unavailable ({why})")
-        return SKIP
-    remove_stale()
-
-    prefix = None
-    try:
-        with open(os.path.join(opts.slurm_build_dir, "Makefile")) as f:
-            m = re.search(r"^prefix = (.*)$", f.read(), re.M)
-            prefix = m.group(1).strip() if m else None
-    except OSError:
-        pass
-    if not prefix or not os.path.isfile(os.path.join(prefix, "sbin", "slurmctld")):
-        print(f"SKIP: no installed Slurm for {opts.slurm_build_dir} (run scripts/build-slurm)")
-        return SKIP
-
-    with open(os.path.join(DOCKER_ETC, "slurm.conf")) as f:
-        layout = Layout(f.read())
-    d = tempfile.mkdtemp(prefix="nvlpkg-netns-", dir="/tmp")
-    for sub in ("etc", "state", "spool", "log", "run", "out", "install"):
-        os.makedirs(os.path.join(d, sub), exist_ok=True)
-    net = Network(layout.hosts(), os.path.join(d, "etc", "hosts"))
-    cluster = None
-    signal.signal(signal.SIGTERM, interrupted)
-    ok = False
-    started = time.monotonic()
-    try:
-        # The installed layout, as a site gets it.
-        run(["cmake", "--install", opts.build_dir, "--prefix", os.path.join(d, "install")], timeout=120)
-        sos = glob.glob(os.path.join(d, "install", "**", "topology_nvlblock.so"), recursive=True)
-        if len(sos) != 1:
-            raise Failure(f"cmake --install put {len(sos)} topology_nvlblock.so under {d}/install")
-        plugin_dir = os.path.dirname(sos[0])
-        for name, _, _ in layout.nodes:
-            os.makedirs(os.path.join(d, "spool", name))
-        with open(os.path.join(d, "etc", "slurm.conf"), "w") as f:
-            f.write(layout.rewritten(d, [os.path.join(prefix, "lib", "slurm"), plugin_dir]))
-        for extra in ("topology.conf", "nvlblock.yaml", "cgroup.conf"):
-            shutil.copy(os.path.join(DOCKER_ETC, extra), os.path.join(d, "etc", extra))
-
-        net.up()
-        log(f"{len(layout.hosts())} hosts on a bridge: " +
-            ", ".join(f"{h}={a}" for _, h, a in layout.hosts()))
-        cluster = Cluster(d, prefix, net, layout)
-        cluster.start(layout.ctld_name, layout.ctld_name,
-                      [os.path.join(prefix, "sbin", "slurmctld"), "-D", "-c", "-f", cluster.conf],
-                      "slurmctld")
-        cluster.wait("slurmctld to answer",
-                     lambda: (cluster.run("scontrol", "ping", check=False).returncode == 0, None), 60)
-        for name, _, host in layout.nodes:
-            cluster.start(name, host, [os.path.join(prefix, "sbin", "slurmd"), "-D", "-N", name,
-                                       "-f", cluster.conf], f"slurmd-{name}")
-        scenario(cluster, layout)
-        ok = True
-        log(f"PASS in {time.monotonic() - started:.1f} s")
-    except (Failure, subprocess.TimeoutExpired, OSError) as e:
-        print(f"FAIL: {e}")
-        if cluster:
-            cluster.report()
-    except KeyboardInterrupt:
-        print("FAIL: interrupted")
-    finally:
-        net.down()
-        for ns in ns_list():
-            if ns.startswith(net.tag):
-                delete_ns(ns)
-        if ok and not opts.keep:
-            shutil.rmtree(d, ignore_errors=True)
-        else:
-            print(f"cluster directory kept: {d}")
-    return 0 if ok else 1
+    return netns_hosts.main(__doc__.split("\n\n")[0], "nvlpkg-netns-",
+                            ("etc", "state", "spool", "log", "run", "out", "install"), body)
 
 
 if __name__ == "__main__":
