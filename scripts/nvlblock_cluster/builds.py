@@ -62,14 +62,19 @@ def build_plugin(front_end: bool) -> str:
     else:
         build_dir = os.environ.get("NVLCLUSTER_BUILD_DIR") or os.path.join(
             REPO, build_slurm(False, "nvlblock-build-dir"))
-    if (cmake_cache_value(build_dir, "SLURM_BUILD_DIR") != slurm_build
-            or cmake_cache_value(build_dir, "SLURM_SRC_DIR") != src_dir):
-        log(f"configuring {build_dir} for {slurm_build}")
-        run_build(["cmake", "-S", REPO, "-B", build_dir, f"-DSLURM_SRC_DIR={src_dir}",
-                   f"-DSLURM_BUILD_DIR={slurm_build}"])
-    log("building topology_nvlblock and prep_nvlblock")
-    run_build(["cmake", "--build", build_dir, "--target", "topology_nvlblock",
-               "prep_nvlblock", "-j2"])
+    # Cluster tests run side by side (test/CMakeLists.txt): two builds of
+    # one tree at once would write the same files, so they take turns.
+    os.makedirs(build_dir, exist_ok=True)
+    with open(os.path.join(build_dir, ".nvlcluster-build.lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (cmake_cache_value(build_dir, "SLURM_BUILD_DIR") != slurm_build
+                or cmake_cache_value(build_dir, "SLURM_SRC_DIR") != src_dir):
+            log(f"configuring {build_dir} for {slurm_build}")
+            run_build(["cmake", "-S", REPO, "-B", build_dir, f"-DSLURM_SRC_DIR={src_dir}",
+                       f"-DSLURM_BUILD_DIR={slurm_build}"])
+        log("building topology_nvlblock and prep_nvlblock")
+        run_build(["cmake", "--build", build_dir, "--target", "topology_nvlblock",
+                   "prep_nvlblock", "-j2"])
     plugin_dir = os.path.join(build_dir, "plugin")
     for so in ("topology_nvlblock.so", "prep_nvlblock.so"):
         if not os.path.isfile(os.path.join(plugin_dir, so)):
