@@ -7,6 +7,7 @@ import re
 from argparse import Namespace
 from typing import List, Optional, Tuple, Union
 
+from . import timers
 from .common import LEND_PARTITION, ClusterError
 from .hostlist import expand_hostlist
 from .layout import Layout
@@ -116,9 +117,8 @@ def slurm_conf(layout: Layout, opts: Namespace, prefix: str, plugin_dir: Optiona
         "SlurmdUser=root",
         "AuthType=auth/none",
         "CredType=cred/none",
-        # A requeued job may not restart before now + cred_expire + 1 s
-        # (default 120 s); failure tests need it short.
-        "AuthInfo=cred_expire=10",
+        # Slurm's timers: timers.py says why each value.
+        f"AuthInfo=cred_expire={timers.CRED_EXPIRE}",
         f"PluginDir={plugin_dirs}",
         f"StateSaveLocation={layout.state}",
         f"SlurmdSpoolDir={layout.spool}/%n",
@@ -134,7 +134,7 @@ def slurm_conf(layout: Layout, opts: Namespace, prefix: str, plugin_dir: Optiona
         "ProctrackType=proctrack/linuxproc",
         "MpiDefault=none",
         "SchedulerType=sched/backfill",
-        "SchedulerParameters=sched_interval=5,bf_interval=5",
+        f"SchedulerParameters=sched_interval={timers.SCHED_INTERVAL},bf_interval={timers.BF_INTERVAL}",
         # A node that stopped responding and comes back (start-node) returns
         # to service by itself; a manual DOWN stays DOWN (with 2 a live slurmd
         # would undo it within a second, design.md 5).
@@ -142,11 +142,11 @@ def slurm_conf(layout: Layout, opts: Namespace, prefix: str, plugin_dir: Optiona
         # A stopped slurmd (stop-node) is noticed in about 30 s, not 300 s;
         # MessageTimeout bounds it too (pings are forwarded through slurmd).
         # --slurmd-timeout shortens both.
-        f"SlurmdTimeout={opts.slurmd_timeout or 30}",
+        f"SlurmdTimeout={opts.slurmd_timeout or timers.SLURMD_TIMEOUT}",
         "InactiveLimit=0",
-        "KillWait=5",
-        "MinJobAge=300",
-        f"MessageTimeout={message_timeout(opts.slurmd_timeout)}",
+        f"KillWait={timers.KILL_WAIT}",
+        f"MinJobAge={timers.MIN_JOB_AGE}",
+        f"MessageTimeout={timers.message_timeout(opts.slurmd_timeout)}",
         # The default /bin/mail is missing here and slurmctld logs an error.
         "MailProg=/bin/true",
     ]
@@ -207,12 +207,6 @@ def slurm_conf(layout: Layout, opts: Namespace, prefix: str, plugin_dir: Optiona
         conf.append(f"PartitionName={LEND_PARTITION} Nodes=ALL MaxTime=INFINITE State=UP "
                     "OverSubscribe=EXCLUSIVE PriorityTier=1" + (f" GraceTime={grace}" if grace else ""))
     return merge_extra_conf(conf, opts.extra_conf or [])
-
-
-def message_timeout(slurmd_timeout: Optional[int]) -> int:
-    """MessageTimeout for a --slurmd-timeout: short enough that a forwarded
-    ping to a dead slurmd fails soon, long enough for a busy two-core host."""
-    return 30 if not slurmd_timeout else max(5, min(10, slurmd_timeout))
 
 
 # Keys that may appear many times in slurm.conf: --extra-conf adds them.

@@ -31,7 +31,7 @@ import unittest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
-from nvlblock_cluster import client, ports  # noqa: E402
+from nvlblock_cluster import client, ports, timers  # noqa: E402
 from nvlblock_cluster.client import NVLCLUSTER, CommandError, SubmitError, parse_kv  # noqa: E402,F401
 from nvlblock_cluster.naming import node_index, rack_nodes, rack_of  # noqa: E402,F401
 from nvlblock_cluster.naming import rack_counts as racks_of  # noqa: E402,F401
@@ -43,9 +43,9 @@ LOCK_DIR = ports.LOCK_DIR
 LOG_KEEP_DIR = os.environ.get("NVLTEST_LOG_DIR",
                               os.path.join(tempfile.gettempdir(), "nvlt-failed-logs"))
 
-# AuthInfo=cred_expire=10 (nvlcluster): a requeued job may not start before
-# cred_expire + 1 s; then a scheduling pass (sched_interval=5) must reach it.
-REQUEUE_DELAY = 11
+# A requeued job may not start before cred_expire + 1 s; then a scheduling
+# pass must reach it (nvlblock_cluster/timers.py, where every timer is set).
+REQUEUE_DELAY = timers.REQUEUE_DELAY
 
 
 def log(msg):

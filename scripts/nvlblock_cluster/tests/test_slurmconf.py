@@ -8,7 +8,8 @@ from types import SimpleNamespace
 from nvlblock_cluster.common import ClusterError
 from nvlblock_cluster.layout import Layout
 from nvlblock_cluster.procs import descendants
-from nvlblock_cluster.slurmconf import (fragment_conf, merge_extra_conf, message_timeout, nvlblock_yaml,
+from nvlblock_cluster.timers import message_timeout
+from nvlblock_cluster.slurmconf import (fragment_conf, merge_extra_conf, nvlblock_yaml,
                                         slurm_conf, topology_conf)
 
 
