@@ -93,8 +93,11 @@ class Restart(ClusterTest):
             # A valid header and a truncated body (no end line), as a torn
             # write would leave it, then a start of slurmctld on it.
             garbage = "nvlblock-state 1\ncounters 3 2 1 0\nrecord 99 17000 17300 17300 0 gb[0001-0016] gb0005\n"
-            # Nothing happens on this cluster, so the running slurmctld does
-            # not rewrite the file; SIGKILL saves nothing on the way out.
+            # nvlblock's file writer saves the state once after the start
+            # (then only when it changes); wait for that save, so that it
+            # cannot overwrite the garbage. Nothing happens on this cluster
+            # after it, and SIGKILL saves nothing on the way out.
+            c.wait_for(lambda: os.path.exists(c.state_file), 60, "the first save of nvlblock_state")
             with open(c.state_file, "w") as f:
                 f.write(garbage)
             c.restart_ctld(kill=True)

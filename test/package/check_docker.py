@@ -124,7 +124,8 @@ def dockerfile_steps(path):
 
 
 # Entry points CI runs that are drivers, checks or reports, not build steps: the image need not run them.
-DRIVERS = {"scripts/test", "scripts/demo", "scripts/nvlcluster", "scripts/check-format", "scripts/ctest-failures"}
+DRIVERS = {"scripts/test", "scripts/demo", "scripts/nvlcluster", "scripts/check-format", "scripts/ctest-failures",
+           "scripts/ctest-times", "scripts/ci-fresh"}
 
 
 def ci_scripts(src):
