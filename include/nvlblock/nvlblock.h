@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define NVLB_ABI_VERSION 1
+#define NVLB_ABI_VERSION 2 /* 2: nvlb_request_t.req_nodes, nvlb_placement_t.segment */
 
 typedef enum nvlb_status {
     NVLB_OK = 0,
@@ -145,18 +145,23 @@ typedef enum nvlb_reason {
 
 const char* nvlb_reason_name(nvlb_reason_t reason);
 
+/* What Slurm says of the job, unshaped: the core turns these facts into the
+ * question it answers, with the rules of the Slurm release the topology was
+ * read for (nvlb_set_slurm_release): the -N min-max clamp, --segment,
+ * what a --nodelist means for a job of several segments. */
 typedef struct nvlb_request {
     uint32_t job_id;
     uint32_t min_nodes;
-    uint32_t max_nodes; /* >= min_nodes */
-    uint32_t segment;   /* 0: no --segment */
-    bool exclusive_topo;
-    bool preemptible;
+    uint32_t max_nodes;       /* Slurm's upper bound; 0: min_nodes */
+    uint32_t segment;         /* --segment (segment_size); 0: none */
+    bool exclusive_topo;      /* --exclusive=topo or ExclusiveTopo=YES */
+    bool preemptible;         /* nvlb_is_preemptible() of its QOS and partition */
     const uint8_t* available; /* node_count bytes, non-zero = usable now; NULL: free nodes */
     const uint32_t* required; /* --nodelist node indices */
     size_t required_count;
     int64_t now;            /* seconds (Unix time in the plugin, simulated time in the simulator) */
     int64_t eligible_since; /* when the job could first start (hierarchy.crossing counts from it); 0: now */
+    uint32_t req_nodes;     /* the count Slurm asks for within min-max (select's req_nodes); 0: not given */
 } nvlb_request_t;
 
 typedef struct nvlb_placement {
@@ -171,7 +176,8 @@ typedef struct nvlb_placement {
     /* Refused for good as asked: Slurm's topology/block refuses such a job at
      * submission (ESLURM_REQUESTED_TOPO_CONFIG_UNAVAILABLE). */
     bool topology_unavailable;
-    char group[128]; /* placed: the group above the blocks it was confined to; "" if none */
+    char group[128];  /* placed: the group above the blocks it was confined to; "" if none */
+    uint32_t segment; /* the --segment the answer applied (26.05 ignores one larger than the job); 0: none */
 } nvlb_placement_t;
 
 nvlb_status_t nvlb_place(nvlb_planner_t* planner, const uint8_t* node_states, size_t node_count,

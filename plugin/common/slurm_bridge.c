@@ -270,6 +270,29 @@ extern bool nvlbs_job_preemptible(nvlb_planner_t *planner, job_record_t *job_ptr
 	return nvlb_is_preemptible(planner, qos, part);
 }
 
+extern void nvlbs_request_facts(nvlb_planner_t *planner, job_record_t *job_ptr, time_t now, nvlb_request_t *req,
+				uint32_t **nodelist)
+{
+	job_details_t *details = job_ptr->details;
+
+	*nodelist = NULL;
+	req->job_id = job_ptr->job_id;
+	req->preemptible = nvlbs_job_preemptible(planner, job_ptr);
+	req->now = now;
+	if (!details)
+		return;
+	req->segment = details->segment_size;
+	req->exclusive_topo = IS_JOB_WHOLE_TOPO(job_ptr);
+	req->eligible_since = details->begin_time ? details->begin_time : details->submit_time;
+	if (details->req_node_bitmap) {
+		size_t count;
+
+		*nodelist = nvlbs_bitmap_indices(details->req_node_bitmap, &count);
+		req->required = *nodelist;
+		req->required_count = count;
+	}
+}
+
 typedef struct {
 	nvlb_planner_t *planner;
 	bitstr_t *lent;

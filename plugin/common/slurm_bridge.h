@@ -45,6 +45,15 @@ extern uint32_t *nvlbs_bitmap_indices(bitstr_t *bitmap, size_t *count);
 /* Whether the job is preemptible work that may borrow spares. */
 extern bool nvlbs_job_preemptible(nvlb_planner_t *planner, job_record_t *job_ptr);
 
+/* What Slurm says of job_ptr for a placement or reclaim question, unshaped
+ * (the core applies every rule, core/slurm_request.hpp): id, --segment,
+ * --exclusive=topo, preemptible, times, and the --nodelist as indices, which
+ * the request points to and the caller xfree()s (*nodelist). The node counts
+ * are the caller's: topology_eval_t's for an evaluation, the job's details
+ * for a reclaim. */
+extern void nvlbs_request_facts(nvlb_planner_t *planner, job_record_t *job_ptr, time_t now, nvlb_request_t *req,
+				uint32_t **nodelist);
+
 /* Close ledger records of jobs that started again or left the queue.
  * Needs the job read lock. Writes no file: the status thread saves the
  * state once the locks are released. */

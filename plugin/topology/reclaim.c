@@ -185,15 +185,16 @@ static void _reclaim_for(nvlb_planner_t *planner, job_record_t *job_ptr, running
 	};
 	time_t released_by = now;
 
-	req.job_id = job_ptr->job_id;
+	uint32_t *nodelist;
+	nvlb_status_t asked;
+
+	nvlbs_request_facts(planner, job_ptr, now, &req, &nodelist);
 	req.min_nodes = details->min_nodes;
-	req.max_nodes = MAX(details->min_nodes, details->max_nodes);
-	req.segment = details->segment_size;
-	req.preemptible = nvlbs_job_preemptible(planner, job_ptr);
-	req.now = now;
+	req.max_nodes = details->max_nodes;
 	_mark_preemptable(running, job_ptr);
-	if (nvlb_plan_reclaim(planner, states, node_record_count, &req, &who, running->jobs, running->count, plan) !=
-	    NVLB_OK)
+	asked = nvlb_plan_reclaim(planner, states, node_record_count, &req, &who, running->jobs, running->count, plan);
+	xfree(nodelist);
+	if (asked != NVLB_OK)
 		return;
 	if (!plan->job_count) {
 		(void) nvlb_reclaim_refused(planner, job_ptr->job_id, plan->message);

@@ -310,27 +310,6 @@ static void _available(topology_eval_t *topo_eval, uint8_t *avail)
 }
 
 /*
- * --segment with --nodelist. Up to 25.05 Slurm's topology/block refuses a
- * nodelist with more than one segment (the core refuses it too). From 25.11
- * the nodelist of such a job names its candidates instead: when it holds at
- * least the job's nodes, topology/block narrows its node map to them and
- * places the segments there as usual (eval_nodes_block.c), so each segment
- * still lies in one block. The same question, in the core's terms: the
- * listed nodes are the only available ones, and none is forced. (A list
- * longer than the job never gets here: slurmctld turns it into an exclusion
- * of every other node at submission.)
- */
-static bool _nodelist_names_candidates(const job_details_t *details, uint32_t segment, uint32_t min_nodes)
-{
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 11, 0)
-	return details && details->req_node_bitmap && segment && (min_nodes > segment) &&
-	       ((uint32_t) bit_set_count(details->req_node_bitmap) >= min_nodes);
-#else
-	return false;
-#endif
-}
-
-/*
  * The return code slurmctld gets for a refusal: the one topology/block
  * returns in the same case, so sbatch, squeue and scripts see the same.
  * - A request the core refuses for good as asked (--segment not dividing
@@ -341,7 +320,7 @@ static bool _nodelist_names_candidates(const job_details_t *details, uint32_t se
  *   which slurmctld shows its own reason text ("No suitable topology unit
  *   found"); nvlbs_apply_reasons() adds nvlblock's sentence after it.
  */
-static int _refusal_rc(const nvlb_placement_t *out, uint32_t segment)
+static int _refusal_rc(const nvlb_placement_t *out)
 {
 	if (out->topology_unavailable)
 		return ESLURM_REQUESTED_TOPO_CONFIG_UNAVAILABLE;
@@ -355,25 +334,64 @@ static int _refusal_rc(const nvlb_placement_t *out, uint32_t segment)
 	case NVLB_EXCLUSIVE_NO_BLOCK:
 	case NVLB_RECOVERY_WAITING:
 	case NVLB_NO_GROUP_FITS:
-		return segment ? ESLURM_TOPO_SEGMENT_NO_FIT : ESLURM_TOPO_NO_FIT;
+		return out->segment ? ESLURM_TOPO_SEGMENT_NO_FIT : ESLURM_TOPO_NO_FIT;
 	default:
 		break;
 	}
-#else
-	(void) segment;
 #endif
 	return SLURM_ERROR;
 }
 
+/* The core placed the job: narrow node_map to exactly its nodes and let
+ * Slurm's common code lay out cores and GRES on them. The reason noted at
+ * the last refusal stays until the job leaves the queue
+ * (nvlbs_apply_reasons): most successful evaluations of a pending job are
+ * Slurm's test-only and will-run ones, and clearing it there made the reason
+ * flip between nvlblock's sentence and a bare "Resources". */
+static int _choose_placed(topology_eval_t *topo_eval, const nvlb_placement_t *out)
+{
+	int rc;
+
+	bit_clear_all(topo_eval->node_map);
+	for (size_t i = 0; i < out->node_count; i++)
+		bit_set(topo_eval->node_map, out->nodes[i]);
+	topo_eval->min_nodes = out->node_count;
+	topo_eval->req_nodes = out->node_count;
+	topo_eval->max_nodes = out->node_count;
+	topo_eval->eval_nodes = NULL;
+	topo_eval->trump_others = false;
+	rc = common_topo_choose_nodes(topo_eval);
+	if ((rc == SLURM_SUCCESS) && out->recovery_in_place)
+		log_flag(SELECT_TYPE, "nvlblock: %pJ: %s", topo_eval->job_ptr, out->message);
+	return rc;
+}
+
+/* What slurmctld gets for the core's answer. */
+static int _answer(topology_eval_t *topo_eval, const nvlb_placement_t *out)
+{
+	job_record_t *job_ptr = topo_eval->job_ptr;
+
+	if (out->reason == NVLB_NOT_IN_TOPOLOGY) /* servers outside every block: as topology/block does */
+		return common_topo_choose_nodes(topo_eval);
+	if (out->reason == NVLB_PLACED)
+		return _choose_placed(topo_eval, out);
+	log_flag(SELECT_TYPE, "nvlblock: %pJ: %s: %s", job_ptr, nvlb_reason_name(out->reason), out->message);
+	nvlbs_note_reason(job_ptr, out->message);
+	return _refusal_rc(out);
+}
+
+/* Slurm's question, translated: its facts to the core (which shapes them
+ * into a request, core/slurm_request.hpp), the core's answer back. A question
+ * changes nothing: the ledger and the lent marks are kept current by the
+ * status thread (every tick, and at once when a failure is recorded). Failed
+ * nodes Slurm offers (it asks whether the job could ever run) are answered
+ * as healthy by the core (Planner::place). */
 extern int nvlbt_eval_nodes(topology_eval_t *topo_eval)
 {
 	nvlb_planner_t *planner = nvlb_process_planner();
-	job_record_t *job_ptr = topo_eval->job_ptr;
-	job_details_t *details = job_ptr->details;
 	nvlb_request_t req = {0};
 	nvlb_placement_t out = {0};
-	uint32_t *required = NULL;
-	time_t now = time(NULL);
+	uint32_t *nodelist;
 	int rc;
 
 	if (!planner || !block_bitmap_cnt || (nvlb_node_count(planner) != (size_t) node_record_count))
@@ -382,80 +400,23 @@ extern int nvlbt_eval_nodes(topology_eval_t *topo_eval)
 	slurm_mutex_lock(&eval_lock);
 	_size_eval_buffers();
 	_available(topo_eval, eval_buf.avail);
-	/* A question changes nothing: the ledger and the lent marks are kept
-	 * current by the status thread (every tick, and at once when a failure
-	 * is recorded), never by an evaluation. */
-	/* Failed nodes Slurm offers (it asks whether the job could ever
-	 * run) are answered as healthy by the core (Planner::place). */
 	nvlbs_node_states_into(eval_buf.states);
-
-	req.job_id = job_ptr->job_id;
+	nvlbs_request_facts(planner, topo_eval->job_ptr, time(NULL), &req, &nodelist);
 	req.min_nodes = topo_eval->min_nodes;
-	req.max_nodes = MIN(topo_eval->max_nodes, MAX(topo_eval->req_nodes, topo_eval->min_nodes));
-	if (req.max_nodes > (uint32_t) node_record_count)
-		req.max_nodes = node_record_count;
-	if (req.max_nodes < req.min_nodes)
-		req.max_nodes = req.min_nodes;
-	req.segment = details ? details->segment_size : 0;
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
-	/* Slurm 26.05 ignores a --segment larger than the job (one segment). */
-	if (req.segment > MIN(req.min_nodes, topo_eval->req_nodes))
-		req.segment = 0;
-#endif
-	/* --exclusive=topo, or a partition with ExclusiveTopo=YES. */
-	req.exclusive_topo = details && IS_JOB_WHOLE_TOPO(job_ptr);
-	req.preemptible = nvlbs_job_preemptible(planner, job_ptr);
+	req.max_nodes = topo_eval->max_nodes;
+	req.req_nodes = topo_eval->req_nodes;
 	req.available = eval_buf.avail;
-	if (_nodelist_names_candidates(details, req.segment, req.min_nodes)) {
-		for (int i = 0; i < node_record_count; i++)
-			if (!bit_test(details->req_node_bitmap, i))
-				eval_buf.avail[i] = 0;
-	} else if (details && details->req_node_bitmap) {
-		size_t count;
-
-		required = nvlbs_bitmap_indices(details->req_node_bitmap, &count);
-		req.required = required;
-		req.required_count = count;
-	}
-	req.now = now;
-	if (details)
-		req.eligible_since = details->begin_time ? details->begin_time : details->submit_time;
 	out.nodes = eval_buf.nodes;
 	out.nodes_capacity = node_record_count;
-
 	if (nvlb_place(planner, eval_buf.states, node_record_count, &req, &out) != NVLB_OK) {
-		error("nvlblock: %pJ: placement failed: %s", job_ptr, out.message);
+		error("nvlblock: %pJ: placement failed: %s", topo_eval->job_ptr, out.message);
 		rc = SLURM_ERROR;
-	} else if (out.reason == NVLB_NOT_IN_TOPOLOGY) {
-		/* Ordinary servers outside every block: as topology/block does. */
-		rc = common_topo_choose_nodes(topo_eval);
-	} else if (out.reason != NVLB_PLACED) {
-		log_flag(SELECT_TYPE, "nvlblock: %pJ: %s: %s", job_ptr, nvlb_reason_name(out.reason), out.message);
-		nvlbs_note_reason(job_ptr, out.message);
-		rc = _refusal_rc(&out, req.segment);
 	} else {
-		/* Narrow node_map to exactly the chosen nodes and let Slurm's
-		 * common code lay out cores and GRES on them. */
-		bit_clear_all(topo_eval->node_map);
-		for (size_t i = 0; i < out.node_count; i++)
-			bit_set(topo_eval->node_map, out.nodes[i]);
-		topo_eval->min_nodes = out.node_count;
-		topo_eval->req_nodes = out.node_count;
-		topo_eval->max_nodes = out.node_count;
-		topo_eval->eval_nodes = NULL;
-		topo_eval->trump_others = false;
-		rc = common_topo_choose_nodes(topo_eval);
-		/* The reason noted at the last refusal stays until the job
-		 * leaves the queue (nvlbs_apply_reasons): most successful
-		 * evaluations of a pending job are Slurm's test-only and
-		 * will-run ones, and clearing it there made the reason flip
-		 * between nvlblock's sentence and a bare "Resources". */
-		if ((rc == SLURM_SUCCESS) && out.recovery_in_place)
-			log_flag(SELECT_TYPE, "nvlblock: %pJ: %s", job_ptr, out.message);
+		rc = _answer(topo_eval, &out);
 	}
 	slurm_mutex_unlock(&eval_lock);
 	nvlbs_flush_log(planner);
-	xfree(required);
+	xfree(nodelist);
 	return rc;
 }
 

@@ -6,6 +6,7 @@
 #include "nvlblock/nvlblock.h"
 
 #include "core/planner.hpp"
+#include "core/slurm_request.hpp"
 #include "placement/segments.hpp"
 #include "readers/load_topology.hpp"
 #include "recovery/rules.hpp"
@@ -347,21 +348,24 @@ const char* nvlb_reason_name(nvlb_reason_t r) {
 
 namespace {
 
-Request request_of(const nvlb_request_t& request, size_t node_count) {
-    Request req;
-    req.job_id = request.job_id;
-    req.min_nodes = request.min_nodes;
-    req.max_nodes = request.max_nodes;
-    req.segment = request.segment;
-    req.exclusive_topo = request.exclusive_topo;
-    req.preemptible = request.preemptible;
+// Slurm's facts as the C ABI carries them; core/slurm_request.hpp shapes them.
+Request request_of(const nvlb_planner_t& p, const nvlb_request_t& request, size_t node_count,
+                   std::vector<std::uint8_t>& candidates) {
+    SlurmJobFacts f;
+    f.job_id = request.job_id;
+    f.min_nodes = request.min_nodes;
+    f.max_nodes = request.max_nodes;
+    f.req_nodes = request.req_nodes;
+    f.segment_size = request.segment;
+    f.whole_topology = request.exclusive_topo;
+    f.preemptible = request.preemptible;
     if (request.available)
-        req.available = std::span<const std::uint8_t>(request.available, node_count);
+        f.available = std::span<const std::uint8_t>(request.available, node_count);
     if (request.required)
-        req.required.assign(request.required, request.required + request.required_count);
-    if (request.eligible_since > 0 && request.eligible_since < request.now)
-        req.waited = request.now - request.eligible_since;
-    return req;
+        f.nodelist.assign(request.required, request.required + request.required_count);
+    f.now = request.now;
+    f.eligible_since = request.eligible_since;
+    return request_from_slurm(f, p.planner.topology().policy().slurm_release, node_count, candidates);
 }
 
 } // namespace
@@ -377,14 +381,17 @@ nvlb_status_t nvlb_place(nvlb_planner_t* p, const uint8_t* node_states, size_t n
     out->message[0] = '\0';
     out->topology_unavailable = false;
     out->group[0] = '\0';
+    out->segment = 0;
     return guarded(nullptr, [&] {
         std::lock_guard lock(p->mutex);
         if (node_count != p->planner.topology().node_count()) {
             copy_str(out->message, sizeof out->message, "node count does not match the topology");
             return NVLB_E_INVALID;
         }
-        Placement pl =
-            p->planner.place(states_of(p, node_states, node_count), request_of(*request, node_count), request->now);
+        std::vector<std::uint8_t> candidates;
+        const Request asked = request_of(*p, *request, node_count, candidates);
+        out->segment = asked.segment;
+        Placement pl = p->planner.place(states_of(p, node_states, node_count), asked, request->now);
         out->reason = static_cast<nvlb_reason_t>(pl.reason);
         out->spares_used = pl.spares_used;
         out->recovery_in_place = pl.recovery_in_place;
@@ -478,9 +485,10 @@ nvlb_status_t nvlb_plan_reclaim(nvlb_planner_t* p, const uint8_t* node_states, s
                 return NVLB_E_INVALID;
             jobs.push_back(running_job_of(running[i]));
         }
-        const ReclaimDecision d =
-            p->planner.plan_reclaim(states_of(p, node_states, node_count), request_of(*request, node_count),
-                                    reclaimer_of(for_job), jobs, request->now);
+        std::vector<std::uint8_t> candidates;
+        const ReclaimDecision d = p->planner.plan_reclaim(states_of(p, node_states, node_count),
+                                                          request_of(*p, *request, node_count, candidates),
+                                                          reclaimer_of(for_job), jobs, request->now);
         if (!d.plan) {
             copy_str(out->message, sizeof out->message, describe_reclaim_refusal(request->job_id, d.refusal));
             return NVLB_OK;
@@ -599,7 +607,8 @@ bool nvlb_can_ever_run(const nvlb_planner_t* p, const nvlb_request_t* request) {
         return false;
     try {
         std::lock_guard lock(p->mutex);
-        return p->planner.can_ever_run(request_of(*request, p->planner.topology().node_count()));
+        std::vector<std::uint8_t> candidates;
+        return p->planner.can_ever_run(request_of(*p, *request, p->planner.topology().node_count(), candidates));
     } catch (...) {
         return false;
     }

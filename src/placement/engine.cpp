@@ -375,7 +375,6 @@ const char* reason_name(Reason r) {
 
 Placement place(const Snapshot& snap, const Request& req) {
     const Topology& topo = snap.topology();
-    const int release = topo.policy().slurm_release;
     if (req.min_nodes == 0 || req.max_nodes < req.min_nodes)
         return refuse(Reason::kInvalidRequest,
                       "invalid node count " + std::to_string(req.min_nodes) + "-" + std::to_string(req.max_nodes));
@@ -402,8 +401,7 @@ Placement place(const Snapshot& snap, const Request& req) {
         return refuse(Reason::kNotInTopology, "no block node is available to this job");
 
     // Node counts to try, largest first (-N min-max takes the most it can).
-    // 26.05's topology/block ignores a --segment larger than the job.
-    const std::uint32_t seg = release >= 2605 && req.segment > req.min_nodes ? 0 : req.segment;
+    const std::uint32_t seg = req.segment;
     std::vector<std::uint32_t> counts;
     for (std::uint32_t c = req.max_nodes; c >= req.min_nodes && c > 0; --c) {
         if (seg == 0 || c % seg == 0)
@@ -436,23 +434,11 @@ Placement place(const Snapshot& snap, const Request& req) {
                                                             ")");
         ++required_in[static_cast<std::size_t>(topo.block_of(n))];
     }
-    if (!req.required.empty() && seg && req.min_nodes > seg) {
-        if (release < 2511)
-            return refuse_unavailable(Reason::kInvalidRequest,
-                                      "--nodelist with more than one segment is not supported (as in topology/block)");
-        // 25.11 and later: the --nodelist nodes must cover the whole job,
-        // whose segments are then chosen among them.
-        if (req.required.size() < req.min_nodes)
-            return refuse_unavailable(Reason::kInvalidRequest,
-                                      "with more than one segment, --nodelist must name every node of the job");
-        std::vector<std::uint8_t> only(topo.node_count(), 0);
-        for (NodeIndex n : req.required)
-            only[n] = 1;
-        Request among = req;
-        among.required.clear();
-        among.available = only;
-        return place(snap, among);
-    }
+    if (!req.required.empty() && seg && req.min_nodes > seg)
+        return refuse_unavailable(Reason::kInvalidRequest,
+                                  req.multi_segment_nodelist == MultiSegmentNodelist::kUnsupported
+                                      ? "--nodelist with more than one segment is not supported (as in topology/block)"
+                                      : "with more than one segment, --nodelist must name every node of the job");
 
     // The unit a count is carved in: --segment if given; a job that fits in a
     // slice stays in one block (as topology/block keeps a job within one

@@ -35,6 +35,14 @@ struct RecoveryClaim {
     }
 };
 
+// What a --nodelist means for a job of more than one segment, as the
+// release's topology/block reads it (core/slurm_request.hpp decides; a list
+// that names the candidates never reaches the engine as `required`).
+enum class MultiSegmentNodelist : std::uint8_t {
+    kUnsupported,       // before 25.11: refused
+    kMustNameEveryNode, // 25.11 and later: a list shorter than the job is refused
+};
+
 struct Request {
     std::uint32_t job_id = 0;
     std::uint32_t min_nodes = 1;
@@ -48,6 +56,7 @@ struct Request {
     // node whose state is free.
     std::span<const std::uint8_t> available;
     std::vector<NodeIndex> required; // --nodelist
+    MultiSegmentNodelist multi_segment_nodelist = MultiSegmentNodelist::kUnsupported;
     // Set when the job is restarting after a failure (see Planner, which
     // fills it from its ledger); the engine then places it in place.
     std::optional<RecoveryClaim> recovery;

@@ -166,6 +166,7 @@ Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t s
         req.job_id = d.job_id;
         req.min_nodes = d.min_nodes;
         req.max_nodes = d.max_nodes;
+        req.req_nodes = d.max_nodes; // as Slurm's select asks: the most it may take
         req.segment = d.segment;
         req.preemptible = d.preemptible;
         req.available = d.available.empty() ? nullptr : d.available.data();
@@ -188,7 +189,7 @@ Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t s
         const bool same = static_cast<int>(out.reason) == static_cast<int>(d.result.reason) &&
                           nodes == d.result.nodes && out.recovery_in_place == d.result.recovery_in_place &&
                           out.spares_used == d.result.spares_used &&
-                          out.blocks_if_spares == d.result.blocks_if_spares &&
+                          out.blocks_if_spares == d.result.blocks_if_spares && out.segment == d.segment &&
                           std::string(out.message) == d.result.message.substr(0, sizeof out.message - 1);
         if (!same && ++t.mismatches <= 5)
             ADD_FAILURE() << policy.name << " job " << d.job_id << " at " << d.now << ": simulator "
@@ -206,6 +207,7 @@ Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t s
         req.job_id = r.request.job_id;
         req.min_nodes = r.request.min_nodes;
         req.max_nodes = r.request.max_nodes;
+        req.req_nodes = r.request.max_nodes;
         req.segment = r.request.segment;
         req.preemptible = r.request.preemptible;
         req.now = r.now;

@@ -281,25 +281,10 @@ TEST(Levels, RequiredNodesChooseTheAggregate) {
     EXPECT_FALSE(p.topology_unavailable);
 }
 
-TEST(Levels, NewerReleasesFollowTheirOwnRules) {
+// The placement rules that differ between releases are the translation's
+// (test_slurm_request.cpp); the reader's is here.
+TEST(Levels, From2505ABlockSmallerThanTheBaseIsAccepted) {
     const int before = default_slurm_release();
-    set_default_slurm_release(2511);
-    Topology t = conf(4, "4,8");
-    // 25.11: --nodelist naming every node of a job with several segments.
-    Request r = nodes(4, 2);
-    r.required = {0, 1, 4, 5};
-    Placement p = run(t, all(t), r);
-    ASSERT_TRUE(p.placed()) << p.message;
-    EXPECT_EQ(p.nodes, (std::vector<NodeIndex>{0, 1, 4, 5}));
-    r.required = {0, 1};
-    p = run(t, all(t), r);
-    EXPECT_TRUE(p.topology_unavailable);
-    // 26.05: a segment larger than the job is ignored.
-    set_default_slurm_release(2605);
-    Topology t26 = conf(4, "4,8");
-    p = run(t26, all(t26), nodes(2, 8));
-    EXPECT_TRUE(p.placed()) << p.message;
-    // 25.05: a block smaller than the base is accepted.
     set_default_slurm_release(2505);
     EXPECT_NO_THROW(test::conf_topology("BlockName=a Nodes=n[1-4]\nBlockName=b Nodes=n[5-7]\n"));
     set_default_slurm_release(2411);
