@@ -49,8 +49,8 @@ Request request_from_slurm(const SlurmJobFacts& facts, int release, std::size_t 
     r.exclusive_topo = facts.whole_topology;
     r.preemptible = facts.preemptible;
     r.available = facts.available;
-    r.multi_segment_nodelist = release >= 2511 ? MultiSegmentNodelist::kMustNameEveryNode
-                                               : MultiSegmentNodelist::kUnsupported;
+    r.multi_segment_nodelist =
+        release >= 2511 ? MultiSegmentNodelist::kMustNameEveryNode : MultiSegmentNodelist::kUnsupported;
     if (nodelist_names_candidates(facts, r.segment, release)) {
         candidates.assign(node_count, 0);
         for (NodeIndex n : facts.nodelist)

@@ -373,42 +373,55 @@ const char* reason_name(Reason r) {
     return "unknown";
 }
 
-Placement place(const Snapshot& snap, const Request& req) {
-    const Topology& topo = snap.topology();
+namespace {
+
+// The request's own faults, before any block is looked at.
+std::optional<Placement> invalid_request(const Topology& topo, const Request& req) {
     if (req.min_nodes == 0 || req.max_nodes < req.min_nodes)
         return refuse(Reason::kInvalidRequest,
                       "invalid node count " + std::to_string(req.min_nodes) + "-" + std::to_string(req.max_nodes));
     if (!req.available.empty() && req.available.size() != topo.node_count())
         return refuse(Reason::kInvalidRequest, "availability map does not match the topology");
+    for (NodeIndex n : req.required)
+        if (n >= topo.node_count())
+            return refuse(Reason::kInvalidRequest, "required node index out of range");
+    return std::nullopt;
+}
 
-    // Every block as this request sees it (counted once, used by every rule below).
-    const std::vector<BlockView> views = view_blocks(snap, req);
-
-    // Like topology/block: work that can use no block node is scheduled without topology.
+// Like topology/block: work that can use no block node is scheduled without
+// topology; a --nodelist is wholly inside the blocks or wholly outside.
+std::optional<Placement> outside_topology(const Topology& topo, const Request& req,
+                                          const std::vector<BlockView>& views) {
     const bool any_block_node =
         std::any_of(views.begin(), views.end(), [](const BlockView& v) { return v.available > 0; });
     bool required_outside = false, required_inside = false;
-    for (NodeIndex n : req.required) {
-        if (n >= topo.node_count())
-            return refuse(Reason::kInvalidRequest, "required node index out of range");
+    for (NodeIndex n : req.required)
         (topo.block_of(n) == kNoBlock ? required_outside : required_inside) = true;
-    }
     if (required_outside && !required_inside)
         return refuse(Reason::kNotInTopology, "the required nodes are outside every block");
     if (required_outside)
         return refuse_unavailable(Reason::kInvalidRequest, "--nodelist mixes nodes inside and outside blocks");
     if (!any_block_node && !req.recovery && !required_inside)
         return refuse(Reason::kNotInTopology, "no block node is available to this job");
+    return std::nullopt;
+}
 
-    // Node counts to try, largest first (-N min-max takes the most it can).
-    const std::uint32_t seg = req.segment;
+// Node counts to try, largest first (-N min-max takes the most it can), each
+// a multiple of --segment.
+std::vector<std::uint32_t> counts_to_try(const Request& req) {
     std::vector<std::uint32_t> counts;
     for (std::uint32_t c = req.max_nodes; c >= req.min_nodes && c > 0; --c) {
-        if (seg == 0 || c % seg == 0)
+        if (req.segment == 0 || c % req.segment == 0)
             counts.push_back(c);
         if (c == req.min_nodes)
             break;
     }
+    return counts;
+}
+
+std::optional<Placement> unusable_segment(const Topology& topo, const Request& req,
+                                          const std::vector<std::uint32_t>& counts) {
+    const std::uint32_t seg = req.segment;
     if (counts.empty())
         return refuse_unavailable(
             Reason::kSegmentNotDivisor,
@@ -421,12 +434,13 @@ Placement place(const Snapshot& snap, const Request& req) {
         return refuse_unavailable(Reason::kSegmentTooLarge,
                                   "--segment=" + std::to_string(seg) + " is larger than the largest slice (" +
                                       std::to_string(topo.largest_slice()) + " nodes); segments never cross a slice");
+    return std::nullopt;
+}
 
-    if (req.recovery)
-        return place_recovery(snap, req, views);
-
-    // Required nodes: each must be usable; its block is forced into the choice.
-    std::vector<int> required_in(views.size(), 0);
+// Required nodes: each must be usable; per block, how many it holds (its
+// block is forced into the choice).
+std::optional<Placement> unusable_required(const Snapshot& snap, const Request& req, std::vector<int>& required_in) {
+    const Topology& topo = snap.topology();
     for (NodeIndex n : req.required) {
         if (!usable_by(snap, req, n))
             return refuse(Reason::kRequiredUnavailable, "required node " + topo.node_name(n) + " is not available (" +
@@ -434,62 +448,73 @@ Placement place(const Snapshot& snap, const Request& req) {
                                                             ")");
         ++required_in[static_cast<std::size_t>(topo.block_of(n))];
     }
-    if (!req.required.empty() && seg && req.min_nodes > seg)
+    if (!req.required.empty() && req.segment && req.min_nodes > req.segment)
         return refuse_unavailable(Reason::kInvalidRequest,
                                   req.multi_segment_nodelist == MultiSegmentNodelist::kUnsupported
                                       ? "--nodelist with more than one segment is not supported (as in topology/block)"
                                       : "with more than one segment, --nodelist must name every node of the job");
+    return std::nullopt;
+}
+
+// How a request's node counts are carved into blocks.
+struct Carving {
+    const Request& req;
+    const std::vector<BlockView>& views;
+    int largest_slice = 0;
 
     // The unit a count is carved in: --segment if given; a job that fits in a
     // slice stays in one block (as topology/block keeps a job within one
     // block); a larger one spans as few blocks as it can.
-    const int largest_slice = topo.largest_slice();
-    auto unit_for = [&](std::uint32_t count) {
-        if (seg)
-            return static_cast<int>(seg);
+    int unit_for(std::uint32_t count) const {
+        if (req.segment)
+            return static_cast<int>(req.segment);
         return static_cast<int>(count) <= largest_slice ? static_cast<int>(count) : 1;
-    };
-    // Blocks with no room for this request are left out: no rule below
-    // takes a node from a room of 0 (and a cluster-sized list of empty
-    // rooms would cost every decision on a busy cluster).
-    auto rooms_for = [&](bool use_spares, int unit) {
+    }
+    bool fits(const BlockView& v) const { return req.segment == 0 || v.fits_segment; }
+    // Blocks with no room for this request are left out: no rule takes a node
+    // from a room of 0 (and a cluster-sized list of empty rooms would cost
+    // every decision on a busy cluster). An explicit segment must fit the
+    // block's slice; an implicit one only its room.
+    std::vector<BlockRoom> rooms_for(bool use_spares, int unit) const {
         std::vector<BlockRoom> rooms;
         rooms.reserve(views.size());
         for (const BlockView& v : views) {
             if (req.exclusive_topo && !v.exclusive_ok)
                 continue;
             const int lim = use_spares ? v.spare_limit : v.limit;
-            if (lim <= 0)
-                continue;
-            // An explicit segment must fit the block's slice; an implicit one only its room.
-            rooms.push_back({v.block, lim, segment_cap(lim, unit, seg == 0 || v.fits_segment), v.spare_limit,
-                             std::min(v.preempted, lim)});
+            if (lim > 0)
+                rooms.push_back(
+                    {v.block, lim, segment_cap(lim, unit, fits(v)), v.spare_limit, std::min(v.preempted, lim)});
         }
         return rooms;
-    };
+    }
+};
 
-    // Above the blocks: the group of the hierarchy the job is confined to.
+// The first count, largest first, that fits the blocks (within the group of
+// the hierarchy the job is confined to); a level's refusal is kept in
+// `level_refusal` for the explanation.
+std::optional<Placement> place_largest_count(const Snapshot& snap, const Carving& carve,
+                                             const std::vector<std::uint32_t>& counts,
+                                             const std::vector<int>& required_in,
+                                             std::optional<Placement>& level_refusal) {
+    const Request& req = carve.req;
     LevelQuery level_query;
-    level_query.segmented = seg != 0;
+    level_query.segmented = req.segment != 0;
     level_query.waited = req.waited;
     level_query.prefer = req.prefer_blocks;
     if (!req.required.empty())
         level_query.required_in = required_in;
-    std::optional<Placement> level_refusal;
-
     for (std::uint32_t count : counts) {
         const int c = static_cast<int>(count);
-        const int unit = unit_for(count);
-        std::vector<BlockRoom> rooms = rooms_for(false, unit);
+        const int unit = carve.unit_for(count);
+        std::vector<BlockRoom> rooms = carve.rooms_for(false, unit);
         level_query.nodes = c;
         level_query.unit = unit;
-        LevelScope scope = confine_to_levels(topo, rooms, level_query);
+        LevelScope scope = confine_to_levels(snap.topology(), rooms, level_query);
         if (scope.verdict == LevelScope::Verdict::kRefused) {
-            Placement r = scope.topology_unavailable ? refuse_unavailable(scope.reason, scope.message)
-                                                     : refuse(scope.reason, scope.message);
             if (scope.topology_unavailable)
-                return r;
-            level_refusal = std::move(r);
+                return refuse_unavailable(scope.reason, scope.message);
+            level_refusal = refuse(scope.reason, scope.message);
             continue;
         }
         if (scope.verdict == LevelScope::Verdict::kConfined)
@@ -501,7 +526,7 @@ Placement place(const Snapshot& snap, const Request& req) {
         Placement p;
         p.reason = Reason::kPlaced;
         for (const BlockTake& t : *takes)
-            gather_nodes(snap, req, views[static_cast<std::size_t>(t.block)], t.count, p.nodes);
+            gather_nodes(snap, req, carve.views[static_cast<std::size_t>(t.block)], t.count, p.nodes);
         std::sort(p.nodes.begin(), p.nodes.end());
         p.message = "placed on " + plural(static_cast<long>(takes->size()), "block", "blocks");
         if (!scope.group.empty())
@@ -509,51 +534,55 @@ Placement place(const Snapshot& snap, const Request& req) {
         p.group = std::move(scope.group);
         return p;
     }
+    return std::nullopt;
+}
 
-    // Nothing fits now: say why, in the most useful terms.
+// A job that fits in one block and finds none: spares withheld, or too busy.
+Placement refuse_one_block(const Carving& carve, int unit) {
+    int largest = 0;
+    std::uint32_t would_fit = 0;
+    for (const BlockView& v : carve.views) {
+        largest = std::max(largest, v.limit);
+        if (segment_cap(v.limit, unit, carve.fits(v)) < unit && segment_cap(v.spare_limit, unit, carve.fits(v)) >= unit)
+            ++would_fit;
+    }
+    if (!would_fit)
+        return refuse(Reason::kNoBlockFits, "no block has " + plural(unit, "healthy free node", "healthy free nodes") +
+                                                " now (the most any block offers is " + std::to_string(largest) + ")");
+    Placement p = refuse(Reason::kSparesWithheld,
+                         "no block has " + plural(unit, "healthy free non-spare node", "healthy free non-spare nodes") +
+                             "; " + plural(would_fit, "block", "blocks") +
+                             " would fit if their spares were used (spares are kept for in-place recovery)");
+    p.blocks_if_spares = would_fit;
+    return p;
+}
+
+// Nothing fits now: say why, in the most useful terms.
+Placement refuse_no_fit(const Topology& topo, const Carving& carve, std::optional<Placement> level_refusal) {
+    const Request& req = carve.req;
     const std::uint32_t want = req.min_nodes;
+    const std::uint32_t seg = req.segment;
     if (req.exclusive_topo)
         return refuse(Reason::kExclusiveNoBlock, "--exclusive=topo needs blocks with no other work for " +
                                                      shape(want, seg) + "; none are free now");
-    const int unit = unit_for(want);
-    long ever = 0;
-    for (const BlockView& v : views)
-        ever += segment_cap(v.room_if_empty, unit, seg == 0 || v.fits_segment);
+    const int unit = carve.unit_for(want);
+    long ever = 0, now_total = 0;
+    for (const BlockView& v : carve.views) {
+        ever += segment_cap(v.room_if_empty, unit, carve.fits(v));
+        now_total += segment_cap(v.limit, unit, carve.fits(v));
+    }
     if (ever < static_cast<long>(want))
         return refuse(Reason::kTooLarge, "the job needs " + shape(want, seg) +
                                              "; the healthy blocks can hold at most " + std::to_string(ever) +
                                              " for this kind of job");
     if (level_refusal)
         return *level_refusal;
-
-    // Per block, as rooms_for() would give them (with and without spares).
-    int largest = 0, largest_block = 0;
-    std::uint32_t would_fit = 0;
-    long now_total = 0;
-    for (const BlockView& v : views) {
-        const bool fits = seg == 0 || v.fits_segment;
-        const int cap = segment_cap(v.limit, unit, fits);
-        largest = std::max(largest, v.limit);
-        if (cap < unit && segment_cap(v.spare_limit, unit, fits) >= unit)
-            ++would_fit;
-        now_total += cap;
-    }
+    int largest_block = 0;
     for (const Block& b : topo.blocks())
         largest_block = std::max(largest_block, b.size());
-    if (unit == static_cast<int>(want) && static_cast<int>(want) <= largest_block) {
-        if (would_fit) {
-            Placement p =
-                refuse(Reason::kSparesWithheld,
-                       "no block has " + plural(unit, "healthy free non-spare node", "healthy free non-spare nodes") +
-                           "; " + plural(would_fit, "block", "blocks") +
-                           " would fit if their spares were used (spares are kept for in-place recovery)");
-            p.blocks_if_spares = would_fit;
-            return p;
-        }
-        return refuse(Reason::kNoBlockFits, "no block has " + plural(unit, "healthy free node", "healthy free nodes") +
-                                                " now (the most any block offers is " + std::to_string(largest) + ")");
-    }
-    if (auto with_spares = choose_blocks(rooms_for(true, unit), static_cast<int>(want), unit)) {
+    if (unit == static_cast<int>(want) && static_cast<int>(want) <= largest_block)
+        return refuse_one_block(carve, unit);
+    if (auto with_spares = choose_blocks(carve.rooms_for(true, unit), static_cast<int>(want), unit)) {
         Placement p =
             refuse(Reason::kSparesWithheld, "not enough healthy free non-spare capacity for " + shape(want, seg) +
                                                 "; it would fit on " +
@@ -564,6 +593,31 @@ Placement place(const Snapshot& snap, const Request& req) {
     }
     return refuse(Reason::kNoBlockFits, "not enough free capacity for " + shape(want, seg) + " now (" +
                                             std::to_string(now_total) + " usable nodes in whole segments)");
+}
+
+} // namespace
+
+Placement place(const Snapshot& snap, const Request& req) {
+    const Topology& topo = snap.topology();
+    if (auto refused = invalid_request(topo, req))
+        return *refused;
+    // Every block as this request sees it (counted once, used by every rule below).
+    const std::vector<BlockView> views = view_blocks(snap, req);
+    if (auto refused = outside_topology(topo, req, views))
+        return *refused;
+    const std::vector<std::uint32_t> counts = counts_to_try(req);
+    if (auto refused = unusable_segment(topo, req, counts))
+        return *refused;
+    if (req.recovery)
+        return place_recovery(snap, req, views);
+    std::vector<int> required_in(views.size(), 0);
+    if (auto refused = unusable_required(snap, req, required_in))
+        return *refused;
+    const Carving carve{req, views, topo.largest_slice()};
+    std::optional<Placement> level_refusal;
+    if (auto placed = place_largest_count(snap, carve, counts, required_in, level_refusal))
+        return *placed;
+    return refuse_no_fit(topo, carve, std::move(level_refusal));
 }
 
 } // namespace nvlblock
