@@ -3,6 +3,7 @@
 
 #include "model/hostlist.hpp"
 #include "readers/load_topology.hpp"
+#include "readers/slurm_topology_yaml.hpp"
 #include "readers/topology_conf_reader.hpp"
 #include "readers/value_parsers.hpp"
 #include "readers/yaml_document.hpp"
@@ -12,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 namespace nvlblock {
@@ -37,34 +39,49 @@ class Reader {
 
         yaml_node_t* blocks = nullptr;
         yaml_node_t* include = nullptr;
+        yaml_node_t* include_yaml = nullptr;
+        yaml_node_t* topology_name = nullptr;
         yaml_node_t* hierarchy = nullptr;
-        for_each_pair(
-            root, "the top level",
-            {"defaults", "blocks", "recovery", "block_fault", "preemptible", "status", "topology_conf", "hierarchy"},
-            [&](const std::string& key, yaml_node_t* value) {
-                if (key == "defaults")
-                    read_settings(value, "defaults", spec_.defaults);
-                else if (key == "blocks")
-                    blocks = value;
-                else if (key == "recovery")
-                    read_recovery(value);
-                else if (key == "block_fault")
-                    read_block_fault(value);
-                else if (key == "preemptible")
-                    read_preemptible(value);
-                else if (key == "status")
-                    read_status(value);
-                else if (key == "topology_conf")
-                    include = value;
-                else if (key == "hierarchy")
-                    hierarchy = value;
-            });
-        if (include)
+        for_each_pair(root, "the top level",
+                      {"defaults", "blocks", "recovery", "block_fault", "preemptible", "status", "topology_conf",
+                       "topology_yaml", "topology_name", "hierarchy"},
+                      [&](const std::string& key, yaml_node_t* value) {
+                          if (key == "defaults")
+                              read_settings(value, "defaults", spec_.defaults);
+                          else if (key == "blocks")
+                              blocks = value;
+                          else if (key == "recovery")
+                              read_recovery(value);
+                          else if (key == "block_fault")
+                              read_block_fault(value);
+                          else if (key == "preemptible")
+                              read_preemptible(value);
+                          else if (key == "status")
+                              read_status(value);
+                          else if (key == "topology_conf")
+                              include = value;
+                          else if (key == "topology_yaml")
+                              include_yaml = value;
+                          else if (key == "topology_name")
+                              topology_name = value;
+                          else if (key == "hierarchy")
+                              hierarchy = value;
+                      });
+        if (include && include_yaml)
+            problems_.add(doc_.where(include_yaml), "topology_yaml and topology_conf exclude each other: the blocks "
+                                                    "come from one file");
+        else if (include)
             read_include(include);
+        else if (include_yaml)
+            read_topology_yaml(include_yaml, topology_name);
+        if (topology_name && !include_yaml)
+            problems_.add(doc_.where(topology_name),
+                          "topology_name names a topology of topology_yaml, which is not given");
         if (blocks)
             read_blocks(blocks);
-        else if (!include)
-            problems_.add({label_, 1}, "no 'blocks:' list and no 'topology_conf:' to take blocks from");
+        else if (!include && !include_yaml)
+            problems_.add({label_, 1},
+                          "no 'blocks:' list and no 'topology_conf:' or 'topology_yaml:' to take blocks from");
         if (hierarchy)
             read_hierarchy(hierarchy);
         problems_.throw_if_any();
@@ -252,32 +269,70 @@ class Reader {
         });
     }
 
-    void read_include(yaml_node_t* v) {
-        auto path = value<std::string>(v, "topology_conf", [](const std::string& s) {
+    std::optional<std::string> include_path(yaml_node_t* v, const std::string& key) {
+        return value<std::string>(v, key, [](const std::string& s) {
             if (s.empty())
                 throw ValueError("empty path");
             return s;
         });
+    }
+
+    // The blocks (and BlockSizes) of an included file, in its order.
+    void take_blocks(TopologySpec conf, const std::string& as_written, const std::string& full) {
+        spec_.included_as_written = as_written;
+        spec_.included_path = full;
+        spec_.block_sizes = conf.block_sizes;
+        spec_.hierarchy.base_nodes = conf.hierarchy.base_nodes;
+        spec_.hierarchy.level_mask = conf.hierarchy.level_mask;
+        for (auto& b : conf.blocks) {
+            included_.emplace(b.name, spec_.blocks.size());
+            spec_.blocks.push_back(std::move(b));
+        }
+        for (auto& w : conf.warnings)
+            spec_.warnings.push_back(std::move(w));
+    }
+
+    void include_failed(const ConfigError& e, yaml_node_t* v, const std::string& key, const std::string& path) {
+        for (const auto& d : e.problems())
+            problems_.add(d.where, d.message);
+        problems_.add(doc_.where(v), "in " + key + " '" + path + "' included from here");
+    }
+
+    void read_include(yaml_node_t* v) {
+        auto path = include_path(v, "topology_conf");
         if (!path)
             return;
-        std::string full = path_in(base_dir_, *path);
-        spec_.included_as_written = *path;
-        spec_.included_path = full;
+        const std::string full = path_in(base_dir_, *path);
         try {
-            TopologySpec conf = read_topology_conf(read_text_file(full), full, dirname_of(full));
-            spec_.block_sizes = conf.block_sizes;
-            spec_.hierarchy.base_nodes = conf.hierarchy.base_nodes;
-            spec_.hierarchy.level_mask = conf.hierarchy.level_mask;
-            for (auto& b : conf.blocks) {
-                included_.emplace(b.name, spec_.blocks.size());
-                spec_.blocks.push_back(std::move(b));
-            }
-            for (auto& w : conf.warnings)
-                spec_.warnings.push_back(std::move(w));
+            take_blocks(read_topology_conf(read_text_file(full), full, dirname_of(full)), *path, full);
         } catch (const ConfigError& e) {
-            for (const auto& d : e.problems())
-                problems_.add(d.where, d.message);
-            problems_.add(doc_.where(v), "in topology_conf '" + *path + "' included from here");
+            include_failed(e, v, "topology_conf", *path);
+        }
+    }
+
+    // topology_yaml: a file in Slurm's topology.yaml format (a generator's,
+    // kept under another name); topology_name: which of its block topologies.
+    void read_topology_yaml(yaml_node_t* v, yaml_node_t* name_node) {
+        auto path = include_path(v, "topology_yaml");
+        std::optional<std::string> name;
+        if (name_node)
+            name = value<std::string>(name_node, "topology_name", [](const std::string& s) { return s; });
+        if (!path)
+            return;
+        const std::string full = path_in(base_dir_, *path);
+        try {
+            const SlurmTopologyYaml y = read_slurm_topology_yaml(read_text_file(full), full);
+            std::vector<Diagnostic> notes = y.warnings;
+            const SlurmTopologyYaml::Topology& t = choose_block_topology(y, name.value_or(""), notes);
+            for (const auto& other : y.topologies)
+                if (&other != &t)
+                    notes.push_back({other.where, "topology '" + other.name + "' (" + other.type +
+                                                      ") is not used: nvlblock takes topology '" + t.name + "'"});
+            take_blocks(block_topology_spec(y, t), *path, full);
+            for (auto& n : notes)
+                spec_.warnings.push_back(std::move(n));
+        } catch (const ConfigError& e) {
+            include_failed(e, v, "topology_yaml", *path);
         }
     }
 

@@ -77,7 +77,7 @@ TEST(TopologyYaml, ConvertsTheOnlyBlockTopologyWhenTheDefaultIsATree) {
     EXPECT_NE(c.topology_conf.find("BlockName=b1 Nodes=node[01-04]\n"), std::string::npos);
     EXPECT_NE(c.topology_conf.find("BlockSizes=4,16\n"), std::string::npos);
     const auto notes = messages(c, Severity::kNote);
-    EXPECT_TRUE(any_contains(notes, "the cluster default is 'topo1' (tree); converting the only block topology"));
+    EXPECT_TRUE(any_contains(notes, "the cluster default is 'topo1' (tree); taking the only block topology"));
     for (const std::string t :
          {"'topo1' (tree)", "'topo3' (flat)", "'topo3a' (flat)", "'topo4' (ring)", "'topo5' (torus3d)"})
         EXPECT_TRUE(any_contains(notes, t + " is not carried over")) << t;
@@ -269,7 +269,7 @@ TEST(TopologyYaml, CommandLine) {
     EXPECT_EQ(r.rc, 0);
     EXPECT_EQ(r.out.rfind("==> topology.conf <==\n", 0), 0u) << r.out;
     EXPECT_NE(r.out.find("\n==> nvlblock.yaml <==\n"), std::string::npos) << r.out;
-    EXPECT_NE(r.err.find("converting the only block topology, 'nvl72'"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("taking the only block topology, 'nvl72'"), std::string::npos) << r.err;
     EXPECT_EQ(run(kBin + " --from-topology-yaml x.yaml --generate", dir.path()).rc, 2);
     EXPECT_EQ(run(kBin + " --output-dir .", dir.path()).rc, 2);
 }

@@ -92,6 +92,7 @@ class TempDir {
     std::string path() const { return path_; }
     std::string write(const std::string& name, const std::string& text) const {
         std::string p = path_ + "/" + name;
+        std::filesystem::create_directories(std::filesystem::path(p).parent_path());
         std::ofstream(p) << text;
         return p;
     }

@@ -238,12 +238,13 @@ TEST(YamlErrors, UnknownKeyInDefaultsWithHint) {
 TEST(YamlErrors, UnknownTopLevelKey) {
     EXPECT_EQ(yaml_message("blocks:\n" + rack("r1", "gb[01-18]") + "foo: 1\n"),
               "test.yaml:4: unknown key 'foo' in the top level (known: block_fault, blocks, defaults, "
-              "hierarchy, preemptible, recovery, status, topology_conf)");
+              "hierarchy, preemptible, recovery, status, topology_conf, topology_name, topology_yaml)");
     // A near miss gets a hint; without blocks the file has nothing to offer either.
     const ConfigError e = yaml_error("block:\n" + rack("r1", "gb[01-18]"));
     ASSERT_EQ(e.problems().size(), 2u);
     EXPECT_EQ(e.problems()[0].str(), "test.yaml:1: unknown key 'block' in the top level (did you mean 'blocks'?)");
-    EXPECT_EQ(e.problems()[1].str(), "test.yaml:1: no 'blocks:' list and no 'topology_conf:' to take blocks from");
+    EXPECT_EQ(e.problems()[1].str(),
+              "test.yaml:1: no 'blocks:' list and no 'topology_conf:' or 'topology_yaml:' to take blocks from");
 }
 
 TEST(YamlErrors, KeyTwice) {
@@ -388,7 +389,7 @@ TEST(YamlErrors, BlockWithoutName) {
 
 TEST(YamlErrors, NoBlocks) {
     EXPECT_EQ(yaml_message("defaults:\n  slice: 16\n"),
-              "test.yaml:1: no 'blocks:' list and no 'topology_conf:' to take blocks from");
+              "test.yaml:1: no 'blocks:' list and no 'topology_conf:' or 'topology_yaml:' to take blocks from");
 }
 
 TEST(YamlErrors, SeveralProblemsAtOnce) {
@@ -552,6 +553,86 @@ TEST(YamlLoad, ErrorsNameTheFilePath) {
         FAIL() << "no error";
     } catch (const ConfigError& e) {
         EXPECT_EQ(std::string(e.what()), path + ":4: unknown key 'spare' in a block entry (did you mean 'spares'?)");
+    }
+}
+
+// ---- topology_yaml: blocks from a file in Slurm's topology.yaml format ------------------
+
+const char* kGeneratedTopologyYaml = "- topology: fabric\n"
+                                     "  cluster_default: true\n"
+                                     "  tree:\n"
+                                     "    switches: []\n"
+                                     "- topology: nvl72\n"
+                                     "  block:\n"
+                                     "    block_sizes: [18, 36]\n"
+                                     "    blocks:\n"
+                                     "      - block: r1\n"
+                                     "        nodes: gb[01-18]\n"
+                                     "      - block: r2\n"
+                                     "        nodes: gb[19-36]\n";
+
+TEST(YamlTopologyYaml, BlocksAndBlockSizesComeFromTheGeneratorsFileAtItsLines) {
+    TempDir dir;
+    dir.write("topology.d/racks.yaml", kGeneratedTopologyYaml);
+    const Topology t = load_topology(dir.write("nvlblock.yaml", "topology_yaml: topology.d/racks.yaml\n"
+                                                                "blocks:\n  - name: r2\n    spares: 1\n"));
+    EXPECT_EQ(t.block_sizes(), (std::vector<std::uint32_t>{18, 36}));
+    ASSERT_EQ(t.block_count(), 2u);
+    EXPECT_EQ(t.block(0).nodes_expr, "gb[01-18]");
+    EXPECT_EQ(t.block(0).where.str(), dir.path() + "/topology.d/racks.yaml:9");
+    EXPECT_EQ(t.block(1).settings.spares, 1); // nvlblock.yaml's settings layer on top by block name
+    EXPECT_EQ(t.included_as_written(), "topology.d/racks.yaml");
+    // The tree topology is not taken, and the reader says so.
+    bool noted = false;
+    for (const auto& w : t.warnings())
+        noted |= w.message.find("'fabric' (tree) is not used") != std::string::npos;
+    EXPECT_TRUE(noted);
+}
+
+TEST(YamlTopologyYaml, TopologyNamePicksOneOfSeveralBlockTopologies) {
+    TempDir dir;
+    dir.write("racks.yaml", std::string(kGeneratedTopologyYaml) + "- topology: small\n  block:\n    blocks:\n"
+                                                                  "      - block: s1\n        nodes: gb[40-57]\n");
+    EXPECT_THROW(load_topology(dir.write("a.yaml", "topology_yaml: racks.yaml\n")), ConfigError);
+    const Topology t = load_topology(dir.write("b.yaml", "topology_yaml: racks.yaml\ntopology_name: small\n"));
+    ASSERT_EQ(t.block_count(), 1u);
+    EXPECT_EQ(t.block(0).name, "s1");
+    try {
+        load_topology(dir.write("c.yaml", "topology_yaml: racks.yaml\ntopology_name: fabric\n"));
+        FAIL() << "a tree topology was taken";
+    } catch (const ConfigError& e) {
+        EXPECT_EQ(e.problems()[0].str(), dir.path() +
+                                             "/racks.yaml:1: topology 'fabric' (tree) is not a block topology; "
+                                             "nvlblock takes block topologies only");
+        EXPECT_EQ(e.problems()[1].str(), dir.path() + "/c.yaml:1: in topology_yaml 'racks.yaml' included from here");
+    }
+}
+
+TEST(YamlTopologyYaml, TopologyBlocksRulesApplyAtTheYamlsLines) {
+    TempDir dir;
+    // A block holding a node of another: topology/block's reader refuses it, at the YAML's line.
+    dir.write("racks.yaml", "- topology: t\n  block:\n    blocks:\n      - block: r1\n        nodes: gb[01-18]\n"
+                            "      - block: r2\n        nodes: gb[18-35]\n");
+    try {
+        load_topology(dir.write("a.yaml", "topology_yaml: racks.yaml\n"));
+        FAIL() << "an overlapping block was accepted";
+    } catch (const ConfigError& e) {
+        EXPECT_EQ(e.problems()[0].where.str(), dir.path() + "/racks.yaml:6") << e.what();
+    }
+}
+
+TEST(YamlTopologyYaml, ExcludesTopologyConfAndNeedsItsNameOnlyWithIt) {
+    TempDir dir;
+    dir.write("racks.yaml", kGeneratedTopologyYaml);
+    dir.write("topology.conf", "BlockName=r1 Nodes=gb[01-18]\n");
+    EXPECT_THROW(load_topology(dir.write("a.yaml", "topology_yaml: racks.yaml\ntopology_conf: topology.conf\n")),
+                 ConfigError);
+    try {
+        load_topology(dir.write("b.yaml", "topology_conf: topology.conf\ntopology_name: nvl72\n"));
+        FAIL();
+    } catch (const ConfigError& e) {
+        EXPECT_EQ(e.problems()[0].str(), dir.path() + "/b.yaml:2: topology_name names a topology of topology_yaml, "
+                                                      "which is not given");
     }
 }
 

@@ -5,7 +5,6 @@
 #include "readers/load_topology.hpp"
 #include "readers/slurm_syntax.hpp"
 #include "readers/value_parsers.hpp"
-#include "readers/yaml_document.hpp"
 
 #include <unistd.h>
 
@@ -22,189 +21,6 @@ namespace nvlblock::check {
 
 using namespace tool;
 namespace {
-
-using yaml::kind;
-using yaml::scalar;
-
-// The plugin types topology.yaml knows, each a key of a topology entry
-// (topology.yaml(5) of Slurm 25.05-26.05; ring and torus3d came in 26.05).
-const std::set<std::string> kTypes = {"block", "flat", "tree", "ring", "torus3d"};
-
-class Reader {
-  public:
-    Reader(const std::string& text, const std::string& label) : doc_(text, label), label_(label) {}
-
-    SlurmTopologyYaml read() {
-        out_.path = label_;
-        yaml_node_t* root = doc_.root();
-        if (!root || (root->type == YAML_SCALAR_NODE && scalar(root).empty()))
-            throw ConfigError({label_, 1}, "the file is empty; expected a list of topologies ('- topology: NAME')");
-        if (root->type != YAML_SEQUENCE_NODE)
-            throw ConfigError(doc_.where(root), std::string("expected a list of topologies at the top, found ") +
-                                                    kind(root) + " (each entry '- topology: NAME' and one of " +
-                                                    join(kTypes) + ")");
-        for (yaml_node_item_t* i = root->data.sequence.items.start; i < root->data.sequence.items.top; ++i)
-            topology(doc_.node(*i));
-        std::set<std::string> names;
-        for (const auto& t : out_.topologies)
-            if (!t.name.empty() && !names.insert(t.name).second)
-                problems_.add(t.where, "topology '" + t.name + "' is defined twice");
-        problems_.throw_if_any();
-        return std::move(out_);
-    }
-
-  private:
-    void topology(yaml_node_t* n) {
-        if (n->type != YAML_MAPPING_NODE) {
-            problems_.add(doc_.where(n), std::string("each topology must be a mapping, found ") + kind(n));
-            return;
-        }
-        SlurmTopologyYaml::Topology t;
-        t.where = doc_.where(n);
-        for_each_pair(n, [&](const std::string& key, yaml_node_t* v) {
-            if (key == "topology") {
-                t.name = text(v, "topology");
-            } else if (key == "cluster_default") {
-                t.cluster_default = boolean(v, "cluster_default");
-            } else if (kTypes.count(key)) {
-                // `flat: false` (or an empty mapping) does not select flat.
-                if (key == "flat" && v->type == YAML_SCALAR_NODE && !boolean(v, "flat"))
-                    return;
-                if (!t.type.empty()) {
-                    problems_.add(doc_.where(v),
-                                  "'" + key + "' and '" + t.type + "' exclude each other: a topology has one type");
-                    return;
-                }
-                t.type = key;
-                if (key == "block")
-                    block(v, t);
-                else if (key != "flat" && v->type != YAML_MAPPING_NODE)
-                    problems_.add(doc_.where(v), key + " must be a mapping, found " + kind(v));
-            } else {
-                out_.warnings.push_back({doc_.where(v), "unknown key '" + key + "' in a topology; ignored"});
-            }
-        });
-        if (t.name.empty())
-            problems_.add(t.where, "a topology without 'topology: NAME'");
-        if (t.type.empty())
-            problems_.add(t.where, "topology '" + t.name + "' has no type: one of " + join(kTypes));
-        out_.topologies.push_back(std::move(t));
-    }
-
-    void block(yaml_node_t* v, SlurmTopologyYaml::Topology& t) {
-        if (v->type != YAML_MAPPING_NODE) {
-            problems_.add(doc_.where(v), std::string("block must be a mapping, found ") + kind(v));
-            return;
-        }
-        bool have_blocks = false;
-        for_each_pair(v, [&](const std::string& key, yaml_node_t* x) {
-            if (key == "block_sizes") {
-                t.block_sizes_where = doc_.where(x);
-                sizes(x, t.block_sizes);
-            } else if (key == "blocks") {
-                have_blocks = true;
-                blocks(x, t);
-            } else {
-                out_.warnings.push_back({doc_.where(x), "unknown key '" + key + "' in block; ignored"});
-            }
-        });
-        if (!have_blocks)
-            problems_.add(doc_.where(v), "block topology '" + t.name + "' has no 'blocks:' list");
-    }
-
-    // A list of sizes, or one value ("4" or "4,8" as slurm.conf would write it).
-    void sizes(yaml_node_t* x, std::vector<std::uint32_t>& out) {
-        std::vector<std::pair<std::string, SourceLocation>> items;
-        if (x->type == YAML_SEQUENCE_NODE) {
-            for (yaml_node_item_t* i = x->data.sequence.items.start; i < x->data.sequence.items.top; ++i) {
-                yaml_node_t* e = doc_.node(*i);
-                items.emplace_back(text(e, "block_sizes entry"), doc_.where(e));
-            }
-        } else if (x->type == YAML_SCALAR_NODE) {
-            std::stringstream ss(scalar(x));
-            for (std::string item; std::getline(ss, item, ',');)
-                items.emplace_back(item, doc_.where(x));
-        } else {
-            problems_.add(doc_.where(x), std::string("block_sizes must be a list of node counts, found ") + kind(x));
-        }
-        for (const auto& [s, where] : items) {
-            try {
-                out.push_back(static_cast<std::uint32_t>(parse_int(s, 1, 1'000'000)));
-            } catch (const ValueError& e) {
-                problems_.add(where, std::string("block_sizes: ") + e.what());
-            }
-        }
-    }
-
-    void blocks(yaml_node_t* x, SlurmTopologyYaml::Topology& t) {
-        if (x->type != YAML_SEQUENCE_NODE) {
-            problems_.add(doc_.where(x), std::string("blocks must be a list, found ") + kind(x));
-            return;
-        }
-        for (yaml_node_item_t* i = x->data.sequence.items.start; i < x->data.sequence.items.top; ++i) {
-            yaml_node_t* e = doc_.node(*i);
-            if (e->type != YAML_MAPPING_NODE) {
-                problems_.add(doc_.where(e), std::string("each block must be a mapping, found ") + kind(e));
-                continue;
-            }
-            SlurmTopologyYaml::Block b;
-            b.where = doc_.where(e);
-            for_each_pair(e, [&](const std::string& key, yaml_node_t* v) {
-                if (key == "block")
-                    b.name = text(v, "block");
-                else if (key == "nodes")
-                    b.nodes = text(v, "nodes");
-                else
-                    out_.warnings.push_back({doc_.where(v), "unknown key '" + key + "' in a block; ignored"});
-            });
-            if (b.name.empty())
-                problems_.add(b.where, "a block without 'block: NAME'");
-            if (b.nodes.empty())
-                problems_.add(b.where, "block '" + b.name + "' has no 'nodes:'");
-            t.blocks.push_back(std::move(b));
-        }
-    }
-
-    template <typename Fn>
-    void for_each_pair(yaml_node_t* map, Fn fn) {
-        std::set<std::string> seen;
-        for (yaml_node_pair_t* p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; ++p) {
-            yaml_node_t* k = doc_.node(p->key);
-            if (k->type != YAML_SCALAR_NODE) {
-                problems_.add(doc_.where(k), "keys must be plain names");
-                continue;
-            }
-            const std::string key = scalar(k);
-            if (!seen.insert(key).second) {
-                problems_.add(doc_.where(k), "key '" + key + "' appears twice");
-                continue;
-            }
-            fn(key, doc_.node(p->value));
-        }
-    }
-
-    std::string text(yaml_node_t* v, const std::string& what) {
-        if (v->type != YAML_SCALAR_NODE) {
-            problems_.add(doc_.where(v), what + " must be a single value, found " + kind(v));
-            return "";
-        }
-        return scalar(v);
-    }
-
-    bool boolean(yaml_node_t* v, const std::string& what) {
-        try {
-            return parse_bool(text(v, what));
-        } catch (const ValueError& e) {
-            problems_.add(doc_.where(v), what + ": " + e.what());
-            return false;
-        }
-    }
-
-    yaml::Document doc_;
-    std::string label_;
-    SlurmTopologyYaml out_;
-    Diagnostics problems_;
-};
 
 std::string describe(const SlurmTopologyYaml::Topology& t) {
     return "'" + t.name + "' (" + t.type + ")";
@@ -226,20 +42,13 @@ std::string partitions_using(const SlurmConf* conf, const SlurmTopologyYaml& y, 
     return ", used by partition" + std::string(names.size() == 1 ? " " : "s ") + s + ",";
 }
 
-// Which topology to convert, or an error finding.
+// Which topology to convert (the core's choice, core/readers), or an error finding.
 const SlurmTopologyYaml::Topology* choose(const SlurmTopologyYaml& y, const ConversionOptions& opts,
                                           const SlurmConf* conf, std::vector<Finding>& findings) {
     auto error = [&](const SourceLocation& w, const std::string& m) {
         findings.push_back({Severity::kError, {w, m}});
         return nullptr;
     };
-    std::vector<const SlurmTopologyYaml::Topology*> block_topologies;
-    for (const auto& t : y.topologies)
-        if (t.type == "block")
-            block_topologies.push_back(&t);
-    std::string names;
-    for (const auto* t : block_topologies)
-        names += (names.empty() ? "" : ", ") + t->name;
     std::string wanted = opts.topology;
     if (wanted.empty() && !opts.partition.empty()) {
         if (!conf)
@@ -257,32 +66,17 @@ const SlurmTopologyYaml::Topology* choose(const SlurmTopologyYaml& y, const Conv
             wanted = it->topology;
         }
     }
-    if (!wanted.empty()) {
-        const auto* t = y.find(wanted);
-        if (!t)
-            return error({y.path, 0}, "no topology '" + wanted +
-                                          "' in the file (block topologies: " + (names.empty() ? "none" : names) + ")");
-        if (t->type != "block")
-            return error(t->where, "topology " + describe(*t) +
-                                       " is not a block topology; nvlblock converts block topologies only");
-        return t;
+    try {
+        std::vector<Diagnostic> notes;
+        const SlurmTopologyYaml::Topology& t = nvlblock::choose_block_topology(y, wanted, notes);
+        for (auto& n : notes)
+            findings.push_back({Severity::kNote, std::move(n)});
+        return &t;
+    } catch (const ConfigError& e) {
+        for (const auto& d : e.problems())
+            findings.push_back({Severity::kError, d});
+        return nullptr;
     }
-    const auto* def = y.cluster_default();
-    if (def && def->type == "block")
-        return def;
-    if (block_topologies.size() == 1) {
-        if (def)
-            findings.push_back({Severity::kNote,
-                                {block_topologies.front()->where, "the cluster default is " + describe(*def) +
-                                                                      "; converting the only block topology, '" +
-                                                                      block_topologies.front()->name + "'"}});
-        return block_topologies.front();
-    }
-    if (block_topologies.empty())
-        return error({y.path, 0}, "no block topology in the file: nothing for nvlblock to take over");
-    return error({y.path, 0}, "several block topologies (" + names +
-                                  ") and the cluster default is none of them: choose one with --topology NAME "
-                                  "or --partition NAME");
 }
 
 std::string sizes_text(const std::vector<std::uint32_t>& sizes) {
@@ -317,24 +111,6 @@ std::vector<Diagnostic> load_back(const std::string& topology_conf, const std::s
 }
 
 } // namespace
-
-const SlurmTopologyYaml::Topology* SlurmTopologyYaml::cluster_default() const {
-    for (const auto& t : topologies)
-        if (t.cluster_default)
-            return &t;
-    return topologies.empty() ? nullptr : &topologies.front();
-}
-
-const SlurmTopologyYaml::Topology* SlurmTopologyYaml::find(const std::string& name) const {
-    for (const auto& t : topologies)
-        if (t.name == name)
-            return &t;
-    return nullptr;
-}
-
-SlurmTopologyYaml read_slurm_topology_yaml(const std::string& text, const std::string& label) {
-    return Reader(text, label).read();
-}
 
 bool Conversion::ok() const {
     return std::none_of(findings.begin(), findings.end(),

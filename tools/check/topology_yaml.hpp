@@ -12,6 +12,7 @@
 // that named a topology) is reported.
 #pragma once
 
+#include "readers/slurm_topology_yaml.hpp"
 #include "slurm_conf.hpp"
 #include "validate.hpp"
 
@@ -22,33 +23,8 @@
 
 namespace nvlblock::check {
 
-struct SlurmTopologyYaml {
-    struct Block {
-        std::string name;
-        std::string nodes; // hostlist expression, as written
-        SourceLocation where;
-    };
-    struct Topology {
-        std::string name;
-        bool cluster_default = false;
-        std::string type; // block, flat, tree, ring or torus3d
-        SourceLocation where;
-        std::vector<std::uint32_t> block_sizes; // block only
-        SourceLocation block_sizes_where;
-        std::vector<Block> blocks; // block only
-    };
-    std::string path;
-    std::vector<Topology> topologies; // file order
-    std::vector<Diagnostic> warnings; // accepted, but worth reading (unknown keys)
-
-    // The topology of partitions without Topology=: the first with
-    // cluster_default: true, else the first one (Slurm's rule). Null if none.
-    const Topology* cluster_default() const;
-    const Topology* find(const std::string& name) const;
-};
-
-// Throws ConfigError with every problem, file:line.
-SlurmTopologyYaml read_slurm_topology_yaml(const std::string& text, const std::string& label);
+using nvlblock::read_slurm_topology_yaml;
+using nvlblock::SlurmTopologyYaml;
 
 struct ConversionOptions {
     std::string topology;             // convert this topology; empty: see convert_topology_yaml
