@@ -14,6 +14,10 @@ slurmctld (registered only when the build targets 25.05+):
   slurmctld refuses to start and its log says why and what to run.
 - `nvlblock-check --from-topology-yaml` converts the file; with topology.yaml
   moved away slurmctld starts with nvlblock on the converted blocks.
+- A generator's file kept under another name (nvlblock.yaml
+  `topology_yaml: topology.d/racks.yaml`): nvlblock takes its blocks and
+  block_sizes, and --segment jobs land as topology/block places them from
+  the same file read as topology.yaml (the two plugins side by side).
 """
 import os
 import shutil
@@ -38,6 +42,52 @@ TOPOLOGY_YAML = f"""\
 - topology: cpus
   flat: true
 """
+
+
+# A generator's file whose blocks are not nvlcluster's racks: two blocks of 6
+# over the 12 nodes, named and ordered unlike the racks, beside a tree topology.
+GENERATED = """\
+- topology: fabric
+  tree:
+    switches:
+      - switch: s0
+        nodes: "gb[0001-0012]"
+- topology: nvl
+  cluster_default: true
+  block:
+    block_sizes: [6]
+    blocks:
+      - block: domain-b
+        nodes: "gb[0007-0012]"
+      - block: domain-a
+        nodes: "gb[0001-0006]"
+"""
+DOMAIN = {f"gb{i:04d}": ("domain-a" if i <= 6 else "domain-b") for i in range(1, 13)}
+# Two jobs of 4 (one per block, 2 nodes left on each), then a --segment=2
+# job of 4 that can only run as one segment on each block.
+SEGMENT_SEQUENCE = [["-N4"], ["-N4"], ["-N4", "--segment=2"]]
+
+
+def canonical_by_domain(placements):
+    """Placements with the generator's blocks renamed A, B in order of first
+    use and nodes as offsets within their block."""
+    names = {}
+    out = []
+    for nodes in placements:
+        job = []
+        for n in nodes:
+            if DOMAIN[n] not in names:
+                names[DOMAIN[n]] = "AB"[len(names)]
+            job.append(f"{names[DOMAIN[n]]}{(int(n[2:]) - 1) % 6}")
+        out.append(sorted(job))
+    return out
+
+
+def place_sequence(c):
+    placements = []
+    for args in SEGMENT_SEQUENCE:
+        placements.append(c.wait_running(c.sbatch(*args)))
+    return placements
 
 
 def nvlblock_check():
@@ -116,6 +166,36 @@ class TopologyYaml(ClusterTest):
             job = c.sbatch("-N3")
             nodes = c.wait_running(job)
             self.assertEqual(len({rack_of(n, PER_RACK) for n in nodes}), 1, nodes)
+
+    def test_a_generators_file_under_another_name_places_like_block(self):
+        with Cluster("topoyaml-nvl", racks=3, nodes_per_rack=4, flags=["--slice", "4", "--spares", "0"]) as c:
+            self.assertGreaterEqual(c.slurm_version, (25, 5, 0), "needs Slurm 25.05 or later")
+            os.makedirs(c.path("etc", "topology.d"))
+            with open(c.path("etc", "topology.d", "racks.yaml"), "w") as f:
+                f.write(GENERATED)
+            with open(c.path("etc", "nvlblock.yaml"), "w") as f:
+                f.write("topology_yaml: topology.d/racks.yaml\ndefaults:\n  slice: 6\n  spares: 0\n")
+            p = subprocess.run([nvlblock_check(), "--slurm-conf", c.path("etc", "slurm.conf")],
+                               capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            self.assertIn("topology 'fabric' (tree) is not used", p.stdout + p.stderr)
+            c.restart_ctld(kill=False)
+            c.wait_log(r"nvlblock: 2 blocks, 12 nodes from .*nvlblock\.yaml", 10)
+            self.assertEqual([b["BlockName"] for b in c.topology()], ["domain-b", "domain-a"])
+            self.assertEqual(c.topology_block("domain-a")["Nodes"], "gb[0001-0006]")
+            nvl = place_sequence(c)
+        with Cluster("topoyaml-blk", racks=3, nodes_per_rack=4, plugin="block") as c:
+            # topology/block reads the same file as topology.yaml beside slurm.conf.
+            with open(c.path("etc", "topology.yaml"), "w") as f:
+                f.write(GENERATED)
+            c.restart_ctld(kill=False)
+            self.assertIn("BlockName=domain-a", c.run("scontrol", "show", "topology").stdout)
+            blk = place_sequence(c)
+        print(f"nvlblock (topology_yaml): {nvl}\ntopology/block (topology.yaml): {blk}", file=sys.stderr)
+        for placements in (nvl, blk):
+            self.assertEqual([len({DOMAIN[n] for n in nodes}) for nodes in placements], [1, 1, 2], placements)
+            self.assertEqual(sorted(DOMAIN[n] for n in placements[2]), ["domain-a"] * 2 + ["domain-b"] * 2)
+        self.assertEqual(canonical_by_domain(nvl), canonical_by_domain(blk))
 
 
 if __name__ == "__main__":
