@@ -2,6 +2,7 @@
 #include "world.hpp"
 
 #include "model/hostlist.hpp"
+#include "recovery/reclaim.hpp"
 #include "recovery/rules.hpp"
 
 #include <algorithm>
@@ -181,8 +182,11 @@ bool World::reclaim_for(const SimJob& j, Seconds now) {
     const nvlblock::ReclaimDecision decision = planner_.plan_reclaim(cluster_.states(), request, for_job, running, now);
     if (hooks_.on_reclaim)
         hooks_.on_reclaim({now, cluster_.states(), request, for_job, running, decision.plan});
-    if (!decision.plan)
+    if (!decision.plan) {
+        // Logged once per new reason, as the plugin's thread reports it.
+        planner_.reclaim_refused(id, nvlblock::describe_reclaim_refusal(id, decision.refusal));
         return false;
+    }
     const nvlblock::Reclaim& plan = *decision.plan;
     // The victims release their nodes when their grace time is over; the
     // core holds the job's block until then (and Slurm's requeue delay).
