@@ -50,6 +50,11 @@ def table(title, path):
         row(f"wait p50 / p95 / p99, {c.replace('_', ' ')}",
             lambda p, c=c: " / ".join(dur(p["wait_s"][c][k]) for k in ("p50", "p95", "p99"))
             if p["wait_s"][c]["count"] else "-")
+    classes = [c for c in pols[0].get("response_s", {}) if any(p["response_s"][c]["count"] for p in pols)]
+    for c in classes:
+        row(f"response p50 / p95, {c.replace('_', ' ')}",
+            lambda p, c=c: " / ".join(dur(p["response_s"][c][k]) for k in ("p50", "p95"))
+            if p["response_s"][c]["count"] else "-")
     if pols[0].get("spread"):
         row("multi-rack jobs started", lambda p: f"{p['spread']['multi_rack_jobs']:,}")
         row("  in one SU, of those that fit one", lambda p: (
@@ -69,6 +74,13 @@ def table(title, path):
         if p["restarts"]["multi_node"]["delay_s"]["count"] else "-")
     row("preemptions (of which reclaims)", lambda p: f"{p['restarts']['preemptions']:,} "
         f"({p['restarts'].get('reclaims', 0):,})")
+    if "victims" in pols[0]:
+        row("jobs moved by reclaims (per 1,000 jobs)",
+            lambda p: f"{p['victims']['moved']:,} ({p['victims']['moved_per_1000_jobs']:.1f})")
+        row("  victims' lost node-hours", lambda p: f"{p['victims']['lost_node_hours']:,.1f}")
+        row("  most moves of one job", lambda p: f"{p['victims']['most_moves_one_job']:,}")
+        row("  checkpointed in grace time", lambda p: f"{100 * p['victims']['checkpointed_share']:.0f}%"
+            if p["victims"]["requeued"] else "-")
     row("node failures / rack faults",
         lambda p: f"{p['failures']['node_failures']:,} / {p['failures']['rack_faults']:,}")
     row("events", lambda p: f"{p['simulation']['events']:,}")

@@ -117,10 +117,11 @@ nvlb_reclaimer_t reclaimer_of(const nvlblock::Reclaimer& w) {
 struct Tally {
     std::size_t decisions = 0, placed = 0, hypothetical = 0, in_place = 0, with_available = 0, mismatches = 0;
     std::size_t reclaim_plans = 0, reclaims = 0;
-    std::size_t advances = 0, fallbacks = 0;         // clock moves, and jobs that fell back
-    std::size_t submissions = 0, never_runnable = 0; // can-ever-run questions, and refusals
-    std::size_t preemptible_jobs = 0;                // the selector said yes
-    std::size_t decisions_with_lent_nodes = 0;       // states where preemptible work ran
+    std::size_t victims_preempted = 0, victims_requeued = 0; // by Slurm's preemption; by reclaim_from
+    std::size_t advances = 0, fallbacks = 0;                 // clock moves, and jobs that fell back
+    std::size_t submissions = 0, never_runnable = 0;         // can-ever-run questions, and refusals
+    std::size_t preemptible_jobs = 0;                        // the selector said yes
+    std::size_t decisions_with_lent_nodes = 0;               // states where preemptible work ran
     std::uint64_t sim_in_place = 0, sim_ledger_in_place = 0, capi_in_place = 0;
 };
 
@@ -139,6 +140,20 @@ Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t s
     o.bucket = 3600;
     o.bf_interval = 0;
     o.preemption = PreemptionMode::kLend;
+    if (kind == PolicyKind::kRecommended) {
+        // Reclaims of both kinds (with EASY, Slurm's preemption of the
+        // preemptible QOS first; with FIFO, no preemption and the site's
+        // reclaim_from naming every QOS), victims that keep their nodes for
+        // a grace time (being_preempted meanwhile) and some jobs that may
+        // not be requeued.
+        const bool easy = queue == QueueMode::kEasy;
+        o.preemption = easy ? PreemptionMode::kAll : PreemptionMode::kLend;
+        o.shape.reclaim_from_qos =
+            easy ? std::vector<std::string>{"normal"} : std::vector<std::string>{"normal", "scavenger"};
+        o.victims.grace_time = 60;
+        o.victims.requeueable_share = 0.9;
+        o.victims.seed = seed;
+    }
     const PolicyConfig policy = make_policy(kind, o.shape, o.preemption);
 
     const std::string dir = "/tmp/nvlblock-sim-parity-" + std::to_string(::getpid());
@@ -235,12 +250,13 @@ Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t s
                               << want.size() << " jobs, plugin " << chosen.size();
     };
     hooks.on_reclaim_started = [&](std::uint32_t id, const nvlblock::Reclaim& plan, const nvlblock::Reclaimer& for_job,
-                                   Seconds now) {
+                                   Seconds released_by, Seconds now) {
         std::vector<std::uint32_t> jobs;
         std::vector<std::uint8_t> actions;
         for (const nvlblock::ReclaimVictim& v : plan.victims) {
             jobs.push_back(v.job_id);
             actions.push_back(v.how == nvlblock::VictimStatus::kPreempt ? NVLB_RECLAIM_PREEMPT : NVLB_RECLAIM_REQUEUE);
+            ++(v.how == nvlblock::VictimStatus::kPreempt ? t.victims_preempted : t.victims_requeued);
         }
         nvlb_reclaim_t r{};
         r.jobs = jobs.data();
@@ -251,7 +267,7 @@ Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t s
         r.budget_node_seconds = plan.budget_node_seconds;
         const nvlb_reclaimer_t who = reclaimer_of(for_job);
         ++t.reclaims;
-        EXPECT_EQ(capi.reclaim_started(planner, id, &who, &r, now, now), NVLB_OK);
+        EXPECT_EQ(capi.reclaim_started(planner, id, &who, &r, released_by, now), NVLB_OK);
     };
     hooks.on_advance = [&](const AdvanceRecord& a) {
         std::vector<std::uint8_t> states(a.states.size());
@@ -339,6 +355,7 @@ TEST_P(PluginParity, EveryDecisionMatchesTheCAbi) {
         if (GetParam() == PolicyKind::kRecommended) {
             EXPECT_GT(t.reclaims, 0u); // spares reclaimed from running work
             EXPECT_GT(t.reclaim_plans, t.reclaims);
+            EXPECT_GT(q == QueueMode::kEasy ? t.victims_preempted : t.victims_requeued, 0u);
         }
         EXPECT_GT(t.submissions, 100u);
         EXPECT_GT(t.preemptible_jobs, 0u);

@@ -2,10 +2,10 @@
 //
 // The discrete-event queue. Events are ordered by time, then by kind (the
 // order in which the world changes within one second: repairs, job ends,
-// failures, submissions, timers), then by insertion, so a run is the same on
-// every machine. The simulator takes all events of one second, applies them,
-// and then runs one scheduling pass, as slurmctld does after a batch of
-// state changes.
+// failures, submissions, timers, ends of grace times), then by insertion,
+// so a run is the same on every machine. The simulator takes all events of
+// one second, applies them, and then runs one scheduling pass, as slurmctld
+// does after a batch of state changes.
 #pragma once
 
 #include "sim_types.hpp"
@@ -22,6 +22,7 @@ enum class EventKind : std::uint8_t {
     kCauseDown = 2, // a failure cause starts
     kSubmit = 3,    // a job arrives
     kTimer = 4,     // something time-based changes (requeue delay over, hold expiry, backfill tick)
+    kGraceEnd = 5,  // a reclaimed job's grace time is over: it is requeued (stale if its run ended)
 };
 
 struct Event {

@@ -15,6 +15,27 @@ void wait_object(nvlblock::JsonWriter& w, const WaitStats& s) {
     w.end_object();
 }
 
+void by_class(nvlblock::JsonWriter& w, const char* name, const std::vector<WaitStats>& stats) {
+    w.key(name).begin_object();
+    for (const WaitStats& s : stats) {
+        w.key(s.size_class);
+        wait_object(w, s);
+    }
+    w.end_object();
+}
+
+// What the jobs that lost their nodes to in-place restarts paid.
+void victims_object(nvlblock::JsonWriter& w, const PolicyResult& r) {
+    w.key("victims").begin_object();
+    w.field("moved", r.reclaims);
+    w.field("moved_per_1000_jobs", r.moved_per_1000_jobs(), 3);
+    w.field("requeued", r.reclaim_requeues).field("checkpointed", r.victims_checkpointed);
+    w.field("checkpointed_share", r.checkpointed_share(), 4);
+    w.field("most_moves_one_job", r.most_moves_one_job);
+    w.field("lost_node_hours", r.lost_reclaim_node_hours, 1);
+    w.end_object();
+}
+
 } // namespace
 
 std::string results_json(const RunInfo& run, const std::vector<PolicyResult>& results, bool timing) {
@@ -40,6 +61,13 @@ std::string results_json(const RunInfo& run, const std::vector<PolicyResult>& re
         w.value(static_cast<std::int64_t>(per));
     w.end_array();
     w.field("crossing_s", o.shape.crossing);
+    w.key("reclaim_from_qos").begin_array();
+    for (const std::string& q : o.shape.reclaim_from_qos)
+        w.value(q);
+    w.end_array();
+    w.field("grace_time_s", o.victims.grace_time).field("checkpoint_on_signal", o.victims.checkpoint_on_signal, 4);
+    w.field("checkpoint_write_s", o.victims.checkpoint_write)
+        .field("requeueable_share", o.victims.requeueable_share, 4);
     w.end_object();
     w.key("policies").begin_array();
     for (const PolicyResult& r : results) {
@@ -69,12 +97,8 @@ std::string results_json(const RunInfo& run, const std::vector<PolicyResult>& re
         w.field("never_started", r.jobs_unstarted).field("rejected", r.jobs_rejected);
         w.field("completed_gpu_hours", r.completed_gpu_hours, 1);
         w.end_object();
-        w.key("wait_s").begin_object();
-        for (const WaitStats& s : r.waits) {
-            w.key(s.size_class);
-            wait_object(w, s);
-        }
-        w.end_object();
+        by_class(w, "wait_s", r.waits);
+        by_class(w, "response_s", r.responses);
         w.key("spread");
         if (r.hierarchy) {
             w.begin_object();
@@ -106,6 +130,7 @@ std::string results_json(const RunInfo& run, const std::vector<PolicyResult>& re
             w.null();
         }
         w.end_object();
+        victims_object(w, r);
         w.key("failures").begin_object();
         w.field("node_failures", r.node_failures).field("rack_faults", r.rack_faults);
         w.field("node_repairs", r.node_repairs);

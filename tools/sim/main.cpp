@@ -68,7 +68,22 @@ Cluster and policies:
                          waited S may cross to a larger level (default strict)
   --preemption MODE      where jobs of the preemptible QOS can be preempted by
                          other jobs: lend (only in policies that lend spares;
-                         default), all (every policy), none
+                         default), all (every policy), none; a reclaim
+                         (recommended) preempts them only where this allows
+  --reclaim-from qos=LIST  recovery.reclaim_from of the recommended policy:
+                         jobs of these QOS (normal, scavenger) may be requeued
+                         for an in-place restart beyond what preemption allows
+                         (default: none)
+
+Jobs that lose their nodes to a reclaim (PreemptMode=REQUEUE):
+  --grace-time S         they keep their nodes S after the reclaim (Slurm's
+                         GraceTime; default 0)
+  --checkpoint-on-signal F  this share of jobs writes a checkpoint when
+                         signalled and loses no work if the grace time covers
+                         the write (default 0; drawn from --seed)
+  --checkpoint-write S   the write takes S (default 0: any grace time covers it)
+  --requeueable-share F  this share of jobs may be requeued; the rest
+                         (--no-requeue) are never reclaimed (default 1)
 
 Failures:
   --failures MODEL|FILE  none (default); a model such as
@@ -123,6 +138,29 @@ Seconds seconds_arg(const cli::Args& a, const std::string& name, Seconds fallbac
     }
 }
 
+double share_arg(const cli::Args& a, const std::string& name, double fallback) {
+    const double v = a.number(name, fallback);
+    if (!(v >= 0 && v <= 1))
+        throw cli::UsageError("--" + name + " must be a fraction from 0 to 1");
+    return v;
+}
+
+// --reclaim-from qos=normal,scavenger: the QOS names for recovery.reclaim_from.
+// Simulated jobs carry a QOS only (no partition or account to name).
+std::vector<std::string> reclaim_from_arg(const cli::Args& a) {
+    if (!a.has("reclaim-from"))
+        return {};
+    const std::string text = a.str("reclaim-from");
+    if (text.rfind("qos=", 0) != 0)
+        throw cli::UsageError("--reclaim-from: '" + text + "' (expected qos=NAME[,NAME...])");
+    std::vector<std::string> names = cli::split_list(text.substr(4));
+    for (const std::string& n : names)
+        if (n.empty() || n.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") !=
+                             std::string::npos)
+            throw cli::UsageError("--reclaim-from: '" + n + "' is not a QOS name");
+    return names;
+}
+
 std::string command_line(int argc, char** argv) {
     std::string s;
     for (int i = 0; i < argc; ++i) {
@@ -168,7 +206,12 @@ int run(int argc, char** argv) {
                     "preemptible-max-nodes",
                     "mix",
                     "hierarchy",
-                    "crossing"},
+                    "crossing",
+                    "reclaim-from",
+                    "grace-time",
+                    "checkpoint-on-signal",
+                    "checkpoint-write",
+                    "requeueable-share"},
                    {"quiet", "timing", "help"});
     if (args.has("help")) {
         std::cout << kUsage;
@@ -192,6 +235,7 @@ int run(int argc, char** argv) {
     shape.gpus_per_node = static_cast<int>(args.integer("gpus-per-node", 4, 1, 64));
     shape.recovery_wait = seconds_arg(args, "recovery-wait", shape.recovery_wait);
     shape.reclaim_budget = seconds_arg(args, "reclaim-budget", shape.reclaim_budget);
+    shape.reclaim_from_qos = reclaim_from_arg(args);
     if (shape.slice + shape.spares > shape.nodes_per_rack)
         throw cli::UsageError("--slice + --spares exceed --nodes-per-rack");
     if (args.has("hierarchy")) {
@@ -241,6 +285,13 @@ int run(int argc, char** argv) {
     opt.bf_interval = seconds_arg(args, "bf-interval", 30);
     opt.bf_max_job_test = static_cast<int>(args.integer("bf-max-job-test", 500, 1, 1000000));
     opt.horizon = seconds_arg(args, "horizon", 0);
+    opt.victims.grace_time = seconds_arg(args, "grace-time", 0);
+    opt.victims.checkpoint_on_signal = share_arg(args, "checkpoint-on-signal", 0);
+    opt.victims.checkpoint_write = seconds_arg(args, "checkpoint-write", 0);
+    opt.victims.requeueable_share = share_arg(args, "requeueable-share", 1);
+    opt.victims.seed = run.seed;
+    if (opt.victims.grace_time < 0 || opt.victims.checkpoint_write < 0)
+        throw cli::UsageError("--grace-time and --checkpoint-write must not be negative");
     opt.window_start = seconds_arg(args, "warmup", 0);
 
     // Workload: a trace, the synthetic mix, or a trace with the synthetic mix added (--mix).

@@ -73,11 +73,17 @@ void Metrics::lost(LossCause cause, std::uint32_t nodes, Seconds from, Seconds t
         return;
     const double ns = static_cast<double>(nodes) * static_cast<double>(b - a);
     (cause == LossCause::kFailure ? lost_failure_ : lost_preempt_) += ns;
+    if (cause == LossCause::kReclaim)
+        lost_reclaim_ += ns;
     per_bucket(a, b, [&](Bucket& k, double d) { k.lost += nodes * d; });
 }
 
 void Metrics::job_waited(std::uint32_t gpus, Seconds wait) {
     waits_[size_class_of(gpus)].push_back(static_cast<double>(wait));
+}
+
+void Metrics::job_responded(std::uint32_t gpus, Seconds response) {
+    responses_[size_class_of(gpus)].push_back(static_cast<double>(response));
 }
 
 void Metrics::job_spread(int racks, int sus, bool fits_one_su) {
@@ -123,17 +129,26 @@ WaitStats stats_of(std::string name, std::vector<double> v) {
     return s;
 }
 
-} // namespace
-
-std::vector<WaitStats> Metrics::wait_stats() const {
+// "all", then each size class.
+std::vector<WaitStats> stats_by_class(const std::vector<std::vector<double>>& by_class) {
     std::vector<WaitStats> out;
     std::vector<double> all;
-    for (const auto& w : waits_)
+    for (const auto& w : by_class)
         all.insert(all.end(), w.begin(), w.end());
     out.push_back(stats_of("all", std::move(all)));
     for (std::size_t i = 0; i < kSizeClasses.size(); ++i)
-        out.push_back(stats_of(kSizeClasses[i], waits_[i]));
+        out.push_back(stats_of(kSizeClasses[i], by_class[i]));
     return out;
+}
+
+} // namespace
+
+std::vector<WaitStats> Metrics::wait_stats() const {
+    return stats_by_class(waits_);
+}
+
+std::vector<WaitStats> Metrics::response_stats() const {
+    return stats_by_class(responses_);
 }
 
 WaitStats Metrics::restart_delay_stats() const {

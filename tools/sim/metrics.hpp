@@ -14,6 +14,10 @@
 //  - useful = busy - lost; goodput = useful / healthy; utilization = busy / healthy.
 //  - waits: first start - submit, by the job's requested GPUs (nearest-rank
 //    percentiles).
+//  - response: final end - submit, restarts included, for the jobs that
+//    completed (what a user sees of failures, restarts and reclaims).
+//  - reclaim victims' loss: the part of the preemption loss of jobs that lost
+//    their nodes to an in-place restart (rule 3b).
 //  - spread (with --hierarchy): at its first start in the window, how many
 //    racks and scalable units (the lowest --hierarchy level) a job spans.
 //    Multi-rack: 2 racks or more; it fits in one SU when it needs no more
@@ -39,7 +43,9 @@ struct Levels {
     int running = 0;
 };
 
-enum class LossCause { kFailure, kPreemption };
+// kReclaim: a preemption or requeue for an in-place restart (counted as a
+// preemption too).
+enum class LossCause { kFailure, kPreemption, kReclaim };
 
 struct WaitStats {
     std::string size_class; // "all", "gpus_1_4", ...
@@ -79,6 +85,7 @@ class Metrics {
     void advance(Seconds from, Seconds to, const Levels& l);
     void lost(LossCause cause, std::uint32_t nodes, Seconds from, Seconds to);
     void job_waited(std::uint32_t gpus, Seconds wait);
+    void job_responded(std::uint32_t gpus, Seconds response);
     void job_spread(int racks, int sus, bool fits_one_su);
     const SpreadStats& spread() const { return spread_; }
     // `multi_node`: the job had more than one node (the jobs in-place restarts are for).
@@ -92,9 +99,13 @@ class Metrics {
     double busy_preemptible_node_s() const { return busy_pre_; }
     double stranded_node_s() const { return stranded_; }
     double stranded_time_s() const { return stranded_time_; } // time with eligible jobs waiting
-    double lost_node_s(LossCause c) const { return c == LossCause::kFailure ? lost_failure_ : lost_preempt_; }
+    // kPreemption: every preemption, reclaims included.
+    double lost_node_s(LossCause c) const {
+        return c == LossCause::kFailure ? lost_failure_ : c == LossCause::kReclaim ? lost_reclaim_ : lost_preempt_;
+    }
 
     std::vector<WaitStats> wait_stats() const;
+    std::vector<WaitStats> response_stats() const;
     std::size_t restarts() const { return restart_delays_.size(); }
     std::size_t restarts_in_place() const { return in_place_; }
     WaitStats restart_delay_stats() const;
@@ -109,8 +120,9 @@ class Metrics {
 
     Seconds start_, end_, bucket_;
     double healthy_ = 0, busy_ = 0, busy_pre_ = 0, stranded_ = 0, stranded_time_ = 0;
-    double lost_failure_ = 0, lost_preempt_ = 0;
-    std::vector<std::vector<double>> waits_ = std::vector<std::vector<double>>(kSizeClasses.size());
+    double lost_failure_ = 0, lost_preempt_ = 0, lost_reclaim_ = 0;
+    using ByClass = std::vector<std::vector<double>>;
+    ByClass waits_ = ByClass(kSizeClasses.size()), responses_ = ByClass(kSizeClasses.size());
     std::vector<double> restart_delays_, multi_delays_;
     SpreadStats spread_;
     std::size_t in_place_ = 0, multi_in_place_ = 0;

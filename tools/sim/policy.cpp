@@ -82,6 +82,14 @@ std::string topology_yaml(const ClusterShape& shape, int slice, int spares, bool
         y += "  reserve: reclaim\n";
     y += "recovery:\n  wait: " + std::to_string(shape.recovery_wait) +
          "\n  reclaim_budget: " + std::to_string(shape.reclaim_budget) + "\n";
+    // The site's own list, read by the core's reader and applied by its
+    // victim_status(): the simulator keeps no second rule.
+    if (reclaim && !shape.reclaim_from_qos.empty()) {
+        y += "  reclaim_from:\n    qos: [";
+        for (std::size_t i = 0; i < shape.reclaim_from_qos.size(); ++i)
+            y += (i ? ", " : "") + shape.reclaim_from_qos[i];
+        y += "]\n";
+    }
     y += "preemptible:\n  qos: [scavenger]\n"; // PolicyConfig::preemptible_qos
     if (include_conf) {
         y += "topology_conf: topology.conf\n";

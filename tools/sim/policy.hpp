@@ -65,6 +65,9 @@ struct ClusterShape {
     Seconds recovery_wait = nvlblock::RecoveryPolicy{}.wait_seconds;
     // recovery.reclaim_budget (recommended: work requeued per restart below held nodes x this)
     Seconds reclaim_budget = nvlblock::RecoveryPolicy{}.reclaim_budget_seconds;
+    // recovery.reclaim_from (recommended): the QOS of work the site lets a
+    // reclaim requeue beyond what Slurm's preemption allows; empty: none
+    std::vector<std::string> reclaim_from_qos;
     std::vector<int> hierarchy; // racks per group, lowest level first (e.g. {8}: SUs of 8 racks); empty: none
     Seconds crossing = -1;      // nvlblock policies: hierarchy.crossing after this wait; -1: strict
 

@@ -37,15 +37,28 @@ struct PolicyResult {
     std::uint64_t jobs_submitted = 0, jobs_started = 0, jobs_completed = 0, jobs_unstarted = 0, jobs_rejected = 0;
     double completed_gpu_hours = 0; // work of the jobs that completed (whenever)
     std::vector<WaitStats> waits;
-    bool hierarchy = false; // --hierarchy given: spread is measured
+    std::vector<WaitStats> responses; // submit to final end, restarts included (completed jobs)
+    bool hierarchy = false;           // --hierarchy given: spread is measured
     SpreadStats spread;
 
     std::uint64_t failure_requeues = 0; // runs killed by a node failure
     std::uint64_t restarts = 0;         // of those jobs, restarts
     std::uint64_t restarts_in_place = 0;
     std::uint64_t preemptions = 0;
-    std::uint64_t reclaims = 0; // of the preemptions, jobs requeued to reclaim spares (rule 3b)
-    bool ledger = false;        // the Planner's recovery ledger was used (nvlblock policies)
+    std::uint64_t reclaims = 0; // of the preemptions, jobs moved to reclaim spares (rule 3b)
+    // Reclaim victims: requeued (after their grace time; a victim that ended
+    // in its grace time is moved but not requeued), of those checkpointed on
+    // the signal, the most moves of one job, their lost work (in the window).
+    std::uint64_t reclaim_requeues = 0, victims_checkpointed = 0, most_moves_one_job = 0;
+    double lost_reclaim_node_hours = 0;
+    double moved_per_1000_jobs() const {
+        return jobs_submitted ? 1000.0 * static_cast<double>(reclaims) / static_cast<double>(jobs_submitted) : 0.0;
+    }
+    double checkpointed_share() const {
+        return reclaim_requeues ? static_cast<double>(victims_checkpointed) / static_cast<double>(reclaim_requeues)
+                                : 0.0;
+    }
+    bool ledger = false; // the Planner's recovery ledger was used (nvlblock policies)
     std::uint64_t ledger_failures = 0, ledger_in_place = 0, ledger_elsewhere = 0;
     WaitStats restart_delay;
     std::uint64_t multi_node_restarts = 0, multi_node_in_place = 0; // of the restarts, jobs of 2+ nodes

@@ -63,7 +63,7 @@ int Scheduler::pass(Seconds now) {
 bool Scheduler::try_start(std::uint32_t index, Seconds now) {
     SimJob& j = w_.job(index);
     const bool caching = w_.options().cache_refusals;
-    if (caching && j.blocked_epoch == w_.epoch())
+    if (World::preempting(j, now) || (caching && j.blocked_epoch == w_.epoch()))
         return false;
     const bool cache = caching && cacheable(j);
     const std::uint64_t key = shape_key(j, now);
@@ -80,8 +80,10 @@ bool Scheduler::try_start(std::uint32_t index, Seconds now) {
     }
     Placement p = w_.attempt(j, now);
     if (p.placed()) {
-        w_.start(index, p, now);
-        return true;
+        if (w_.start(index, p, now))
+            return true;
+        j.blocked_epoch = w_.epoch(); // waits for the jobs it preempted: not a refusal of its shape
+        return false;
     }
     j.blocked_epoch = w_.epoch();
     if (cache)
@@ -125,7 +127,7 @@ void Scheduler::backfill(std::uint32_t head, Seconds now) {
         const std::uint32_t index = it->second;
         ++it;
         SimJob& j = w_.job(index);
-        if (j.eligible_at > now)
+        if (j.eligible_at > now || World::preempting(j, now))
             continue;
         if (++examined > opt.bf_max_job_test)
             break;
@@ -166,7 +168,7 @@ void Scheduler::backfill(std::uint32_t head, Seconds now) {
         std::uint64_t before = w_.other_changes();
         if (!res_.exists || expected_end <= res_.shadow) {
             // Gone again by the reserved time: the reservation is unchanged.
-            w_.start(index, p, now);
+            w_.start(index, p, now); // or waits for the jobs it preempted
             res_.starts = c.started;
             res_.own_changes += w_.other_changes() - before;
             continue;
@@ -176,8 +178,10 @@ void Scheduler::backfill(std::uint32_t head, Seconds now) {
         Placement head_then;
         if (q.placed() && head_still_fits(head, index, q.nodes, now, head_then)) {
             before = w_.other_changes();
-            w_.start(index, q, now);
+            const bool started = w_.start(index, q, now);
             res_.own_changes += w_.other_changes() - before;
+            if (!started)
+                continue; // it waits for the jobs it preempted
             const NodeState busy = w_.running_state(j);
             for (NodeIndex n : q.nodes) {
                 res_.states[n] = busy;

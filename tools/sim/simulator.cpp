@@ -97,6 +97,9 @@ PolicyResult Simulator::run(const Progress& progress) {
                 if (e.a)
                     world_.bump_epoch();
                 break;
+            case EventKind::kGraceEnd:
+                world_.grace_over(e.a, e.b, e.c != 0, t);
+                break;
             }
         }
         for (const auto& [job, failed] : hits)
@@ -163,6 +166,7 @@ PolicyResult Simulator::result(double wall_seconds) const {
     r.jobs_submitted = c.submitted;
     r.jobs_started = 0;
     for (const SimJob& j : w.jobs()) {
+        r.most_moves_one_job = std::max<std::uint64_t>(r.most_moves_one_job, j.moves);
         if (j.first_start >= 0)
             ++r.jobs_started;
         else if (j.state == SimJob::State::kPending)
@@ -179,6 +183,10 @@ PolicyResult Simulator::result(double wall_seconds) const {
     r.restarts_in_place = m.restarts_in_place();
     r.preemptions = c.preemptions;
     r.reclaims = c.reclaims;
+    r.reclaim_requeues = c.reclaim_requeues;
+    r.victims_checkpointed = c.victims_checkpointed;
+    r.lost_reclaim_node_hours = m.lost_node_s(LossCause::kReclaim) / 3600.0;
+    r.responses = m.response_stats();
     r.restart_delay = m.restart_delay_stats();
     r.multi_node_restarts = m.multi_node_restarts();
     r.multi_node_in_place = m.multi_node_restarts_in_place();

@@ -43,6 +43,30 @@ std::string dur(double s) {
     return s <= 0 ? "0" : format_duration(s);
 }
 
+using Rows = std::vector<std::pair<std::string, std::vector<std::string>>>;
+
+// One row per size class that has jobs under some policy: p50/p95(/p99).
+void class_rows(Rows& rows, const std::vector<PolicyResult>& results, const std::string& what,
+                std::vector<WaitStats> PolicyResult::*stats, bool p99) {
+    for (const WaitStats& w : results.front().*stats) {
+        bool any = false;
+        for (const auto& r : results)
+            for (const auto& x : r.*stats)
+                any = any || (x.size_class == w.size_class && x.count > 0);
+        if (!any)
+            continue;
+        std::vector<std::string> cells;
+        for (const auto& r : results) {
+            std::string cell = "-";
+            for (const auto& x : r.*stats)
+                if (x.size_class == w.size_class && x.count)
+                    cell = dur(x.p50) + "/" + dur(x.p95) + (p99 ? "/" + dur(x.p99) : std::string());
+            cells.push_back(cell);
+        }
+        rows.emplace_back(what + (p99 ? " p50/p95/p99 " : " p50/p95 ") + w.size_class, std::move(cells));
+    }
+}
+
 } // namespace
 
 void write_table(std::ostream& out, const RunInfo& run, const std::vector<PolicyResult>& results) {
@@ -69,6 +93,17 @@ void write_table(std::ostream& out, const RunInfo& run, const std::vector<Policy
         static_cast<unsigned long long>(o.requeue_delay), static_cast<unsigned long long>(o.shape.recovery_wait),
         static_cast<unsigned long long>(o.shape.reclaim_budget));
     out << head;
+    const VictimModel& v = o.victims;
+    if (!o.shape.reclaim_from_qos.empty() || v.grace_time > 0 || v.checkpoint_on_signal > 0 ||
+        v.requeueable_share < 1) {
+        std::string from;
+        for (const std::string& q : o.shape.reclaim_from_qos)
+            from += (from.empty() ? "" : ",") + q;
+        out << "reclaim from QOS: " << (from.empty() ? "none" : from) << " (and what preemption allows); grace time "
+            << dur(static_cast<double>(v.grace_time)) << "; " << pct(v.checkpoint_on_signal)
+            << " checkpoint on signal (write " << dur(static_cast<double>(v.checkpoint_write)) << "); "
+            << pct(v.requeueable_share) << " requeueable\n";
+    }
     if (!o.shape.hierarchy.empty()) {
         std::string levels;
         for (int per : o.shape.hierarchy)
@@ -78,7 +113,7 @@ void write_table(std::ostream& out, const RunInfo& run, const std::vector<Policy
     }
     out << "\n";
 
-    std::vector<std::pair<std::string, std::vector<std::string>>> rows;
+    Rows rows;
     auto row = [&](const std::string& label, auto&& cell) {
         std::vector<std::string> cells;
         for (const auto& r : results)
@@ -108,21 +143,8 @@ void write_table(std::ostream& out, const RunInfo& run, const std::vector<Policy
         return num(static_cast<double>(r.jobs_completed)) + " / " + num(static_cast<double>(r.jobs_submitted));
     });
     row("jobs never started", [](const PolicyResult& r) { return num(static_cast<double>(r.jobs_unstarted)); });
-    for (const WaitStats& w : first.waits) {
-        bool any = false;
-        for (const auto& r : results)
-            for (const auto& x : r.waits)
-                any = any || (x.size_class == w.size_class && x.count > 0);
-        if (!any)
-            continue;
-        const std::string cls = w.size_class;
-        row("wait p50/p95/p99 " + (cls == "all" ? std::string("all") : cls), [cls](const PolicyResult& r) {
-            for (const auto& x : r.waits)
-                if (x.size_class == cls)
-                    return x.count ? dur(x.p50) + "/" + dur(x.p95) + "/" + dur(x.p99) : std::string("-");
-            return std::string("-");
-        });
-    }
+    class_rows(rows, results, "wait", &PolicyResult::waits, true);
+    class_rows(rows, results, "response", &PolicyResult::responses, false);
     if (first.hierarchy) {
         sep();
         row("multi-rack jobs started",
@@ -156,6 +178,14 @@ void write_table(std::ostream& out, const RunInfo& run, const std::vector<Policy
     row("preemptions (of which reclaims)", [](const PolicyResult& r) {
         return num(static_cast<double>(r.preemptions)) + " (" + num(static_cast<double>(r.reclaims)) + ")";
     });
+    row("jobs moved by reclaims (per 1,000)", [](const PolicyResult& r) {
+        return num(static_cast<double>(r.reclaims)) + " (" + num(r.moved_per_1000_jobs(), 1) + ")";
+    });
+    row("  victims' lost node-hours", [](const PolicyResult& r) { return num(r.lost_reclaim_node_hours, 1); });
+    row("  most moves of one job",
+        [](const PolicyResult& r) { return num(static_cast<double>(r.most_moves_one_job)); });
+    row("  checkpointed in grace time",
+        [](const PolicyResult& r) { return r.reclaim_requeues ? pct(r.checkpointed_share()) : std::string("-"); });
     row("node failures / rack faults", [](const PolicyResult& r) {
         return num(static_cast<double>(r.node_failures)) + " / " + num(static_cast<double>(r.rack_faults));
     });

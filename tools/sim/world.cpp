@@ -2,6 +2,7 @@
 #include "world.hpp"
 
 #include "model/hostlist.hpp"
+#include "recovery/reclaim.hpp"
 #include "recovery/rules.hpp"
 
 #include <algorithm>
@@ -34,6 +35,7 @@ std::uint32_t World::submit(JobSpec spec, Seconds now) {
     j.shape = shape_for(j.spec, policy_);
     j.limit = time_limit_for(j.shape.duration);
     j.preemptible = selector_.matches(j.spec.qos(), "");
+    j.traits = draw_victim_traits(opt_.victims, j.spec.name);
     if (hooks_.on_preemptible)
         hooks_.on_preemptible(j.spec.qos(), j.preemptible);
     j.remaining = j.shape.duration;
@@ -142,10 +144,14 @@ Placement World::attempt(SimJob& j, Seconds now, const std::vector<std::uint8_t>
     }
     if (p.placed() || !may_preempt(j) || cluster_.busy_preemptible_count() == 0)
         return p;
-    // Slurm offers the nodes of preemptible jobs only when the job cannot start without them.
+    // Slurm offers the nodes of preemptible jobs only when the job cannot
+    // start without them, and not those of a job it is preempting already
+    // (signalled by a reclaim): their grace time runs.
     for (std::size_t i = 0; i < n; ++i) {
         const auto node = static_cast<NodeIndex>(i);
-        const bool usable = st[i] == NodeState::kFree || (cluster_.healthy(node) && cluster_.runs_preemptible(node));
+        const bool usable =
+            st[i] == NodeState::kFree || (cluster_.healthy(node) && cluster_.runs_preemptible(node) &&
+                                          jobs_[static_cast<std::size_t>(cluster_.job_on(node))].grace_until < 0);
         avail_[i] = usable && !(exclude && (*exclude)[i]);
     }
     Placement q = decide(st, r, &avail_, now, false);
@@ -176,24 +182,50 @@ bool World::reclaim_for(const SimJob& j, Seconds now) {
     const nvlblock::ReclaimDecision decision = planner_.plan_reclaim(cluster_.states(), request, for_job, running, now);
     if (hooks_.on_reclaim)
         hooks_.on_reclaim({now, cluster_.states(), request, for_job, running, decision.plan});
-    if (!decision.plan)
+    if (!decision.plan) {
+        // Logged once per new reason, as the plugin's thread reports it.
+        planner_.reclaim_refused(id, nvlblock::describe_reclaim_refusal(id, decision.refusal));
         return false;
+    }
     const nvlblock::Reclaim& plan = *decision.plan;
-    planner_.reclaim_started(id, plan, for_job, now, now);
+    // The victims release their nodes when their grace time is over; the
+    // core holds the job's block until then (and Slurm's requeue delay).
+    const Seconds grace = opt_.victims.grace_time;
+    planner_.reclaim_started(id, plan, for_job, now + grace, now);
     if (hooks_.on_reclaim_started)
-        hooks_.on_reclaim_started(id, plan, for_job, now);
+        hooks_.on_reclaim_started(id, plan, for_job, now + grace, now);
     for (const nvlblock::ReclaimVictim& victim : plan.victims) {
         const std::uint32_t index = victim.job_id - 1;
         log_line(now, "reclaim", jobs_[index], jobs_[index].nodes, "for " + j.spec.name);
-        kill(index, now, LossCause::kPreemption, {});
+        ++jobs_[index].moves;
+        if (grace > 0)
+            signal(index, now, LossCause::kReclaim);
+        else
+            kill(index, now, LossCause::kReclaim, {});
         ++counters_.reclaims;
     }
     return true;
 }
 
+void World::signal(std::uint32_t index, Seconds now, LossCause cause) {
+    SimJob& v = jobs_[index];
+    v.grace_until = now + opt_.victims.grace_time;
+    const std::uint32_t reclaim = cause == LossCause::kReclaim ? 1 : 0;
+    events_.push({v.grace_until, EventKind::kGraceEnd, index, v.run, reclaim, 0});
+}
+
+void World::grace_over(std::uint32_t index, std::uint32_t run, bool reclaim, Seconds now) {
+    const SimJob& v = jobs_[index];
+    // Stale when the run ended meanwhile (completed, or killed by a failure).
+    if (v.state == SimJob::State::kRunning && v.run == run && v.grace_until == now)
+        kill(index, now, reclaim ? LossCause::kReclaim : LossCause::kPreemption, {});
+}
+
 // A running job as the plugin reports it for a reclaim made for `for_job`.
-// Slurm's preemption is modelled as preempt/qos with PreemptMode=REQUEUE: the
-// preemptible QOS may be preempted by any other.
+// Slurm's preemption is modelled as preempt/qos with PreemptMode=REQUEUE
+// where the policy models it at all: the preemptible QOS may be preempted by
+// any other. Whatever else may be requeued is the site's
+// recovery.reclaim_from, which the core applies.
 nvlblock::RunningJob World::running_job(std::uint32_t index, const SimJob& for_job) const {
     const SimJob& v = jobs_[index];
     nvlblock::RunningJob r;
@@ -204,7 +236,9 @@ nvlblock::RunningJob World::running_job(std::uint32_t index, const SimJob& for_j
     r.user = r.job_id;
     r.qos = v.spec.qos();
     r.preemptible = v.preemptible;
-    r.slurm_may_preempt = v.preemptible && !for_job.preemptible;
+    r.requeueable = v.traits.requeueable;
+    r.being_preempted = v.grace_until >= 0; // signalled by an earlier reclaim, its grace time runs
+    r.slurm_may_preempt = policy_.preemption && v.preemptible && !for_job.preemptible;
     r.preempt_mode = nvlblock::PreemptMode::kRequeue;
     return r;
 }
@@ -225,17 +259,27 @@ void World::log_line(Seconds now, const char* event, const SimJob& j, const std:
                 << '\n';
 }
 
-void World::start(std::uint32_t index, const Placement& p, Seconds now) {
+bool World::start(std::uint32_t index, const Placement& p, Seconds now) {
     SimJob& j = jobs_[index];
     // Preempt whatever runs on the chosen nodes (only preemptible work can).
     std::set<std::int32_t> victims;
     for (NodeIndex n : p.nodes)
         if (cluster_.job_on(n) >= 0)
             victims.insert(cluster_.job_on(n));
+    const Seconds grace = opt_.victims.grace_time;
     for (std::int32_t v : victims) {
         log_line(now, "preempt", jobs_[static_cast<std::size_t>(v)], jobs_[static_cast<std::size_t>(v)].nodes,
                  "by " + j.spec.name);
-        kill(static_cast<std::uint32_t>(v), now, LossCause::kPreemption, {});
+        if (grace > 0)
+            signal(static_cast<std::uint32_t>(v), now, LossCause::kPreemption);
+        else
+            kill(static_cast<std::uint32_t>(v), now, LossCause::kPreemption, {});
+    }
+    // With a grace time the job waits for its victims to go, as Slurm's
+    // preemptor does, and is placed again then.
+    if (grace > 0 && !victims.empty()) {
+        j.preempting_until = now + grace;
+        return false;
     }
     pending_.erase({j.queued_at, index});
     if (j.spec.closed_loop)
@@ -281,6 +325,7 @@ void World::start(std::uint32_t index, const Placement& p, Seconds now) {
             hooks_.on_job_started(job_id(index), j.nodes, now);
     }
     log_line(now, "start", j, j.nodes, detail);
+    return true;
 }
 
 void World::finish(std::uint32_t index, Seconds now) {
@@ -290,6 +335,8 @@ void World::finish(std::uint32_t index, Seconds now) {
     j.state = SimJob::State::kDone;
     ++counters_.completed;
     counters_.completed_node_s += static_cast<double>(j.shape.nodes) * static_cast<double>(j.shape.duration);
+    metrics_.job_responded(j.spec.nominal_gpus(), now - j.spec.submit);
+    j.grace_until = -1;
     log_line(now, "end", j, j.nodes);
     j.nodes.clear();
     j.remaining = 0;
@@ -301,7 +348,17 @@ void World::kill(std::uint32_t index, Seconds now, LossCause cause, const std::v
     SimJob& j = jobs_[index];
     const Seconds elapsed = now - j.run_start;
     const Seconds C = opt_.checkpoint_interval;
-    const Seconds saved = C > 0 ? elapsed / C * C : 0;
+    Seconds saved = C > 0 ? elapsed / C * C : 0;
+    if (cause == LossCause::kReclaim) {
+        ++counters_.reclaim_requeues;
+        // Signalled with time to write a checkpoint: only the write is lost.
+        const VictimModel& vm = opt_.victims;
+        if (j.grace_until >= 0 && j.traits.checkpoints_on_signal && vm.signal_checkpoint_fits()) {
+            saved = std::max(saved, elapsed - vm.checkpoint_write);
+            ++counters_.victims_checkpointed;
+        }
+    }
+    j.grace_until = -1;
     metrics_.lost(cause, static_cast<std::uint32_t>(j.nodes.size()), j.run_start + saved, now);
     j.remaining -= saved;
     if (cause == LossCause::kFailure) {

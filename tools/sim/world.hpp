@@ -12,6 +12,7 @@
 #include "metrics.hpp"
 #include "policy.hpp"
 #include "sim_types.hpp"
+#include "victim_model.hpp"
 
 #include "core/planner.hpp"
 
@@ -51,6 +52,7 @@ struct SimOptions {
     bool reuse_reservation = true;      // keep a reservation while provably unchanged (false: recompute each pass)
     bool cache_refusals = true;         // a refusal stands until the epoch changes (false: ask the Planner again)
     Seconds max_time = 3 * 365 * 86400; // safety stop for runs without a horizon
+    VictimModel victims;                // how jobs reclaimed for an in-place restart fare
 };
 
 // One placement decision, for tests that replay the simulator's decisions
@@ -96,7 +98,7 @@ struct SimHooks {
     std::function<void(const std::string& qos, bool preemptible)> on_preemptible;
     std::function<void(const ReclaimRecord&)> on_reclaim; // every plan asked for, also when it finds none
     std::function<void(std::uint32_t job, const nvlblock::Reclaim& plan, const nvlblock::Reclaimer& for_job,
-                       Seconds now)>
+                       Seconds released_by, Seconds now)>
         on_reclaim_started;
     std::function<void(std::uint32_t job, const std::vector<nvlblock::NodeIndex>& nodes,
                        const std::vector<nvlblock::NodeIndex>& failed, Seconds now)>
@@ -124,12 +126,17 @@ struct SimJob {
     bool awaiting_restart = false;               // killed by a failure, not started since
     Seconds failed_at = 0;
     std::uint64_t blocked_epoch = 0; // failed to place at this epoch (nothing freed since)
+    VictimTraits traits;             // checkpoints on a signal; may be requeued
+    Seconds grace_until = -1;        // signalled (preempted or reclaimed): requeued then (-1: not signalled)
+    Seconds preempting_until = -1;   // it preempted jobs that keep their nodes until then
+    std::uint32_t moves = 0;         // times a reclaim took its nodes
 };
 
 struct Counters {
     std::uint64_t events = 0, passes = 0, backfill_passes = 0, place_calls = 0, reservations = 0;
     std::uint64_t submitted = 0, started = 0, completed = 0, rejected = 0;
     std::uint64_t failure_kills = 0, preemptions = 0, reclaims = 0;
+    std::uint64_t reclaim_requeues = 0, victims_checkpointed = 0;       // victims requeued; of those, checkpointed
     std::uint64_t node_failures = 0, rack_faults = 0, node_repairs = 0; // in the window
     double completed_node_s = 0;                                        // work of the jobs that completed
 };
@@ -205,9 +212,16 @@ class World {
     // names to reclaim spares for it (rule 3b); false if there are none.
     bool reclaim_for(const SimJob& j, Seconds now);
     nvlblock::RunningJob running_job(std::uint32_t index, const SimJob& for_job) const;
-    void start(std::uint32_t index, const nvlblock::Placement& p, Seconds now);
+    // False when the job must first wait for the jobs it preempts (a grace time).
+    bool start(std::uint32_t index, const nvlblock::Placement& p, Seconds now);
     void finish(std::uint32_t index, Seconds now);
     void kill(std::uint32_t index, Seconds now, LossCause cause, const std::vector<nvlblock::NodeIndex>& failed);
+    // A job preempted (or reclaimed: `cause`) at `now` keeps its nodes for
+    // the grace time; grace_over() then requeues it (kGraceEnd).
+    void signal(std::uint32_t index, Seconds now, LossCause cause);
+    void grace_over(std::uint32_t index, std::uint32_t run, bool reclaim, Seconds now);
+    // Whether the job waits for the jobs it preempted to go.
+    static bool preempting(const SimJob& j, Seconds now) { return j.preempting_until > now; }
     // A pass at `at`; bumps the epoch then if `changes_decisions`.
     void timer(Seconds at, bool changes_decisions);
 
