@@ -57,6 +57,21 @@ enum {
     NVLB_NODE_DRAINED = 4, /* drained or draining by an operator */
 };
 
+/* What slurmctld says of one node, as bits: from its node bitmaps, or from
+ * the node record read as Slurm derives the bitmaps. nvlb_node_state_of() is
+ * the one mapping to a state above (src/core/slurm_node_state.hpp). */
+enum {
+    NVLB_NODE_FACT_UP = 1u << 0,           /* in up_node_bitmap */
+    NVLB_NODE_FACT_AVAIL = 1u << 1,        /* in avail_node_bitmap */
+    NVLB_NODE_FACT_IDLE = 1u << 2,         /* in idle_node_bitmap */
+    NVLB_NODE_FACT_COMPLETING = 1u << 3,   /* in cg_node_bitmap */
+    NVLB_NODE_FACT_FUTURE = 1u << 4,       /* FUTURE */
+    NVLB_NODE_FACT_POWERED_DOWN = 1u << 5, /* powered down or powering down */
+    NVLB_NODE_FACT_UNREGISTERED = 1u << 6, /* UNKNOWN, not drained, failing or powered off */
+    NVLB_NODE_FACT_LENT = 1u << 7,         /* runs only preemptible work */
+};
+uint8_t nvlb_node_state_of(uint32_t node_facts);
+
 typedef struct nvlb_planner nvlb_planner_t;
 
 /* Load a topology file (YAML if it ends in .yaml/.yml, else topology.conf

@@ -80,20 +80,30 @@ static bool _unregistered(node_record_t *node_ptr)
 	       !IS_NODE_INVALID_REG(node_ptr);
 }
 
-/* From a node record: used where slurmctld's bitmaps are not there. */
-static uint8_t _state_of_record(node_record_t *node_ptr)
+/* A node record's facts as slurmctld derives its bitmaps from it (read_config.c,
+ * node_mgr.c): used where the bitmaps are not there yet. */
+static uint32_t _facts_of_record(node_record_t *node_ptr)
 {
+	uint32_t facts = 0;
+
+	if (!node_ptr)
+		return 0; /* not up: down */
 	if (_unregistered(node_ptr))
-		return NVLB_NODE_BUSY;
-	if (!node_ptr || IS_NODE_DOWN(node_ptr) || IS_NODE_NO_RESPOND(node_ptr) || IS_NODE_FUTURE(node_ptr) ||
-	    IS_NODE_POWERED_DOWN(node_ptr) || IS_NODE_POWERING_DOWN(node_ptr) || IS_NODE_INVALID_REG(node_ptr))
-		return NVLB_NODE_DOWN;
-	if (IS_NODE_DRAIN(node_ptr) || IS_NODE_FAIL(node_ptr))
-		return NVLB_NODE_DRAINED;
-	if (IS_NODE_ALLOCATED(node_ptr) || IS_NODE_MIXED(node_ptr) || IS_NODE_COMPLETING(node_ptr) ||
-	    IS_NODE_BLOCKED(node_ptr))
-		return NVLB_NODE_BUSY;
-	return NVLB_NODE_FREE;
+		facts |= NVLB_NODE_FACT_UNREGISTERED;
+	if (!IS_NODE_DOWN(node_ptr) && !IS_NODE_UNKNOWN(node_ptr))
+		facts |= NVLB_NODE_FACT_UP;
+	if (!IS_NODE_DRAIN(node_ptr) && !IS_NODE_FAIL(node_ptr) && !IS_NODE_NO_RESPOND(node_ptr) &&
+	    !IS_NODE_INVALID_REG(node_ptr))
+		facts |= NVLB_NODE_FACT_AVAIL;
+	if (!IS_NODE_ALLOCATED(node_ptr) && !IS_NODE_MIXED(node_ptr) && !IS_NODE_BLOCKED(node_ptr))
+		facts |= NVLB_NODE_FACT_IDLE;
+	if (IS_NODE_COMPLETING(node_ptr))
+		facts |= NVLB_NODE_FACT_COMPLETING;
+	if (IS_NODE_FUTURE(node_ptr))
+		facts |= NVLB_NODE_FACT_FUTURE;
+	if (IS_NODE_POWERED_DOWN(node_ptr) || IS_NODE_POWERING_DOWN(node_ptr))
+		facts |= NVLB_NODE_FACT_POWERED_DOWN;
+	return facts;
 }
 
 static bool _have_bitmaps(void)
@@ -121,31 +131,42 @@ static bitstr_t *_current(int which)
 	}
 }
 
-/* One node's state from slurmctld's bitmaps (or its record). */
+/* One node's facts from slurmctld's bitmaps. */
+static uint32_t _facts_of_bitmaps(int i)
+{
+	uint32_t facts = 0;
+
+	if (_unregistered(node_record_table_ptr[i]))
+		facts |= NVLB_NODE_FACT_UNREGISTERED;
+	if (bit_test(up_node_bitmap, i))
+		facts |= NVLB_NODE_FACT_UP;
+	if (bit_test(avail_node_bitmap, i))
+		facts |= NVLB_NODE_FACT_AVAIL;
+	if (bit_test(idle_node_bitmap, i))
+		facts |= NVLB_NODE_FACT_IDLE;
+	if (_bit(cg_node_bitmap, i))
+		facts |= NVLB_NODE_FACT_COMPLETING;
+	if (_bit(future_node_bitmap, i))
+		facts |= NVLB_NODE_FACT_FUTURE;
+	if (_bit(power_down_node_bitmap, i))
+		facts |= NVLB_NODE_FACT_POWERED_DOWN;
+	return facts;
+}
+
+/* One node's state: its facts (bitmaps, else its record); the core decides. */
 static uint8_t _read_state(int i)
 {
-	uint8_t st;
-	bool unregistered = false;
+	uint32_t facts = _have_bitmaps() ? _facts_of_bitmaps(i) : _facts_of_record(node_record_table_ptr[i]);
 
-	if (!_have_bitmaps())
-		st = _state_of_record(node_record_table_ptr[i]);
-	else if (!bit_test(up_node_bitmap, i) || _bit(future_node_bitmap, i) || _bit(power_down_node_bitmap, i))
-		st = (unregistered = _unregistered(node_record_table_ptr[i])) ? NVLB_NODE_BUSY : NVLB_NODE_DOWN;
-	else if (!bit_test(avail_node_bitmap, i))
-		st = NVLB_NODE_DRAINED; /* drained, draining or failing */
-	else if (!bit_test(idle_node_bitmap, i) || _bit(cg_node_bitmap, i))
-		st = NVLB_NODE_BUSY;
-	else
-		st = NVLB_NODE_FREE;
-	if ((st == NVLB_NODE_BUSY) && _bit(lent_cache, i))
-		st = NVLB_NODE_LENT;
+	if (_bit(lent_cache, i))
+		facts |= NVLB_NODE_FACT_LENT;
 	/* Its registration (UNKNOWN -> IDLE or DOWN) need not change a bitmap
 	 * kept here: such a node is read again until it is known. */
-	if (unregistered)
+	if (facts & NVLB_NODE_FACT_UNREGISTERED)
 		bit_set(cache.unregistered, i);
 	else
 		bit_clear(cache.unregistered, i);
-	return st;
+	return nvlb_node_state_of(facts);
 }
 
 static void _set_state(int i, uint8_t st)

@@ -6,6 +6,7 @@
 #include "nvlblock/nvlblock.h"
 
 #include "core/planner.hpp"
+#include "core/slurm_node_state.hpp"
 #include "core/slurm_request.hpp"
 #include "placement/segments.hpp"
 #include "readers/load_topology.hpp"
@@ -537,6 +538,21 @@ nvlb_status_t nvlb_reclaim_refused(nvlb_planner_t* p, uint32_t job_id, const cha
         p->planner.reclaim_refused(job_id, why);
         return NVLB_OK;
     });
+}
+
+namespace {
+constexpr bool same_fact(SlurmNodeFact core, unsigned abi) {
+    return static_cast<unsigned>(core) == abi;
+}
+} // namespace
+static_assert(same_fact(kNodeUp, NVLB_NODE_FACT_UP) && same_fact(kNodeAvail, NVLB_NODE_FACT_AVAIL) &&
+              same_fact(kNodeIdle, NVLB_NODE_FACT_IDLE) && same_fact(kNodeCompleting, NVLB_NODE_FACT_COMPLETING) &&
+              same_fact(kNodeFuture, NVLB_NODE_FACT_FUTURE) &&
+              same_fact(kNodePoweredDown, NVLB_NODE_FACT_POWERED_DOWN) &&
+              same_fact(kNodeUnregistered, NVLB_NODE_FACT_UNREGISTERED) && same_fact(kNodeLent, NVLB_NODE_FACT_LENT));
+
+uint8_t nvlb_node_state_of(uint32_t facts) {
+    return static_cast<uint8_t>(node_state_from_slurm(facts));
 }
 
 bool nvlb_node_counts_as_failed(uint32_t signs) {
