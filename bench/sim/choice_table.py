@@ -8,9 +8,11 @@ capacity held as in-job standbys, response time per size class (classes with
 at least 20 completed jobs), bounded slowdown, failed multi-node jobs back on
 their own racks (for nvrx-16+2 a failure absorbed in the job counts as in
 place), their restart delay p95, and the victims of reclaims and of Slurm's
-preemption. Then goodput and restart p95 of every workload in one table each.
+preemption. Before them, goodput, restart p95 and response p95 of every
+workload in one table each: the first file's value (seed 1), and the range over
+all of a workload's files (seeds) in brackets.
 
-usage: choice_table.py TITLE FILE.json [TITLE FILE.json ...] > choice.md
+usage: choice_table.py TITLE FILE.json[,FILE.json...] [TITLE FILES ...] > choice.md
 """
 import json
 import sys
@@ -80,27 +82,49 @@ def workload_table(title, d):
     return out
 
 
-def summary(titles, docs, label, fn):
-    names = [p["policy"] for p in docs[0]["policies"]]
+def summary(titles, runs, label, value, show):
+    """value(policy) -> number (None: none); show(number) -> text."""
+    names = [p["policy"] for p in runs[0][0]["policies"]]
     out = [f"| {label} | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
-    for t, d in zip(titles, docs):
-        by = {p["policy"]: p for p in d["policies"]}
-        if set(names) <= set(by):
-            out.append(f"| {t} | " + " | ".join(fn(by[n]) for n in names) + " |")
+    for t, docs in zip(titles, runs):
+        bys = [{p["policy"]: p for p in d["policies"]} for d in docs]
+        if not all(set(names) <= set(by) for by in bys):
+            continue
+        cells = []
+        for n in names:
+            vs = [value(by[n]) for by in bys]
+            first = "-" if vs[0] is None else show(vs[0])
+            known = [v for v in vs if v is not None]
+            rng = f" [{show(min(known))}-{show(max(known))}]" if len(vs) > 1 and known else ""
+            cells.append(first + rng)
+        out.append(f"| {t} | " + " | ".join(cells) + " |")
     return out
+
+
+def in_place_share(p):
+    m = p["restarts"]["multi_node"]
+    return m["in_place"] / m["restarts"] if m["restarts"] else None
+
+
+def restart_p95_s(p):
+    d = p["restarts"]["multi_node"]["delay_s"]
+    return d["p95"] if d["count"] else None
 
 
 def main(argv):
     if len(argv) < 2 or len(argv) % 2:
         sys.exit(__doc__)
-    titles, docs = argv[0::2], [json.load(open(f)) for f in argv[1::2]]
-    out = ["## (h) The choice a site makes", ""]
-    out += summary(titles, docs, "goodput", lambda p: pct(p["goodput"])) + [""]
-    out += summary(titles, docs, "restart p95 of failed multi-node jobs (in place)",
-                   lambda p: f"{restart_p95(p)} ({in_place(p)})") + [""]
-    out += summary(titles, docs, "response p95, all jobs", lambda p: dur(p["response_s"]["all"]["p95"])) + [""]
-    for t, d in zip(titles, docs):
-        out += workload_table(t, d) + [""]
+    titles = argv[0::2]
+    runs = [[json.load(open(f)) for f in files.split(",")] for files in argv[1::2]]
+    out = ["## (h) The choice a site makes", "",
+           "Seed 1 [range over the seeds].", ""]
+    out += summary(titles, runs, "goodput", lambda p: p["goodput"], pct) + [""]
+    out += summary(titles, runs, "failed multi-node jobs in place", in_place_share, lambda x: f"{100 * x:.0f}%")
+    out += [""]
+    out += summary(titles, runs, "their restart p95", restart_p95_s, dur) + [""]
+    out += summary(titles, runs, "response p95, all jobs", lambda p: p["response_s"]["all"]["p95"], dur) + [""]
+    for t, docs in zip(titles, runs):
+        out += workload_table(t, docs[0]) + [""]
     print("\n".join(out))
 
 
