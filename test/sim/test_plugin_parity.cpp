@@ -6,7 +6,8 @@
 // plugin's shared object loads it, and given the same topology file. Every
 // decision of whole simulations (every policy, EASY backfill with its
 // what-if placements, failures, in-place restarts, lending, preemption,
-// spares reclaimed from running work) is replayed through it, with the ledger
+// spares reclaimed from running work; the peers' expedited requeues and
+// in-job spares) is replayed through it, with the ledger
 // fed the same failures, restarts and reclaims and its clock advanced at the
 // same moments, and node sets, reasons, messages, reclaimed jobs and
 // fallbacks must match. So must every other rule the simulator takes from
@@ -417,7 +418,8 @@ TEST_P(PluginParity, CouldEverRunMatchesTheCAbi) {
 
 INSTANTIATE_TEST_SUITE_P(AllPolicies, PluginParity,
                          ::testing::Values(PolicyKind::kFullRack, PolicyKind::kBlock, PolicyKind::kNvlblock,
-                                           PolicyKind::kNvlblockLend, PolicyKind::kRecommended),
+                                           PolicyKind::kNvlblockLend, PolicyKind::kRecommended,
+                                           PolicyKind::kBlockExpedite, PolicyKind::kNvrx),
                          [](const auto& info) {
                              std::string n = policy_name(info.param);
                              for (char& c : n)

@@ -33,6 +33,15 @@ void victims_object(nvlblock::JsonWriter& w, const PolicyResult& r) {
     w.field("checkpointed_share", r.checkpointed_share(), 4);
     w.field("most_moves_one_job", r.most_moves_one_job);
     w.field("lost_node_hours", r.lost_reclaim_node_hours, 1);
+    w.key("extra_response_s");
+    wait_object(w, r.reclaimed_extra_response);
+    w.end_object();
+    // Slurm's own preemption (not for a reclaim): the jobs it requeued.
+    w.key("preemption_victims").begin_object();
+    w.field("jobs", r.preempted_jobs).field("most_times_one_job", r.most_preemptions_one_job);
+    w.field("lost_node_hours", r.lost_preempted_node_hours, 1);
+    w.key("extra_response_s");
+    wait_object(w, r.preempted_extra_response);
     w.end_object();
 }
 
@@ -55,7 +64,7 @@ std::string results_json(const RunInfo& run, const std::vector<PolicyResult>& re
     w.field("recovery_wait_s", o.shape.recovery_wait).field("reclaim_budget_s", o.shape.reclaim_budget);
     w.field("bf_interval_s", o.bf_interval).field("bf_max_job_test", o.bf_max_job_test);
     w.field("horizon_s", o.horizon).field("window_start_s", o.window_start).field("window_end_s", o.window_end);
-    w.field("bucket_s", o.bucket);
+    w.field("bucket_s", o.bucket).field("in_job_restart_s", o.in_job_restart);
     w.key("hierarchy").begin_array();
     for (int per : o.shape.hierarchy)
         w.value(static_cast<std::int64_t>(per));
@@ -78,6 +87,7 @@ std::string results_json(const RunInfo& run, const std::vector<PolicyResult>& re
         w.field("reclaim", r.policy.reclaim)
             .field("recovery", r.policy.recovery)
             .field("preemption", r.policy.preemption);
+        w.field("standbys", r.policy.standbys).field("expedite", r.policy.expedite);
         w.end_object();
         w.field("nodes", r.nodes).field("gpus_per_node", r.gpus_per_node);
         w.field("window_start_s", r.window_start).field("window_end_s", r.window_end).field("sim_end_s", r.sim_end);
@@ -86,6 +96,7 @@ std::string results_json(const RunInfo& run, const std::vector<PolicyResult>& re
         w.field("busy_gpu_hours", r.busy_gpu_hours, 1);
         w.field("busy_preemptible_gpu_hours", r.busy_preemptible_gpu_hours, 1);
         w.field("useful_gpu_hours", r.useful_gpu_hours, 1);
+        w.field("standby_gpu_hours", r.standby_gpu_hours, 1);
         w.field("lost_failure_gpu_hours", r.lost_failure_gpu_hours, 1);
         w.field("lost_preemption_gpu_hours", r.lost_preemption_gpu_hours, 1);
         w.field("utilization", r.utilization, 5).field("goodput", r.goodput, 5);
@@ -99,6 +110,7 @@ std::string results_json(const RunInfo& run, const std::vector<PolicyResult>& re
         w.end_object();
         by_class(w, "wait_s", r.waits);
         by_class(w, "response_s", r.responses);
+        by_class(w, "bounded_slowdown", r.slowdowns);
         w.key("spread");
         if (r.hierarchy) {
             w.begin_object();
@@ -120,6 +132,7 @@ std::string results_json(const RunInfo& run, const std::vector<PolicyResult>& re
         wait_object(w, r.multi_node_restart_delay);
         w.end_object();
         w.field("preemptions", r.preemptions).field("reclaims", r.reclaims);
+        w.field("in_job", r.in_job_restarts).field("standbys_used", r.standbys_used);
         w.key("ledger");
         if (r.ledger) {
             w.begin_object();

@@ -53,7 +53,10 @@ Cluster and policies:
   --spares N             spares per rack for nvlblock (default 2)
   --gpus-per-node N      (default 4)
   --policies LIST        any of full-rack,block,nvlblock,nvlblock+lend,recommended
-                         (default: all five)
+                         and the peers block-expedite,nvrx-16+2 (docs/sim.md)
+                         (default: the first five)
+  --in-job-restart S     nvrx-16+2: from a failure absorbed by a standby in the
+                         job to the job working again (default 60)
   --recovery-wait S      nvlblock's recovery.wait: hold a failed job's block this
                          long, then place it anywhere (default 300)
   --reclaim-budget S     recovery.reclaim_budget of the recommended policy: the
@@ -126,6 +129,13 @@ Output:
   --log PREFIX           PREFIX-<policy>.csv: every start, end, failure, preemption
   --threads N            policies simulated in parallel (default: CPUs)
   --quiet                no progress bar, no summary table
+
+Reported per policy (the table, --json; docs/sim.md "Metrics"): goodput and
+utilization; per size class the wait to the first start, the response time
+(submit to final end, restarts included) p50/p95 and the bounded slowdown;
+restarts (in place, in the job, their delay); the victims of reclaims and of
+Slurm's preemption: jobs moved, node-hours they lost, their extra time, the
+most times one job was moved.
 )";
 
 Seconds seconds_arg(const cli::Args& a, const std::string& name, Seconds fallback) {
@@ -211,7 +221,8 @@ int run(int argc, char** argv) {
                     "grace-time",
                     "checkpoint-on-signal",
                     "checkpoint-write",
-                    "requeueable-share"},
+                    "requeueable-share",
+                    "in-job-restart"},
                    {"quiet", "timing", "help"});
     if (args.has("help")) {
         std::cout << kUsage;
@@ -290,6 +301,9 @@ int run(int argc, char** argv) {
     opt.victims.checkpoint_write = seconds_arg(args, "checkpoint-write", 0);
     opt.victims.requeueable_share = share_arg(args, "requeueable-share", 1);
     opt.victims.seed = run.seed;
+    opt.in_job_restart = seconds_arg(args, "in-job-restart", opt.in_job_restart);
+    if (opt.in_job_restart < 0)
+        throw cli::UsageError("--in-job-restart must not be negative");
     if (opt.victims.grace_time < 0 || opt.victims.checkpoint_write < 0)
         throw cli::UsageError("--grace-time and --checkpoint-write must not be negative");
     opt.window_start = seconds_arg(args, "warmup", 0);

@@ -57,6 +57,11 @@ void Metrics::advance(Seconds from, Seconds to, const Levels& l) {
     stranded_ += l.stranded * dt;
     if (l.waiting)
         stranded_time_ += dt;
+    if (l.standby) {
+        standby_ += l.standby * dt;
+        // Standbys do no work: the useful series leaves them out as it does lost work.
+        per_bucket(a, b, [&](Bucket& k, double d) { k.lost += l.standby * d; });
+    }
     per_bucket(a, b, [&](Bucket& k, double d) {
         k.healthy += l.healthy * d;
         k.busy += l.busy * d;
@@ -84,6 +89,20 @@ void Metrics::job_waited(std::uint32_t gpus, Seconds wait) {
 
 void Metrics::job_responded(std::uint32_t gpus, Seconds response) {
     responses_[size_class_of(gpus)].push_back(static_cast<double>(response));
+}
+
+void Metrics::job_slowed(std::uint32_t gpus, Seconds response, Seconds run) {
+    constexpr double kBound = 10; // seconds
+    const double s = static_cast<double>(response) / std::max(static_cast<double>(run), kBound);
+    slowdowns_[size_class_of(gpus)].push_back(std::max(1.0, s));
+}
+
+void Metrics::victim_done(bool reclaimed, bool preempted, Seconds extra) {
+    const double x = static_cast<double>(std::max<Seconds>(0, extra));
+    if (reclaimed)
+        reclaimed_extra_.push_back(x);
+    if (preempted)
+        preempted_extra_.push_back(x);
 }
 
 void Metrics::job_spread(int racks, int sus, bool fits_one_su) {
@@ -149,6 +168,14 @@ std::vector<WaitStats> Metrics::wait_stats() const {
 
 std::vector<WaitStats> Metrics::response_stats() const {
     return stats_by_class(responses_);
+}
+
+std::vector<WaitStats> Metrics::slowdown_stats() const {
+    return stats_by_class(slowdowns_);
+}
+
+WaitStats Metrics::victim_extra_stats(bool reclaimed) const {
+    return stats_of(reclaimed ? "reclaimed" : "preempted", reclaimed ? reclaimed_extra_ : preempted_extra_);
 }
 
 WaitStats Metrics::restart_delay_stats() const {

@@ -18,6 +18,15 @@
 //    completed (what a user sees of failures, restarts and reclaims).
 //  - reclaim victims' loss: the part of the preemption loss of jobs that lost
 //    their nodes to an in-place restart (rule 3b).
+//  - bounded slowdown: response / max(run time, 10 s), at least 1, for the
+//    jobs that completed (Feitelson's bound keeps very short jobs from
+//    dominating it).
+//  - a victim's extra response time: from its first start to its end,
+//    beyond its run time (what moving it cost it: requeue waits and work
+//    done again; failures that hit it too are included).
+//  - standby node-seconds (nvrx): healthy nodes a running job holds as
+//    in-job standbys. They are busy (allocated) and do no work: useful =
+//    busy - lost - standby.
 //  - spread (with --hierarchy): at its first start in the window, how many
 //    racks and scalable units (the lowest --hierarchy level) a job spans.
 //    Multi-rack: 2 racks or more; it fits in one SU when it needs no more
@@ -37,6 +46,7 @@ struct Levels {
     int healthy = 0;
     int busy = 0;
     int busy_preemptible = 0;
+    int standby = 0; // of the busy nodes, in-job standbys (nvrx)
     int stranded = 0;
     bool waiting = false; // an eligible job is pending after the scheduling pass
     int pending = 0;      // jobs waiting (eligible or not)
@@ -86,6 +96,10 @@ class Metrics {
     void lost(LossCause cause, std::uint32_t nodes, Seconds from, Seconds to);
     void job_waited(std::uint32_t gpus, Seconds wait);
     void job_responded(std::uint32_t gpus, Seconds response);
+    void job_slowed(std::uint32_t gpus, Seconds response, Seconds run);
+    // A job a reclaim (or Slurm's preemption) moved has completed; `extra`:
+    // its time from first start to end beyond its run time.
+    void victim_done(bool reclaimed, bool preempted, Seconds extra);
     void job_spread(int racks, int sus, bool fits_one_su);
     const SpreadStats& spread() const { return spread_; }
     // `multi_node`: the job had more than one node (the jobs in-place restarts are for).
@@ -98,6 +112,7 @@ class Metrics {
     double busy_node_s() const { return busy_; }
     double busy_preemptible_node_s() const { return busy_pre_; }
     double stranded_node_s() const { return stranded_; }
+    double standby_node_s() const { return standby_; }
     double stranded_time_s() const { return stranded_time_; } // time with eligible jobs waiting
     // kPreemption: every preemption, reclaims included.
     double lost_node_s(LossCause c) const {
@@ -106,6 +121,8 @@ class Metrics {
 
     std::vector<WaitStats> wait_stats() const;
     std::vector<WaitStats> response_stats() const;
+    std::vector<WaitStats> slowdown_stats() const;
+    WaitStats victim_extra_stats(bool reclaimed) const;
     std::size_t restarts() const { return restart_delays_.size(); }
     std::size_t restarts_in_place() const { return in_place_; }
     WaitStats restart_delay_stats() const;
@@ -119,10 +136,12 @@ class Metrics {
     void per_bucket(Seconds from, Seconds to, Fn&& fn);
 
     Seconds start_, end_, bucket_;
-    double healthy_ = 0, busy_ = 0, busy_pre_ = 0, stranded_ = 0, stranded_time_ = 0;
+    double healthy_ = 0, busy_ = 0, busy_pre_ = 0, stranded_ = 0, stranded_time_ = 0, standby_ = 0;
     double lost_failure_ = 0, lost_preempt_ = 0, lost_reclaim_ = 0;
     using ByClass = std::vector<std::vector<double>>;
     ByClass waits_ = ByClass(kSizeClasses.size()), responses_ = ByClass(kSizeClasses.size());
+    ByClass slowdowns_ = ByClass(kSizeClasses.size());
+    std::vector<double> reclaimed_extra_, preempted_extra_;
     std::vector<double> restart_delays_, multi_delays_;
     SpreadStats spread_;
     std::size_t in_place_ = 0, multi_in_place_ = 0;

@@ -26,13 +26,17 @@ const char* policy_name(PolicyKind k) {
         return "nvlblock+lend";
     case PolicyKind::kRecommended:
         return "recommended";
+    case PolicyKind::kBlockExpedite:
+        return "block-expedite";
+    case PolicyKind::kNvrx:
+        return "nvrx-16+2";
     }
     return "?";
 }
 
 std::optional<PolicyKind> policy_from_name(const std::string& name) {
     for (PolicyKind k : {PolicyKind::kFullRack, PolicyKind::kBlock, PolicyKind::kNvlblock, PolicyKind::kNvlblockLend,
-                         PolicyKind::kRecommended})
+                         PolicyKind::kRecommended, PolicyKind::kBlockExpedite, PolicyKind::kNvrx})
         if (name == policy_name(k))
             return k;
     return std::nullopt;
@@ -44,7 +48,8 @@ std::vector<PolicyKind> parse_policies(const std::string& list) {
         auto k = policy_from_name(item);
         if (!k)
             throw std::invalid_argument("--policies: unknown policy '" + item +
-                                        "' (full-rack, block, nvlblock, nvlblock+lend, recommended)");
+                                        "' (full-rack, block, nvlblock, nvlblock+lend, recommended, "
+                                        "block-expedite, nvrx-16+2)");
         if (std::find(out.begin(), out.end(), *k) != out.end())
             throw std::invalid_argument("--policies: '" + item + "' is listed twice");
         out.push_back(*k);
@@ -154,6 +159,18 @@ PolicyConfig make_policy(PolicyKind kind, const ClusterShape& shape, PreemptionM
         p.slice = shape.slice;
         p.spares = 0;
         break;
+    case PolicyKind::kBlockExpedite:
+        p.slice = shape.slice;
+        p.spares = 0;
+        p.expedite = true;
+        break;
+    case PolicyKind::kNvrx:
+        // The topology's slice is the whole rack (a segment of a rack's
+        // nodes must fit a block); the job works on --slice of them.
+        p.slice = shape.nodes_per_rack;
+        p.spares = 0;
+        p.standbys = shape.nodes_per_rack - shape.slice;
+        break;
     case PolicyKind::kNvlblock:
         p.slice = shape.slice;
         p.spares = shape.spares;
@@ -173,7 +190,7 @@ PolicyConfig make_policy(PolicyKind kind, const ClusterShape& shape, PreemptionM
         break;
     }
     p.preemption = preemption == PreemptionMode::kAll || (preemption == PreemptionMode::kLend && p.lending);
-    if (kind == PolicyKind::kBlock) {
+    if (kind == PolicyKind::kBlock || kind == PolicyKind::kBlockExpedite || kind == PolicyKind::kNvrx) {
         p.topology_text = topology_conf(shape, p.slice);
         p.topology_format = nvlblock::SourceFormat::kTopologyConf;
     } else if (p.recovery && shape.hierarchy.empty()) {
@@ -227,8 +244,10 @@ JobShape shape_for(const JobSpec& job, const PolicyConfig& policy) {
     const auto slice = static_cast<std::uint32_t>(policy.slice);
     s.nodes = job.slices * slice;
     s.segment = slice;
+    // The work is done on the active nodes: a rack's nodes less its standbys.
+    const auto working = slice - static_cast<std::uint32_t>(policy.standbys);
     // Same GPU-hours: duration * 16 / slice, rounded up to a whole second.
-    s.duration = std::max<Seconds>(1, (job.duration * kNominalSliceNodes + slice - 1) / slice);
+    s.duration = std::max<Seconds>(1, (job.duration * kNominalSliceNodes + working - 1) / working);
     return s;
 }
 

@@ -11,6 +11,19 @@
 //   nvlblock       --slice         --spares, idle    off      on (ledger)        off
 //   nvlblock+lend  --slice         --spares, idle    on       on (ledger)        on
 //   recommended    --slice         --spares, reclaim off      on (ledger)        off
+//   block-expedite --slice         0                 off      off                off
+//   nvrx-16+2      nodes per rack  0 (in the job)    off      off                off
+//
+// The two peers a site would pick instead of nvlblock (docs/sim.md, "Peers"):
+// `block-expedite` is block whose jobs ask for Slurm 25.11's expedited
+// requeue (--requeue=expedite): a job killed by a node failure is eligible at
+// once, at the head of the queue, and placed wherever block places it.
+// `nvrx-16+2` keeps hot spares inside the job (NVRx ft_launcher
+// --ft-segment=<slice>): a slice job takes whole racks (--segment=<nodes per
+// rack>), runs on --slice nodes of each and keeps the rest as standbys that
+// absorb failures in the job (in_job_spares.hpp). Its topology.conf is
+// block's with BlockSizes=<nodes per rack>, the base block a whole-rack
+// segment needs.
 //
 // `recommended` is the configuration docs/admin.md tells a site to start
 // with: nothing is held back while nothing fails, and a job restarting in
@@ -49,7 +62,7 @@
 
 namespace nvlblock::sim {
 
-enum class PolicyKind { kFullRack, kBlock, kNvlblock, kNvlblockLend, kRecommended };
+enum class PolicyKind { kFullRack, kBlock, kNvlblock, kNvlblockLend, kRecommended, kBlockExpedite, kNvrx };
 
 // Where jobs of the preemptible QOS can be preempted (by jobs that are not):
 // only in policies that lend spares (default), in every policy, or nowhere.
@@ -83,6 +96,10 @@ struct PolicyConfig {
     bool reclaim = false;    // spares are reclaimed, not held idle (reserve: reclaim)
     bool recovery = false;   // call Planner::job_failed / job_started (in-place restarts)
     bool preemption = false; // non-preemptible jobs may preempt jobs of the preemptible QOS
+    bool expedite = false;   // a job killed by a node failure is requeued expedited (Slurm 25.11)
+    // nvrx: slice jobs take whole racks and keep this many standbys per rack
+    // in the job (the rack's nodes beyond --slice); 0: no in-job spares.
+    int standbys = 0;
     std::vector<std::string> preemptible_qos = {"scavenger"};
     std::string topology_text; // the policy's topology file
     nvlblock::SourceFormat topology_format = nvlblock::SourceFormat::kYaml;
@@ -94,7 +111,7 @@ struct PolicyConfig {
 
 const char* policy_name(PolicyKind k);
 std::optional<PolicyKind> policy_from_name(const std::string& name);
-// Parses "full-rack,block,nvlblock,nvlblock+lend,recommended"; throws std::invalid_argument.
+// Parses "full-rack,block,nvlblock,nvlblock+lend,recommended,block-expedite,nvrx-16+2"; throws std::invalid_argument.
 std::vector<PolicyKind> parse_policies(const std::string& list);
 
 PolicyConfig make_policy(PolicyKind kind, const ClusterShape& shape, PreemptionMode preemption);

@@ -25,6 +25,7 @@ struct PolicyResult {
     double busy_gpu_hours = 0;
     double busy_preemptible_gpu_hours = 0;
     double useful_gpu_hours = 0;
+    double standby_gpu_hours = 0; // nvrx: held as in-job standbys (busy, not useful)
     double lost_failure_gpu_hours = 0;
     double lost_preemption_gpu_hours = 0;
     double utilization = 0; // busy / healthy
@@ -38,6 +39,7 @@ struct PolicyResult {
     double completed_gpu_hours = 0; // work of the jobs that completed (whenever)
     std::vector<WaitStats> waits;
     std::vector<WaitStats> responses; // submit to final end, restarts included (completed jobs)
+    std::vector<WaitStats> slowdowns; // bounded slowdown (no unit), completed jobs
     bool hierarchy = false;           // --hierarchy given: spread is measured
     SpreadStats spread;
 
@@ -51,6 +53,13 @@ struct PolicyResult {
     // the signal, the most moves of one job, their lost work (in the window).
     std::uint64_t reclaim_requeues = 0, victims_checkpointed = 0, most_moves_one_job = 0;
     double lost_reclaim_node_hours = 0;
+    WaitStats reclaimed_extra_response; // completed reclaim victims: first start to end beyond the run time
+    // Jobs Slurm's preemption requeued (not for a reclaim), the most times
+    // one of them was, their lost work (in the window), their extra time.
+    std::uint64_t preempted_jobs = 0, most_preemptions_one_job = 0;
+    double lost_preempted_node_hours = 0;
+    WaitStats preempted_extra_response;
+    std::uint64_t in_job_restarts = 0, standbys_used = 0; // nvrx: failures absorbed in the job
     double moved_per_1000_jobs() const {
         return jobs_submitted ? 1000.0 * static_cast<double>(reclaims) / static_cast<double>(jobs_submitted) : 0.0;
     }

@@ -103,7 +103,7 @@ PolicyResult Simulator::run(const Progress& progress) {
             }
         }
         for (const auto& [job, failed] : hits)
-            if (world_.job(job).state == SimJob::State::kRunning)
+            if (world_.job(job).state == SimJob::State::kRunning && !world_.absorb_in_job(job, t, failed))
                 world_.kill(job, t, LossCause::kFailure, failed);
 
         const int target = workload_->closed_target();
@@ -134,6 +134,27 @@ PolicyResult Simulator::run(const Progress& progress) {
     return result(wall);
 }
 
+namespace {
+
+// What users feel beyond waits and responses: bounded slowdown, what moving
+// them cost the victims of Slurm's preemption and of reclaims, and the
+// failures absorbed inside jobs (nvrx).
+void user_metrics(PolicyResult& r, const World& w) {
+    const Metrics& m = w.metrics();
+    for (const SimJob& j : w.jobs()) {
+        r.most_preemptions_one_job = std::max<std::uint64_t>(r.most_preemptions_one_job, j.preempted);
+        r.preempted_jobs += j.preempted > 0;
+    }
+    r.lost_preempted_node_hours = (m.lost_node_s(LossCause::kPreemption) - m.lost_node_s(LossCause::kReclaim)) / 3600.0;
+    r.reclaimed_extra_response = m.victim_extra_stats(true);
+    r.preempted_extra_response = m.victim_extra_stats(false);
+    r.slowdowns = m.slowdown_stats();
+    r.in_job_restarts = w.counters().in_job_restarts;
+    r.standbys_used = w.counters().standbys_used;
+}
+
+} // namespace
+
 PolicyResult Simulator::result(double wall_seconds) const {
     const World& w = world_;
     const Metrics& m = w.metrics();
@@ -153,7 +174,9 @@ PolicyResult Simulator::result(double wall_seconds) const {
     r.busy_preemptible_gpu_hours = m.busy_preemptible_node_s() * gph;
     r.lost_failure_gpu_hours = m.lost_node_s(LossCause::kFailure) * gph;
     r.lost_preemption_gpu_hours = m.lost_node_s(LossCause::kPreemption) * gph;
-    r.useful_gpu_hours = r.busy_gpu_hours - r.lost_failure_gpu_hours - r.lost_preemption_gpu_hours;
+    r.standby_gpu_hours = m.standby_node_s() * gph;
+    r.useful_gpu_hours =
+        r.busy_gpu_hours - r.lost_failure_gpu_hours - r.lost_preemption_gpu_hours - r.standby_gpu_hours;
     r.utilization = r.healthy_gpu_hours > 0 ? r.busy_gpu_hours / r.healthy_gpu_hours : 0;
     r.goodput = r.healthy_gpu_hours > 0 ? r.useful_gpu_hours / r.healthy_gpu_hours : 0;
     if (span > 0) {
@@ -186,6 +209,7 @@ PolicyResult Simulator::result(double wall_seconds) const {
     r.reclaim_requeues = c.reclaim_requeues;
     r.victims_checkpointed = c.victims_checkpointed;
     r.lost_reclaim_node_hours = m.lost_node_s(LossCause::kReclaim) / 3600.0;
+    user_metrics(r, w);
     r.responses = m.response_stats();
     r.restart_delay = m.restart_delay_stats();
     r.multi_node_restarts = m.multi_node_restarts();

@@ -42,6 +42,9 @@ std::string num(double v, int decimals = 0) {
 std::string dur(double s) {
     return s <= 0 ? "0" : format_duration(s);
 }
+std::string ratio(double v) {
+    return fmt(v < 10 ? "%.2f" : v < 100 ? "%.1f" : "%.0f", v);
+}
 
 using Rows = std::vector<std::pair<std::string, std::vector<std::string>>>;
 
@@ -65,6 +68,27 @@ void class_rows(Rows& rows, const std::vector<PolicyResult>& results, const std:
         }
         rows.emplace_back(what + (p99 ? " p50/p95/p99 " : " p50/p95 ") + w.size_class, std::move(cells));
     }
+}
+
+// Bounded slowdown (no unit): mean/p95 per size class with jobs.
+void slowdown_rows(Rows& rows, const std::vector<PolicyResult>& results) {
+    for (std::size_t c = 0; c < results.front().slowdowns.size(); ++c) {
+        bool any = false;
+        for (const auto& r : results)
+            any = any || (c < r.slowdowns.size() && r.slowdowns[c].count > 0);
+        if (!any)
+            continue;
+        std::vector<std::string> cells;
+        for (const auto& r : results) {
+            const bool has = c < r.slowdowns.size() && r.slowdowns[c].count > 0;
+            cells.push_back(has ? ratio(r.slowdowns[c].mean) + "/" + ratio(r.slowdowns[c].p95) : "-");
+        }
+        rows.emplace_back("bounded slowdown mean/p95 " + results.front().slowdowns[c].size_class, std::move(cells));
+    }
+}
+
+std::string p50_p95(const WaitStats& s) {
+    return s.count ? dur(s.p50) + "/" + dur(s.p95) : std::string("-");
 }
 
 } // namespace
@@ -123,7 +147,9 @@ void write_table(std::ostream& out, const RunInfo& run, const std::vector<Policy
     auto sep = [&] { rows.emplace_back("", std::vector<std::string>()); };
     row("slice / spares / lending", [](const PolicyResult& r) {
         return std::to_string(r.policy.slice) + " / " + std::to_string(r.policy.spares) +
-               (r.policy.reclaim ? " reclaim" : "") + " / " + (r.policy.lending ? "on" : "off");
+               (r.policy.reclaim ? " reclaim" : "") +
+               (r.policy.standbys ? " +" + std::to_string(r.policy.standbys) + " in job" : "") + " / " +
+               (r.policy.lending ? "on" : "off") + (r.policy.expedite ? " expedite" : "");
     });
     sep();
     row("useful GPU-hours", [](const PolicyResult& r) { return num(r.useful_gpu_hours); });
@@ -138,6 +164,7 @@ void write_table(std::ostream& out, const RunInfo& run, const std::vector<Policy
     row("time with jobs waiting", [](const PolicyResult& r) { return pct(r.waiting_time_fraction); });
     row("lost to failures (GPU-h)", [](const PolicyResult& r) { return num(r.lost_failure_gpu_hours, 1); });
     row("lost to preemption (GPU-h)", [](const PolicyResult& r) { return num(r.lost_preemption_gpu_hours, 1); });
+    row("held as in-job standbys (GPU-h)", [](const PolicyResult& r) { return num(r.standby_gpu_hours, 1); });
     sep();
     row("jobs completed / submitted", [](const PolicyResult& r) {
         return num(static_cast<double>(r.jobs_completed)) + " / " + num(static_cast<double>(r.jobs_submitted));
@@ -145,6 +172,7 @@ void write_table(std::ostream& out, const RunInfo& run, const std::vector<Policy
     row("jobs never started", [](const PolicyResult& r) { return num(static_cast<double>(r.jobs_unstarted)); });
     class_rows(rows, results, "wait", &PolicyResult::waits, true);
     class_rows(rows, results, "response", &PolicyResult::responses, false);
+    slowdown_rows(rows, results);
     if (first.hierarchy) {
         sep();
         row("multi-rack jobs started",
@@ -184,8 +212,19 @@ void write_table(std::ostream& out, const RunInfo& run, const std::vector<Policy
     row("  victims' lost node-hours", [](const PolicyResult& r) { return num(r.lost_reclaim_node_hours, 1); });
     row("  most moves of one job",
         [](const PolicyResult& r) { return num(static_cast<double>(r.most_moves_one_job)); });
+    row("  reclaim victims' extra time p50/p95",
+        [](const PolicyResult& r) { return p50_p95(r.reclaimed_extra_response); });
     row("  checkpointed in grace time",
         [](const PolicyResult& r) { return r.reclaim_requeues ? pct(r.checkpointed_share()) : std::string("-"); });
+    row("jobs preempted (most times one job)", [](const PolicyResult& r) {
+        return num(static_cast<double>(r.preempted_jobs)) + " (" +
+               num(static_cast<double>(r.most_preemptions_one_job)) + ")";
+    });
+    row("  their lost node-hours", [](const PolicyResult& r) { return num(r.lost_preempted_node_hours, 1); });
+    row("  their extra time p50/p95", [](const PolicyResult& r) { return p50_p95(r.preempted_extra_response); });
+    row("in-job restarts (standbys used)", [](const PolicyResult& r) {
+        return num(static_cast<double>(r.in_job_restarts)) + " (" + num(static_cast<double>(r.standbys_used)) + ")";
+    });
     row("node failures / rack faults", [](const PolicyResult& r) {
         return num(static_cast<double>(r.node_failures)) + " / " + num(static_cast<double>(r.rack_faults));
     });

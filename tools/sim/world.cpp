@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "world.hpp"
 
+#include "in_job_spares.hpp"
+
 #include "model/hostlist.hpp"
 #include "recovery/reclaim.hpp"
 #include "recovery/rules.hpp"
@@ -282,11 +284,17 @@ bool World::start(std::uint32_t index, const Placement& p, Seconds now) {
         return false;
     }
     pending_.erase({j.queued_at, index});
+    if (j.queued_at < 0)
+        j.queued_at += kNever; // an expedited requeue is over once the job runs (Slurm unsets JOB_EXPEDITING)
     if (j.spec.closed_loop)
         --pending_closed_;
     cluster_.allocate(p.nodes, static_cast<std::int32_t>(index), j.preemptible, running_state(j));
     j.state = SimJob::State::kRunning;
     j.nodes = p.nodes;
+    if (policy_.standbys > 0 && j.spec.kind == JobKind::kSlice) {
+        j.standbys = initial_standbys(topology(), j.nodes, policy_.slice - policy_.standbys);
+        standby_nodes_ += static_cast<int>(j.standbys.size());
+    }
     j.run_start = now;
     ++j.run;
     ++counters_.started;
@@ -330,12 +338,23 @@ bool World::start(std::uint32_t index, const Placement& p, Seconds now) {
 
 void World::finish(std::uint32_t index, Seconds now) {
     SimJob& j = jobs_[index];
+    close_in_job_restart(j, now);
+    standby_nodes_ -= static_cast<int>(j.standbys.size());
+    j.standbys.clear();
     cluster_.release(j.nodes);
     running_by_end_.erase({j.run_start + j.limit, index});
     j.state = SimJob::State::kDone;
     ++counters_.completed;
-    counters_.completed_node_s += static_cast<double>(j.shape.nodes) * static_cast<double>(j.shape.duration);
+    // nvrx's standbys are part of the allocation but do none of the work.
+    const std::uint32_t worked = policy_.standbys > 0 && j.spec.kind == JobKind::kSlice
+                                     ? j.spec.slices * static_cast<std::uint32_t>(policy_.slice - policy_.standbys)
+                                     : j.shape.nodes;
+    counters_.completed_node_s += static_cast<double>(worked) * static_cast<double>(j.shape.duration);
     metrics_.job_responded(j.spec.nominal_gpus(), now - j.spec.submit);
+    metrics_.job_slowed(j.spec.nominal_gpus(), now - j.spec.submit, j.shape.duration);
+    // A victim's extra time: from its first start to its end, beyond its run time.
+    if (j.moves || j.preempted)
+        metrics_.victim_done(j.moves > 0, j.preempted > 0, now - j.first_start - j.shape.duration);
     j.grace_until = -1;
     log_line(now, "end", j, j.nodes);
     j.nodes.clear();
@@ -346,7 +365,8 @@ void World::finish(std::uint32_t index, Seconds now) {
 
 void World::kill(std::uint32_t index, Seconds now, LossCause cause, const std::vector<NodeIndex>& failed) {
     SimJob& j = jobs_[index];
-    const Seconds elapsed = now - j.run_start;
+    close_in_job_restart(j, now);
+    const Seconds elapsed = std::max<Seconds>(0, now - j.run_start); // 0 while restarting in the job
     const Seconds C = opt_.checkpoint_interval;
     Seconds saved = C > 0 ? elapsed / C * C : 0;
     if (cause == LossCause::kReclaim) {
@@ -359,7 +379,7 @@ void World::kill(std::uint32_t index, Seconds now, LossCause cause, const std::v
         }
     }
     j.grace_until = -1;
-    metrics_.lost(cause, static_cast<std::uint32_t>(j.nodes.size()), j.run_start + saved, now);
+    metrics_.lost(cause, static_cast<std::uint32_t>(working_nodes(j)), j.run_start + saved, now);
     j.remaining -= saved;
     if (cause == LossCause::kFailure) {
         ++counters_.failure_kills;
@@ -379,14 +399,25 @@ void World::kill(std::uint32_t index, Seconds now, LossCause cause, const std::v
         }
     } else {
         ++counters_.preemptions;
+        if (cause == LossCause::kPreemption)
+            ++j.preempted;
     }
+    standby_nodes_ -= static_cast<int>(j.standbys.size());
+    j.standbys.clear();
     cluster_.release(j.nodes);
     running_by_end_.erase({j.run_start + j.limit, index});
     j.nodes.clear();
     j.state = SimJob::State::kPending;
-    j.eligible_at = now + opt_.requeue_delay;
+    // Slurm 25.11's expedited requeue (--requeue=expedite) of a job a node
+    // failure killed: no requeue delay (begin_time 0) and "infinite" priority
+    // (sort_job_queue2), until it runs again. Its nodes are held through the
+    // epilog, which the simulator takes as instant for every job.
+    const bool expedited = cause == LossCause::kFailure && policy_.expedite;
+    j.eligible_at = now + (expedited ? 0 : opt_.requeue_delay);
     if (opt_.requeue_order == RequeueOrder::kRequeue)
         j.queued_at = now;
+    if (expedited)
+        j.queued_at -= kNever; // before every job that is not expedited, in its own order
     pending_.insert({j.queued_at, index});
     if (j.spec.closed_loop)
         ++pending_closed_;
@@ -394,6 +425,63 @@ void World::kill(std::uint32_t index, Seconds now, LossCause cause, const std::v
         timer(j.eligible_at, false);
     crossing_timer(j);
     bump_epoch();
+}
+
+bool World::absorb_in_job(std::uint32_t index, Seconds now, const std::vector<NodeIndex>& failed) {
+    SimJob& j = jobs_[index];
+    if (policy_.standbys <= 0 || j.spec.kind != JobKind::kSlice)
+        return false;
+    const InJobFailure f = in_job_failure(topology(), j.nodes, j.standbys, failed, policy_.slice - policy_.standbys);
+    if (f.requeue)
+        return false;
+    const std::size_t working = working_nodes(j);
+    // Slurm's --no-kill: a failed node leaves the allocation
+    // (excise_node_from_job) and the job runs on; a repaired node is free
+    // for anyone, not the job's again.
+    auto drop = [](std::vector<NodeIndex>& v, const std::vector<NodeIndex>& gone) {
+        v.erase(std::remove_if(v.begin(), v.end(),
+                               [&](NodeIndex n) { return std::find(gone.begin(), gone.end(), n) != gone.end(); }),
+                v.end());
+    };
+    drop(j.nodes, failed);
+    drop(j.standbys, failed);
+    drop(j.standbys, f.promoted);
+    // Each failed node costs its rack one standby: itself, or the one promoted in its place.
+    standby_nodes_ -= static_cast<int>(failed.size());
+    counters_.standbys_used += failed.size();
+    cluster_.release(failed);
+    log_line(now, "absorb", j, failed, f.restart ? "restart in job" : "standby failed");
+    if (f.restart)
+        restart_in_job(index, now, working);
+    return true;
+}
+
+void World::restart_in_job(std::uint32_t index, Seconds now, std::size_t working) {
+    SimJob& j = jobs_[index];
+    close_in_job_restart(j, now); // a restart cut short by another failure
+    const Seconds elapsed = std::max<Seconds>(0, now - j.run_start);
+    const Seconds C = opt_.checkpoint_interval;
+    const Seconds saved = C > 0 ? elapsed / C * C : 0;
+    // Back to its last checkpoint as a requeued job would be, on its own
+    // nodes, working again after the restart time.
+    metrics_.lost(LossCause::kFailure, static_cast<std::uint32_t>(working), j.run_start + saved, now);
+    j.remaining -= saved;
+    running_by_end_.erase({j.run_start + j.limit, index});
+    j.restart_from = now;
+    j.run_start = now + opt_.in_job_restart;
+    ++j.run; // the end planned for the run before is stale
+    running_by_end_.insert({j.run_start + j.limit, index});
+    events_.push({j.run_start + j.remaining, EventKind::kJobEnd, index, j.run, 0, 0});
+    ++counters_.in_job_restarts;
+    metrics_.restarted(true, opt_.in_job_restart, true);
+}
+
+void World::close_in_job_restart(SimJob& j, Seconds now) {
+    if (j.restart_from < 0)
+        return;
+    metrics_.lost(LossCause::kFailure, static_cast<std::uint32_t>(working_nodes(j)), j.restart_from,
+                  std::min(now, j.run_start));
+    j.restart_from = -1;
 }
 
 bool World::crosses_levels(const SimJob& j, Seconds now) const {
@@ -424,6 +512,7 @@ Levels World::levels(Seconds now) const {
     l.healthy = cluster_.healthy_count();
     l.busy = cluster_.busy_count();
     l.busy_preemptible = cluster_.busy_preemptible_count();
+    l.standby = standby_nodes_;
     l.waiting = any_eligible_pending(now);
     l.stranded = l.waiting ? cluster_.free_count() : 0;
     l.pending = static_cast<int>(pending_.size());

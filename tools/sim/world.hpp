@@ -53,6 +53,9 @@ struct SimOptions {
     bool cache_refusals = true;         // a refusal stands until the epoch changes (false: ask the Planner again)
     Seconds max_time = 3 * 365 * 86400; // safety stop for runs without a horizon
     VictimModel victims;                // how jobs reclaimed for an in-place restart fare
+    // nvrx: from a failure to the job working again on its standby, in the
+    // job (detection, rendezvous, GPU memory reclaim; docs/sim.md, "Peers").
+    Seconds in_job_restart = 60;
 };
 
 // One placement decision, for tests that replay the simulator's decisions
@@ -130,6 +133,11 @@ struct SimJob {
     Seconds grace_until = -1;        // signalled (preempted or reclaimed): requeued then (-1: not signalled)
     Seconds preempting_until = -1;   // it preempted jobs that keep their nodes until then
     std::uint32_t moves = 0;         // times a reclaim took its nodes
+    std::uint32_t preempted = 0;     // times Slurm's preemption requeued it
+    // nvrx: its standbys (nodes of its allocation that do no work until a
+    // failure promotes them), and since when it restarts in the job (-1: not).
+    std::vector<nvlblock::NodeIndex> standbys;
+    Seconds restart_from = -1;
 };
 
 struct Counters {
@@ -137,6 +145,7 @@ struct Counters {
     std::uint64_t submitted = 0, started = 0, completed = 0, rejected = 0;
     std::uint64_t failure_kills = 0, preemptions = 0, reclaims = 0;
     std::uint64_t reclaim_requeues = 0, victims_checkpointed = 0;       // victims requeued; of those, checkpointed
+    std::uint64_t in_job_restarts = 0, standbys_used = 0;               // nvrx: failures absorbed in the job
     std::uint64_t node_failures = 0, rack_faults = 0, node_repairs = 0; // in the window
     double completed_node_s = 0;                                        // work of the jobs that completed
 };
@@ -216,6 +225,9 @@ class World {
     bool start(std::uint32_t index, const nvlblock::Placement& p, Seconds now);
     void finish(std::uint32_t index, Seconds now);
     void kill(std::uint32_t index, Seconds now, LossCause cause, const std::vector<nvlblock::NodeIndex>& failed);
+    // nvrx: a failure of `failed` absorbed by the job's standbys (in_job_spares.hpp);
+    // false when the job has none that can (it is then killed and requeued).
+    bool absorb_in_job(std::uint32_t index, Seconds now, const std::vector<nvlblock::NodeIndex>& failed);
     // A job preempted (or reclaimed: `cause`) at `now` keeps its nodes for
     // the grace time; grace_over() then requeues it (kGraceEnd).
     void signal(std::uint32_t index, Seconds now, LossCause cause);
@@ -232,6 +244,11 @@ class World {
 
   private:
     void crossing_timer(const SimJob& j);
+    void restart_in_job(std::uint32_t index, Seconds now, std::size_t working);
+    // The restart time spent so far, counted as lost work (a restart ends, or is cut short).
+    void close_in_job_restart(SimJob& j, Seconds now);
+    // Nodes of the job that do its work (its standbys do none).
+    static std::size_t working_nodes(const SimJob& j) { return j.nodes.size() - j.standbys.size(); }
 
     const SimOptions& opt_;
     PolicyConfig policy_;
@@ -250,6 +267,7 @@ class World {
     std::uint64_t epoch_ = 1, other_changes_ = 0;
     Seconds finished_max_ = -kNever;
     std::vector<std::uint8_t> avail_;
+    int standby_nodes_ = 0; // healthy standbys of running jobs (nvrx)
 };
 
 } // namespace nvlblock::sim
