@@ -563,6 +563,9 @@ extern nvlbt_segments_t *nvlbt_segments_build(bitstr_t *nodes, uint16_t segment_
 	return segments;
 }
 
+/* job_list exists only in slurmctld (see slurm_bridge.c). */
+extern list_t *job_list __attribute__((weak));
+
 /* The jobs running on node `index`, each with all its nodes (xfree each
  * .nodes, then the array). Needs the job read lock. */
 static nvlb_job_nodes_t *_jobs_on_node(int index, size_t *count)

@@ -12,9 +12,9 @@ build targets one):
 - refused with a clear error in slurmctld's log (scontrol: "Requested
   topology configuration is not available"): a node of a running job whose
   other nodes share its block, a block nvlblock does not know;
-- accepted: a free node into another known block, kept across a slurmctld
-  restart (Slurm re-applies the node topology it saved), back to its file's
-  block with an empty Topology=; a spare leaving its block (Topology=default,
+- accepted: a free node into another known block (until slurmctld starts
+  again, as Slurm keeps a static node's topology only with -R), back to its
+  file's block with an empty Topology=; a spare leaving its block (Topology=default,
   no block) stops being a spare: the block's spare count is over the nodes
   it has now, and a job waiting for that node runs on it;
 - `scontrol reconfigure` with a changed nvlblock.yaml keeps a recovery whose
@@ -22,6 +22,7 @@ build targets one):
   rack changed with a logged fallback: the job restarts elsewhere, never lost.
 """
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -106,12 +107,15 @@ class RuntimeTopology(ClusterTest):
                        r"\(now 18 nodes\)", 10)
             self.assertEqual([self.block_size(c, r) for r in racks], [18, 17, 16])
             self.assertIn(moved, c.expand(c.topology_block("rack01")["Nodes"]))
-            # Slurm saved the node's topology and re-applies it at start-up.
+            # Like any `scontrol update` of a node of slurm.conf, it lasts until
+            # slurmctld starts again (Slurm restores a static node's topology
+            # only with -R): then the file's blocks are back, and the job runs on.
             c.restart_ctld(kill=False)
-            c.wait_log(rf"nvlblock: node {moved} moved from block rack03 \(now 16 nodes\) to block rack01 "
-                       r"\(now 18 nodes\) \(Slurm's saved node topology\)", 10)
-            self.assertEqual([self.block_size(c, r) for r in racks], [18, 17, 16])
+            self.assertEqual([self.block_size(c, r) for r in racks], [17, 17, 17])
             self.assertEqual(c.state(job), "RUNNING")
+            p = self.update_topology(c, moved, "default:rack01")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual([self.block_size(c, r) for r in racks], [18, 17, 16])
             # An empty Topology=: back to the block of nvlblock.yaml.
             p = self.update_topology(c, moved, "")
             self.assertEqual(p.returncode, 0, p.stderr)
@@ -166,16 +170,24 @@ class RuntimeTopology(ClusterTest):
                            "slurmctld to read the new nvlblock.yaml")
                 c.wait_for(lambda: "UP" in c.run("scontrol", "ping", check=False).stdout, 30, "slurmctld up")
 
+            def waits_for_its_rack(job, rack):
+                """The job is queued and nvlblock shows its recovery open, not fallen back."""
+                pending = rf"RecoveryPending JobId={job} Blocks={rack} .* Fallback=no"
+                c.wait_for(lambda: c.state(job) == "PENDING" and any(
+                    re.search(pending, ln) for ln in c.run("scontrol", "show", "topology").stdout.splitlines()),
+                    30, f"job {job} to wait for {rack}")
+
             def failed_and_waiting(name):
-                # 3 of 16 lost, 2 spares: it waits for its rack (recovery.wait 900 s).
+                # 3 of 16 lost (Slurm requeues it at the first), 2 spares: it
+                # waits for its rack (recovery.wait 900 s).
                 job = c.sbatch("-N16", "--requeue", "-J", name)
                 nodes = c.wait_running(job)
                 (rack, count), = rack_counts(nodes).items()
                 self.assertEqual(count, 16)
                 lost = nodes[2:5]
                 c.set_down(*lost)
-                c.wait_log(rf"nvlblock: recovery JobId={job} lost 3 of 16 nodes", 20)
-                c.wait_pending_reason(job, "waiting for its block", REQUEUE_DELAY + 20)
+                c.wait_log(rf"nvlblock: recovery JobId={job} lost \d+ of 16 nodes", 20)
+                waits_for_its_rack(job, rack)
                 return job, rack, lost
 
             def spec(rack, expr, spares=None):
@@ -189,7 +201,7 @@ class RuntimeTopology(ClusterTest):
             reconfigure([spec(rack, f"{r[0][2:]}-{r[-1][2:]}"), spec(other, f"{o[0][2:]}-{o[-2][2:]}", 1)])
             self.assertEqual(c.topology_block(other)["BlockSize"], "17")
             self.assertEqual(c.topology_block(rack)["BlockSize"], "18")
-            c.wait_pending_reason(job, "waiting for its block", 10)
+            waits_for_its_rack(job, rack)
             self.assertEqual(c.log_lines(rf"nvlblock: recovery JobId={job} fallback"), [])
             # A repaired node: it restarts in place on its rack, as before.
             c.resume(lost[0])
