@@ -926,6 +926,7 @@ nvlb_status_t nvlb_node_topology(nvlb_planner_t* p, uint32_t node, const char* n
     *outcome = NVLB_CHANGE_REFUSED;
     copy_str(message, message_cap, "");
     nvlb_error_t err;
+    std::memset(&err, 0, sizeof err);
     nvlb_status_t rc = guarded(&err, [&] {
         NodeAssignment asked;
         asked.node = node;
