@@ -431,6 +431,38 @@ char* nvlb_report(nvlb_planner_t* planner, const uint8_t* node_states, size_t no
 uint32_t nvlb_stranded_nodes(nvlb_planner_t* planner, const uint8_t* free_mask, size_t node_count);
 void nvlb_free(void* p);
 
+/* ---- Topology changes at run time (Slurm 25.05+ add_rm_node) ---------------
+ * A node goes into a block nvlblock knows, out of every block, or back to the
+ * block its file gives it; re-applying its block changes nothing; a change
+ * that would split a running job's block, or touch a block a job waits to
+ * restart on, is refused (core/topology_change.hpp has the whole rule). */
+typedef enum nvlb_unit_kind {
+    NVLB_UNIT_BLOCK = 0,      /* into the block named `block` */
+    NVLB_UNIT_NONE = 1,       /* out of every block */
+    NVLB_UNIT_CONFIGURED = 2, /* back to the block of nvlblock's file */
+} nvlb_unit_kind_t;
+
+typedef enum nvlb_change {
+    NVLB_CHANGE_NONE = 0,    /* it is there already: nothing changed */
+    NVLB_CHANGE_APPLIED = 1, /* the topology changed */
+    NVLB_CHANGE_REFUSED = 2, /* message says why */
+} nvlb_change_t;
+
+/* A job running on the node, with all of its nodes. */
+typedef struct nvlb_job_nodes {
+    uint32_t job_id;
+    const uint32_t* nodes;
+    size_t node_count;
+} nvlb_job_nodes_t;
+
+/* node: the node's index, node_name: its name (a dynamic node may be new in
+ * its slot). restoring: Slurm re-applies the topology it saved for the node
+ * (start-up, reconfigure): the job rules are skipped. The outcome and a
+ * sentence (what changed, or why not) come back in *outcome and message. */
+nvlb_status_t nvlb_node_topology(nvlb_planner_t* planner, uint32_t node, const char* node_name, nvlb_unit_kind_t kind,
+                                 const char* block, const nvlb_job_nodes_t* running, size_t running_count,
+                                 bool restoring, nvlb_change_t* outcome, char* message, size_t message_cap);
+
 #ifdef __cplusplus
 }
 #endif

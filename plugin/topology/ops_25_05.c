@@ -78,18 +78,18 @@ extern int topology_p_destroy_config(topology_ctx_t *tctx)
 
 /*
  * Slurm's way to put a node into a named unit (slurm.conf Topology=, dynamic
- * nodes, scontrol update node topology=). nvlblock's blocks come from its
- * own file, so only "remove", which Slurm sends for every deleted dynamic
- * node, is accepted (nothing to do: the node's index leaves every offer).
+ * nodes, scontrol update NodeName=X Topology=<topology>:<block>, and every
+ * node's saved topology at start-up): unit is a block name, "" (the topology
+ * named without a block: out of every block) or NULL (the node's topology
+ * cleared, as for a deleted dynamic node and when Slurm undoes a refused
+ * change: back to the block nvlblock's file gives it). The rule is the
+ * core's (topology_nvlblock.c, core/topology_change.hpp).
  */
 extern int topology_p_add_rm_node(node_record_t *node_ptr, char *unit, topology_ctx_t *tctx)
 {
-	if (!unit)
-		return SLURM_SUCCESS;
-	error("topology/nvlblock: cannot put node %s into '%s': nvlblock's blocks come from nvlblock.yaml or "
-	      "topology.conf",
-	      node_ptr ? node_ptr->name : "?", unit);
-	return SLURM_ERROR;
+	if (our_ctx && tctx && (tctx != our_ctx))
+		return SLURM_SUCCESS; /* another topology's unit: not ours */
+	return nvlbt_add_rm_node(node_ptr, unit);
 }
 
 extern int topology_p_eval_nodes(topology_eval_t *topo_eval)

@@ -46,6 +46,12 @@ static char **block_names = NULL;
 static int32_t *node_block = NULL;
 static int node_block_cnt = 0;
 static bool reclaim_anywhere = false;
+/* The thread of the last build_config: slurmctld's read_slurm_conf, which
+ * then re-applies the node topology Slurm saved (add_rm_node from that
+ * thread is a restore; scontrol update and dynamic nodes come from RPC
+ * threads). */
+static pthread_t config_thread;
+static bool config_thread_set = false;
 
 /*
  * Buffers of one evaluation, kept between evaluations: Slurm evaluates many
@@ -206,6 +212,8 @@ extern int nvlbt_build_config(const char *topology_conf)
 	/* Only slurmctld places jobs; other daemons and clients only print. */
 	if (!running_in_slurmctld())
 		return SLURM_SUCCESS;
+	config_thread = pthread_self();
+	config_thread_set = true;
 
 	path = _config_path(topology_conf);
 	names = xcalloc(node_record_count + 1, sizeof(char *));
@@ -553,4 +561,92 @@ extern nvlbt_segments_t *nvlbt_segments_build(bitstr_t *nodes, uint16_t segment_
 	xfree(segment_of);
 	xfree(indices);
 	return segments;
+}
+
+/* job_list exists only in slurmctld (see slurm_bridge.c). */
+extern list_t *job_list __attribute__((weak));
+
+/* The jobs running on node `index`, each with all its nodes (xfree each
+ * .nodes, then the array). Needs the job read lock. */
+static nvlb_job_nodes_t *_jobs_on_node(int index, size_t *count)
+{
+	list_itr_t *it;
+	job_record_t *job_ptr;
+	nvlb_job_nodes_t *jobs = NULL;
+	size_t n = 0, cap = 0;
+
+	*count = 0;
+	if (!job_list)
+		return NULL;
+	it = list_iterator_create(job_list);
+	while ((job_ptr = list_next(it))) {
+		if (!(IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)) || !job_ptr->node_bitmap ||
+		    (index >= bit_size(job_ptr->node_bitmap)) || !bit_test(job_ptr->node_bitmap, index))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 4;
+			xrecalloc(jobs, cap, sizeof(*jobs));
+		}
+		jobs[n].job_id = job_ptr->job_id;
+		jobs[n].nodes = nvlbs_bitmap_indices(job_ptr->node_bitmap, &jobs[n].node_count);
+		n++;
+	}
+	list_iterator_destroy(it);
+	*count = n;
+	return jobs;
+}
+
+extern int nvlbt_add_rm_node(node_record_t *node_ptr, const char *unit)
+{
+	nvlb_planner_t *planner = nvlb_process_planner();
+	nvlb_unit_kind_t kind = !unit ? NVLB_UNIT_CONFIGURED : (!unit[0] ? NVLB_UNIT_NONE : NVLB_UNIT_BLOCK);
+	bool restoring = config_thread_set && pthread_equal(pthread_self(), config_thread);
+	nvlb_job_nodes_t *jobs;
+	nvlb_change_t outcome = NVLB_CHANGE_REFUSED;
+	char message[512];
+	size_t count = 0;
+	nvlb_status_t rc;
+	const char *what = (kind == NVLB_UNIT_BLOCK) ? unit : ((kind == NVLB_UNIT_NONE) ? "no block" : "its block");
+
+	if (!running_in_slurmctld() || !node_ptr)
+		return SLURM_SUCCESS;
+	if (!planner) {
+		error("topology/nvlblock: node %s: topology '%s' before nvlblock read its topology; ignored",
+		      node_ptr->name, unit ? unit : "(none)");
+		return SLURM_SUCCESS;
+	}
+	/* The core decides (core/topology_change.hpp); this only gathers the
+	 * jobs on the node and prints the answer. */
+	jobs = _jobs_on_node(node_ptr->index, &count);
+	rc = nvlb_node_topology(planner, (uint32_t) node_ptr->index, node_ptr->name, kind, unit, jobs, count, restoring,
+				&outcome, message, sizeof(message));
+	for (size_t i = 0; i < count; i++)
+		xfree(jobs[i].nodes);
+	xfree(jobs);
+	if (rc != NVLB_OK) {
+		error("topology/nvlblock: cannot put node %s into %s%s%s: %s", node_ptr->name,
+		      (kind == NVLB_UNIT_BLOCK) ? "'" : "", what, (kind == NVLB_UNIT_BLOCK) ? "'" : "", message);
+		return restoring ? SLURM_SUCCESS : SLURM_ERROR;
+	}
+	switch (outcome) {
+	case NVLB_CHANGE_NONE:
+		debug("topology/nvlblock: %s: nothing changed", message);
+		return SLURM_SUCCESS;
+	case NVLB_CHANGE_APPLIED:
+		_build_block_bitmaps(planner);
+		info("nvlblock: %s%s", message, restoring ? " (Slurm's saved node topology)" : "");
+		return SLURM_SUCCESS;
+	default:
+		break;
+	}
+	if (restoring) {
+		/* slurmctld stops if a saved node topology is refused here. */
+		error("topology/nvlblock: cannot restore node %s's saved topology (%s): %s; it stays in %s",
+		      node_ptr->name, unit ? unit : "none", message,
+		      nvlbt_block_name_of(node_ptr->index) ? nvlbt_block_name_of(node_ptr->index) : "no block");
+		return SLURM_SUCCESS;
+	}
+	error("topology/nvlblock: cannot put node %s into %s%s%s: %s", node_ptr->name,
+	      (kind == NVLB_UNIT_BLOCK) ? "'" : "", what, (kind == NVLB_UNIT_BLOCK) ? "'" : "", message);
+	return SLURM_ERROR;
 }

@@ -47,6 +47,10 @@ extern void nvlbt_fini(void);
 /* topology_conf: Slurm's topology.conf path (read when there is no nvlblock.yaml). */
 extern int nvlbt_build_config(const char *topology_conf);
 extern int nvlbt_eval_nodes(topology_eval_t *topo_eval);
+/* Slurm 25.05+'s add_rm_node: unit is a block name, "" (out of every block)
+ * or NULL (Slurm cleared the node's topology: back to the block nvlblock's
+ * file gives it). Needs slurmctld's node write and job read locks. */
+extern int nvlbt_add_rm_node(node_record_t *node_ptr, const char *unit);
 extern int nvlbt_whole_topo(bitstr_t *node_mask);
 extern bitstr_t *nvlbt_get_bitmap(const char *name);
 extern int nvlbt_block_count(void);

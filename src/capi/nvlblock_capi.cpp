@@ -933,4 +933,42 @@ void nvlb_free(void* ptr) {
     std::free(ptr);
 }
 
+nvlb_status_t nvlb_node_topology(nvlb_planner_t* p, uint32_t node, const char* node_name, nvlb_unit_kind_t kind,
+                                 const char* block, const nvlb_job_nodes_t* running, size_t running_count,
+                                 bool restoring, nvlb_change_t* outcome, char* message, size_t message_cap) {
+    if (!p || !node_name || !outcome || (!running && running_count) || (kind == NVLB_UNIT_BLOCK && !block) ||
+        kind < NVLB_UNIT_BLOCK || kind > NVLB_UNIT_CONFIGURED)
+        return NVLB_E_INVALID;
+    *outcome = NVLB_CHANGE_REFUSED;
+    copy_str(message, message_cap, "");
+    nvlb_error_t err;
+    std::memset(&err, 0, sizeof err);
+    nvlb_status_t rc = guarded(&err, [&] {
+        NodeAssignment asked;
+        asked.node = node;
+        asked.node_name = node_name;
+        asked.target = kind == NVLB_UNIT_BLOCK  ? NodeAssignment::Target::kBlock
+                       : kind == NVLB_UNIT_NONE ? NodeAssignment::Target::kNone
+                                                : NodeAssignment::Target::kConfigured;
+        if (block)
+            asked.block = block;
+        std::vector<JobNodes> jobs;
+        for (size_t i = 0; i < running_count; ++i) {
+            if (!running[i].nodes && running[i].node_count)
+                return NVLB_E_INVALID;
+            jobs.push_back({running[i].job_id, {running[i].nodes, running[i].nodes + running[i].node_count}});
+        }
+        std::lock_guard lock(p->mutex);
+        const TopologyChange c = p->planner.change_node_block(asked, jobs, restoring);
+        *outcome = c.outcome == TopologyChange::Outcome::kChanged   ? NVLB_CHANGE_APPLIED
+                   : c.outcome == TopologyChange::Outcome::kRefused ? NVLB_CHANGE_REFUSED
+                                                                    : NVLB_CHANGE_NONE;
+        copy_str(message, message_cap, c.message);
+        return NVLB_OK;
+    });
+    if (rc != NVLB_OK)
+        copy_str(message, message_cap, err.message);
+    return rc;
+}
+
 } // extern "C"

@@ -49,7 +49,8 @@ std::span<const std::uint8_t> without_busy_nodes(std::span<const NodeState> stat
     return scratch;
 }
 
-Planner::Planner(Topology topology) : topology_(std::make_shared<const Topology>(std::move(topology))) {}
+Planner::Planner(Topology topology)
+    : topology_(std::make_shared<const Topology>(std::move(topology))), configured_(topology_) {}
 
 void Planner::load_state(const std::string& text, const std::string& label) {
     recovery_.ledger().deserialize(*topology_, text, label);
@@ -65,7 +66,8 @@ Placement Planner::place(std::span<const NodeState> raw_states, Request request,
     std::vector<NodeState> shaped;
     const std::span<const NodeState> states = offered_as_healthy(raw_states, request.available, shaped);
     const RecoveryRecord* record = recovery_.ledger().find(request.job_id);
-    if (const RecoveryRecord* waiting = recovery_.waiting_in_place(request.job_id)) {
+    if (const RecoveryRecord* waiting = recovery_.waiting_in_place(request.job_id);
+        waiting && !Recovery::blocks_changed(topo, *waiting)) {
         RecoveryClaim claim = claim_for(topo, *waiting, states);
         const std::uint32_t need = claim.total_need();
         // Back on its own block(s), or it keeps waiting until advance() says
@@ -109,7 +111,7 @@ ReclaimDecision Planner::plan_reclaim(std::span<const NodeState> states, Request
                                       std::span<const RunningJob> running, std::int64_t now) const {
     ReclaimDecision none;
     const RecoveryRecord* record = recovery_.waiting_in_place(request.job_id);
-    if (!record || now < record->reclaimed_until)
+    if (!record || now < record->reclaimed_until || Recovery::blocks_changed(*topology_, *record))
         return none; // kNotWaiting
     request.recovery = claim_for(*topology_, *record, states);
     const Snapshot snap = snapshot(states, now);
@@ -149,6 +151,19 @@ void Planner::replace_topology(Topology topology) {
     recovery_.remap(*topology_, *next);
     tally_cache_.reset(); // counted for the old blocks
     topology_ = std::move(next);
+    configured_ = topology_;
+}
+
+TopologyChange Planner::change_node_block(const NodeAssignment& asked, std::span<const JobNodes> running,
+                                          bool restoring) {
+    TopologyChange c =
+        nvlblock::change_node_block(*topology_, *configured_, asked, running, recovery_.ledger(), restoring);
+    if (c.outcome == TopologyChange::Outcome::kChanged && c.topology) {
+        tally_cache_.reset(); // counted for the old blocks
+        topology_ = std::make_shared<const Topology>(std::move(*c.topology));
+        c.topology.reset();
+    }
+    return c;
 }
 
 } // namespace nvlblock

@@ -13,6 +13,7 @@
 // through advance(), the one call that moves time.
 #pragma once
 
+#include "core/topology_change.hpp"
 #include "model/topology.hpp"
 #include "placement/engine.hpp"
 #include "placement/tally_cache.hpp"
@@ -89,10 +90,20 @@ class Planner {
     void job_gone(std::uint32_t job_id, std::int64_t now);
 
     // Reconfigure: swap the topology, keeping the ledger by node name.
+    // It is also the one nvlblock's file gives from then on (configured()).
     void replace_topology(Topology topology);
+
+    // The topology as read from nvlblock's file, before any change at run time.
+    const Topology& configured() const { return *configured_; }
+    // A node moved at run time (core/topology_change.hpp): decided over the
+    // current topology, the jobs running on the node and the open
+    // recoveries, and applied when allowed. Jobs whose blocks changed under
+    // them cannot be among the recoveries (refused), so the ledger stays.
+    TopologyChange change_node_block(const NodeAssignment& asked, std::span<const JobNodes> running, bool restoring);
 
   private:
     std::shared_ptr<const Topology> topology_;
+    std::shared_ptr<const Topology> configured_;
     Recovery recovery_;
     // Claims recomputed per snapshot; place() is called many times per
     // scheduling pass (a cache, not state: it never changes an answer).

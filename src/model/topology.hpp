@@ -187,6 +187,7 @@ class Topology {
 
   private:
     friend Topology build_topology(TopologySpec spec, const std::vector<std::string>* universe);
+    friend class TopologyEditor; // core/topology_change.cpp: a node moved at run time
 
     std::string source_;
     std::string included_as_written_, included_path_;

@@ -115,11 +115,15 @@ std::vector<std::string> Ledger::take_log() {
 // Format, one item per line, fields separated by single spaces:
 //   nvlblock-state 2
 //   counters <failures> <in_place> <elsewhere> <abandoned> <reclaims> <reclaimed_jobs>
-//   record <job> <failed_at> <fallback_at> <hold_until> <fallback> <nodes> <failed>
+//   record <job> <failed_at> <fallback_at> <hold_until> <fallback> <nodes> <failed> [<block>=<nodes> ...]
 //   event <at> <job> <outcome> <lost> <spares_used> <seconds> <blocks>
 //   moved <victim> <at> <for_user>
 //   end <records> <events> <moves>
 // The end line detects truncation; the writer also renames atomically.
+// The blocks after a record's failed nodes (its blocks as they were when it
+// failed, held_blocks.hpp) came later within version 2: readers before them
+// ignore the rest of a record line, and a record without them is never
+// found changed.
 // Version 1 (before the moves were kept) has four counters, no moved lines
 // and two counts at the end; it is read as it was written.
 std::string Ledger::serialize(const Topology& topo) const {
@@ -127,9 +131,13 @@ std::string Ledger::serialize(const Topology& topo) const {
     o << "nvlblock-state 2\n";
     o << "counters " << counters_.failures << ' ' << counters_.in_place << ' ' << counters_.elsewhere << ' '
       << counters_.abandoned << ' ' << counters_.reclaims << ' ' << counters_.reclaimed_jobs << '\n';
-    for (const auto& [id, r] : records_)
+    for (const auto& [id, r] : records_) {
         o << "record " << id << ' ' << r.failed_at << ' ' << r.fallback_at << ' ' << r.hold_until << ' '
-          << (r.fallback ? 1 : 0) << ' ' << hostlist_of(topo, r.nodes) << ' ' << hostlist_of(topo, r.failed) << '\n';
+          << (r.fallback ? 1 : 0) << ' ' << hostlist_of(topo, r.nodes) << ' ' << hostlist_of(topo, r.failed);
+        for (const HeldBlock& b : r.blocks)
+            o << ' ' << held_block_token(b);
+        o << '\n';
+    }
     for (const auto& e : recent_)
         o << "event " << e.at << ' ' << e.job_id << ' ' << outcome_name(e.outcome) << ' ' << e.lost << ' '
           << e.spares_used << ' ' << e.seconds << ' ' << e.blocks << '\n';
@@ -180,6 +188,12 @@ struct StateReader {
         if (!(f >> r.job_id >> r.failed_at >> r.fallback_at >> r.hold_until >> fb >> nodes >> failed))
             bad("bad record line");
         r.fallback = fb != 0;
+        for (std::string token; f >> token;) {
+            HeldBlock b;
+            if (!parse_held_block(token, b))
+                bad("bad block '" + token + "' in a record line");
+            r.blocks.push_back(std::move(b));
+        }
         std::size_t unknown = 0;
         try {
             r.nodes = indices_of(topo, nodes, unknown);

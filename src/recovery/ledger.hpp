@@ -12,6 +12,7 @@
 
 #include "model/topology.hpp"
 #include "placement/request.hpp"
+#include "recovery/held_blocks.hpp"
 #include "recovery/reclaim_history.hpp"
 
 #include <cstdint>
@@ -31,6 +32,10 @@ struct RecoveryRecord {
     std::int64_t fallback_at = 0; // from then on, if its block cannot take it, it goes anywhere
     std::int64_t hold_until = 0;  // its nodes are held for it until then
     bool fallback = false;
+    // Its blocks as they were when the failure hit (empty in state saved
+    // before they were kept): it waits for them only while each still
+    // exists with the same nodes (held_blocks.hpp).
+    std::vector<HeldBlock> blocks;
     // Spares were reclaimed for it (jobs preempted or requeued): no new round
     // until then, while their nodes are released. Not saved: after a restart
     // at most one more round runs (the moves themselves are saved, so the

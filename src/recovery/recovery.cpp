@@ -49,6 +49,7 @@ void Recovery::job_failed(const Topology& topo, std::uint32_t job_id, std::span<
     const std::int64_t hold = hold_delay();
     const std::int64_t wait = wait_after_failure(topo, r.nodes, hold);
     r.failed_at = now;
+    r.blocks = held_blocks(topo, r.nodes);
     r.fallback_at = now + wait;
     r.hold_until = now + std::max(wait, hold);
     const std::string where = blocks_of(topo, r.nodes);
@@ -138,8 +139,26 @@ void Recovery::fall_back(const Topology& topo, const RecoveryRecord& r, std::int
     ledger_.mark_fallback(r.job_id);
 }
 
+std::size_t Recovery::end_changed(const Topology& topo, std::int64_t now) {
+    std::vector<std::pair<const RecoveryRecord*, std::string>> falling;
+    for (const auto& [id, r] : ledger_.records())
+        if (!r.fallback)
+            if (std::string why = held_blocks_changed(topo, r.blocks); !why.empty())
+                falling.emplace_back(&r, std::move(why) + " (the topology changed)");
+    for (const auto& [r, why] : falling)
+        fall_back(topo, *r, now, why);
+    return falling.size();
+}
+
+bool Recovery::blocks_changed(const Topology& topo, const RecoveryRecord& r) {
+    return !r.blocks.empty() && !held_blocks_changed(topo, r.blocks).empty();
+}
+
 std::size_t Recovery::advance(const Snapshot& snap, std::int64_t now) {
     const Topology& topo = snap.topology();
+    // Jobs whose blocks changed under them (a reconfigure, a node moved)
+    // end their wait first, whatever their clock says.
+    const std::size_t changed = end_changed(topo, now);
     // Decide first, then change: falling back changes the records walked.
     std::vector<std::pair<const RecoveryRecord*, std::string>> falling;
     for (const auto& [id, r] : ledger_.records()) {
@@ -159,7 +178,7 @@ std::size_t Recovery::advance(const Snapshot& snap, std::int64_t now) {
     }
     for (const auto& [r, why] : falling)
         fall_back(topo, *r, now, why);
-    return falling.size();
+    return changed + falling.size();
 }
 
 std::int64_t Recovery::next_deadline(std::int64_t now) const {
@@ -186,7 +205,7 @@ std::vector<RecoveryClaim> Recovery::active_claims(const Topology& topo, std::sp
                                                    std::int64_t now) const {
     std::vector<RecoveryClaim> out;
     for (const auto& [id, r] : ledger_.records())
-        if (holds_at(r, now))
+        if (holds_at(r, now) && !blocks_changed(topo, r))
             out.push_back(claim_for(topo, r, states));
     return out;
 }

@@ -67,7 +67,12 @@ class Recovery {
     // place on `snap` now, falls back: from then on it is placed like any
     // other job, and its holds end. Logged one line each, with the shortfall
     // that made it fall back. Returns how many fell back.
+    // Jobs whose blocks changed since their failure (held_blocks.hpp: a
+    // reconfigure, a node moved) fall back first, logged with what changed.
     std::size_t advance(const Snapshot& snap, std::int64_t now);
+    // Only that first step: every waiting job whose block(s) no longer
+    // exist with the same nodes in `topo` falls back. Returns how many.
+    std::size_t end_changed(const Topology& topo, std::int64_t now);
     // The earliest time after `now` at which advance() could change
     // something by time alone (a wait ending); INT64_MAX when none.
     std::int64_t next_deadline(std::int64_t now) const;
@@ -79,7 +84,11 @@ class Recovery {
     // The job's record while it still waits for its own block(s); null when
     // it has none or has fallen back.
     const RecoveryRecord* waiting_in_place(std::uint32_t job_id) const;
-    // Claims whose holds are in force at `now` (what the engine keeps for them).
+    // Whether the record's blocks are not what they were at its failure:
+    // it no longer waits for them (advance() makes that its fallback).
+    static bool blocks_changed(const Topology& topo, const RecoveryRecord& r);
+    // Claims whose holds are in force at `now` (what the engine keeps for
+    // them), less those of jobs whose blocks changed.
     std::vector<RecoveryClaim> active_claims(const Topology& topo, std::span<const NodeState> states,
                                              std::int64_t now) const;
 

@@ -629,7 +629,7 @@ START_TEST(test_state_round_trip) {
     fclose(f);
     ck_assert_str_eq(text, "nvlblock-state 2\n"
                            "counters 1 0 0 0 0 0\n"
-                           "record 555 1000 1300 1300 0 gb[0019-0034] gb[0021-0022]\n"
+                           "record 555 1000 1300 1300 0 gb[0019-0034] gb[0021-0022] rack02=gb[0019-0036]\n"
                            "end 1 0 0\n");
 
     ck_assert_int_eq(nvlb_planner_load(yaml_path, NULL, 0, &other, &err), NVLB_OK);
@@ -1052,6 +1052,52 @@ START_TEST(test_null_arguments) {
 }
 END_TEST
 
+START_TEST(test_node_topology) {
+    /* Slurm 25.05+'s add_rm_node: the rule is the core's (unit tests
+     * TopologyChange.*); here the C ABI's translation of it. */
+    nvlb_change_t outcome = NVLB_CHANGE_APPLIED;
+    char msg[256];
+    uint32_t nodes[16];
+    nvlb_job_nodes_t job = {77, nodes, 16};
+
+    for (uint32_t i = 0; i < 16; i++)
+        nodes[i] = i;
+    /* Re-applying its block: nothing changes. */
+    ck_assert_int_eq(
+        nvlb_node_topology(planner, 3, "gb0004", NVLB_UNIT_BLOCK, "rack01", NULL, 0, false, &outcome, msg, sizeof msg),
+        NVLB_OK);
+    ck_assert_int_eq(outcome, NVLB_CHANGE_NONE);
+    ck_assert_str_eq(msg, "node gb0004 is in rack01 already");
+    ck_assert_int_eq(
+        nvlb_node_topology(planner, 3, "gb0004", NVLB_UNIT_CONFIGURED, NULL, NULL, 0, false, &outcome, msg, sizeof msg),
+        NVLB_OK);
+    ck_assert_int_eq(outcome, NVLB_CHANGE_NONE);
+    /* A node of a running job with 15 more nodes on rack01. */
+    ck_assert_int_eq(
+        nvlb_node_topology(planner, 3, "gb0004", NVLB_UNIT_BLOCK, "rack02", &job, 1, false, &outcome, msg, sizeof msg),
+        NVLB_OK);
+    ck_assert_int_eq(outcome, NVLB_CHANGE_REFUSED);
+    ck_assert_ptr_nonnull(strstr(msg, "runs JobId=77, which has 15 more nodes in block rack01"));
+    /* Restoring skips the job rule; rack01 at 17 nodes is then too small. */
+    ck_assert_int_eq(
+        nvlb_node_topology(planner, 3, "gb0004", NVLB_UNIT_NONE, NULL, &job, 1, true, &outcome, msg, sizeof msg),
+        NVLB_OK);
+    ck_assert_int_eq(outcome, NVLB_CHANGE_REFUSED);
+    ck_assert_str_eq(msg, "block 'rack01' would have 17 nodes; its slice 16 plus 2 spares needs 18");
+    ck_assert_int_eq(nvlb_block_of(planner, 3), 0);
+    /* Bad arguments. */
+    ck_assert_int_eq(
+        nvlb_node_topology(NULL, 3, "gb0004", NVLB_UNIT_NONE, NULL, NULL, 0, false, &outcome, msg, sizeof msg),
+        NVLB_E_INVALID);
+    ck_assert_int_eq(
+        nvlb_node_topology(planner, 3, "gb0004", NVLB_UNIT_BLOCK, NULL, NULL, 0, false, &outcome, msg, sizeof msg),
+        NVLB_E_INVALID);
+    ck_assert_int_eq(
+        nvlb_node_topology(planner, 3, "gb0004", NVLB_UNIT_NONE, NULL, NULL, 2, false, &outcome, msg, sizeof msg),
+        NVLB_E_INVALID);
+}
+END_TEST
+
 static Suite* capi_suite(void) {
     Suite* s = suite_create("nvlblock C ABI");
     TCase* load = tcase_create("load");
@@ -1074,6 +1120,7 @@ static Suite* capi_suite(void) {
     tcase_add_test(load, test_check_file_warns);
     tcase_add_test(load, test_topology_conf_policy);
     tcase_add_test(load, test_reload);
+    tcase_add_test(load, test_node_topology);
     tcase_add_test(load, test_levels_and_topology_refusals);
     tcase_add_test(place, test_place_sixteen);
     tcase_add_test(place, test_place_seventeen_spares_withheld);

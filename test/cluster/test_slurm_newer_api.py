@@ -15,8 +15,8 @@ rest of the cluster tests run there unchanged):
 - allow_one_node (26.05) is false: cons_tres's one-node shortcut would
   bypass the spares, so a 1-node job still keeps off a rack's spares
   (before 26.05 there is no shortcut and the same holds);
-- add_rm_node (25.05+): `scontrol update node topology=` is refused with a message,
-  as nvlblock's blocks come from its own file;
+- add_rm_node (25.05+): `scontrol update node topology=` that would split a
+  running job's block is refused with a message;
 - scontrol show topology block=NAME / nodes=LIST select (a bare name is a
   topology name from 25.05 on);
 - expedited requeue (25.11+: --requeue=expedite with SlurmctldParameters=
@@ -94,10 +94,14 @@ class NewerSlurmApi(ClusterTest):
             self.assertEqual(c.state(job), "RUNNING")
             self.assertEqual(c.log_lines(r"unpack|Unpack"), [])
 
-            # Blocks come from nvlblock.yaml: topology= on a node is refused.
-            p = c.run("scontrol", "update", "nodename=gb0001", "topology=default:even", check=False)
+            # topology= that would split the running job's block is refused
+            # (test_runtime_topology.py has the rest of add_rm_node).
+            mine = nodes[0]
+            there = "even" if block_of(mine) == "odd" else "odd"
+            p = c.run("scontrol", "update", f"nodename={mine}", f"topology=default:{there}", check=False)
             self.assertNotEqual(p.returncode, 0, p.stdout)
-            c.wait_log(r"topology/nvlblock: cannot put node gb0001 into 'even'", 10)
+            c.wait_log(rf"topology/nvlblock: cannot put node {mine} into '{there}': node {mine} runs JobId={job}, "
+                       rf"which has 7 more nodes in block {block_of(mine)}", 10)
 
             # scontrol show topology block= / nodes= (25.05+ syntax).
             self.assertEqual([ln.split()[0] for ln in c.run("scontrol", "show", "topology", "block=even")

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// The blocks a recovering job had when its failure hit, by name and node
+// names, so that a topology changed since (`scontrol reconfigure` with a new
+// nvlblock.yaml, a node moved at run time) is noticed: a job waits for its
+// block(s) only while each of them still exists with the same nodes; once one
+// changed, its recovery ends with a logged fallback (recovery.hpp:
+// Recovery::advance) and it is placed like any other job. Pure functions.
+#pragma once
+
+#include "model/topology.hpp"
+
+#include <span>
+#include <string>
+#include <vector>
+
+namespace nvlblock {
+
+// One block as it was: its name and its nodes' names, sorted.
+struct HeldBlock {
+    std::string name;
+    std::vector<std::string> nodes;
+
+    bool operator==(const HeldBlock&) const = default;
+};
+
+// The blocks of `nodes` in `topo` as they are now, in order of first appearance.
+std::vector<HeldBlock> held_blocks(const Topology& topo, std::span<const NodeIndex> nodes);
+
+// Why the blocks differ from what `topo` has now ("rack01 has 17 nodes now
+// (gb[0001-0017]), 18 when it failed (gb[0001-0018])", "rack01 no longer
+// exists"), or "" when every one of them is as it was. An empty `held` (a
+// record saved before blocks were kept) is never changed.
+std::string held_blocks_changed(const Topology& topo, std::span<const HeldBlock> held);
+
+// The saved form: one token per block, "<name>=<host list>" (names have no
+// blanks or '='), and back; parse_held_block returns false on a bad token.
+std::string held_block_token(const HeldBlock& b);
+bool parse_held_block(const std::string& token, HeldBlock& out);
+
+} // namespace nvlblock
