@@ -11,6 +11,7 @@
 #include "readers/load_topology.hpp"
 #include "recovery/rules.hpp"
 #include "state/atomic_file.hpp"
+#include "writers/explain.hpp"
 #include "writers/status_report.hpp"
 
 #include <algorithm>
@@ -396,7 +397,7 @@ nvlb_status_t nvlb_place(nvlb_planner_t* p, const uint8_t* node_states, size_t n
         out->spares_used = pl.spares_used;
         out->recovery_in_place = pl.recovery_in_place;
         out->blocks_if_spares = pl.blocks_if_spares;
-        copy_str(out->message, sizeof out->message, pl.message);
+        copy_str(out->message, sizeof out->message, explain(p->planner.topology(), pl));
         out->topology_unavailable = pl.topology_unavailable;
         copy_str(out->group, sizeof out->group, pl.group);
         if (pl.nodes.size() > out->nodes_capacity || (!out->nodes && !pl.nodes.empty())) {
