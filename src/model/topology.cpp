@@ -4,20 +4,8 @@
 #include "model/hostlist.hpp"
 
 #include <algorithm>
-#include <atomic>
 
 namespace nvlblock {
-
-namespace {
-std::atomic<int> g_slurm_release{kDefaultSlurmRelease};
-}
-
-int default_slurm_release() {
-    return g_slurm_release.load();
-}
-void set_default_slurm_release(int release) {
-    g_slurm_release.store(release);
-}
 
 std::optional<NodeIndex> Topology::find_node(const std::string& name) const {
     auto it = node_index_.find(name);

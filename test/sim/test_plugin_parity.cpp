@@ -163,7 +163,7 @@ Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t s
     const std::string path = write_policy_files(policy, dir);
     nvlb_planner_t* planner = nullptr;
     nvlb_error_t err{};
-    const nvlb_status_t loaded = capi.load(path.c_str(), nullptr, 0, &planner, &err);
+    const nvlb_status_t loaded = capi.load(path.c_str(), nullptr, 0, 0, &planner, &err);
     // The simulator's side words its answers from the same file.
     const nvlblock::Topology sim_topo = nvlblock::load_topology(path);
     std::filesystem::remove_all(dir);
@@ -392,7 +392,7 @@ TEST_P(PluginParity, CouldEverRunMatchesTheCAbi) {
     const std::string path = write_policy_files(policy, dir);
     nvlb_planner_t* planner = nullptr;
     nvlb_error_t err{};
-    ASSERT_EQ(capi.load(path.c_str(), nullptr, 0, &planner, &err), NVLB_OK) << err.message;
+    ASSERT_EQ(capi.load(path.c_str(), nullptr, 0, 0, &planner, &err), NVLB_OK) << err.message;
     std::filesystem::remove_all(dir);
     const World world(o, policy);
     std::size_t yes = 0, no = 0;

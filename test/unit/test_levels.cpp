@@ -285,13 +285,17 @@ TEST(Levels, RequiredNodesChooseTheAggregate) {
 
 // The placement rules that differ between releases are the translation's
 // (test_slurm_request.cpp); the reader's is here.
+// The release is the reader's parameter, kept in the topology's policy: no
+// process-wide setting to restore, so no test can leak it into another.
 TEST(Levels, From2505ABlockSmallerThanTheBaseIsAccepted) {
-    const int before = default_slurm_release();
-    set_default_slurm_release(2505);
-    EXPECT_NO_THROW(test::conf_topology("BlockName=a Nodes=n[1-4]\nBlockName=b Nodes=n[5-7]\n"));
-    set_default_slurm_release(2411);
-    EXPECT_THROW(test::conf_topology("BlockName=a Nodes=n[1-4]\nBlockName=b Nodes=n[5-7]\n"), ConfigError);
-    set_default_slurm_release(before);
+    const std::string text = "BlockName=a Nodes=n[1-4]\nBlockName=b Nodes=n[5-7]\n";
+    auto read = [&](int release) {
+        return build_topology(
+            read_topology_spec_text(text, "topology.conf", SourceFormat::kTopologyConf, ".", release));
+    };
+    EXPECT_EQ(read(2505).policy().slurm_release, 2505);
+    EXPECT_THROW(read(2411), ConfigError);
+    EXPECT_THROW(test::conf_topology(text), ConfigError); // the default is 24.11
 }
 
 // --- nvlblock.yaml groups ----------------------------------------------------
