@@ -283,29 +283,7 @@ class Confiner {
         const long limit = t == 0 ? 1 : block_sizes ? (n + child.nominal - 1) / child.nominal : 0;
         const bool required = !q_.required_in.empty();
 
-        // Groups of this rung, in block order.
-        std::vector<Candidate> groups;
-        std::vector<int> index_of;
-        for (BlockIndex b = 0; b < static_cast<BlockIndex>(topo_.block_count()); ++b) {
-            const int g = rung.group_of(b);
-            if (static_cast<std::size_t>(g) >= index_of.size())
-                index_of.resize(static_cast<std::size_t>(g) + 1, -1);
-            int& gi = index_of[static_cast<std::size_t>(g)];
-            if (gi < 0) {
-                gi = static_cast<int>(groups.size());
-                groups.emplace_back();
-            }
-            Candidate& c = groups[static_cast<std::size_t>(gi)];
-            c.blocks.push_back(b);
-            c.free += limit_[static_cast<std::size_t>(b)];
-            const int cid = t == 0 ? b : child.group_of(b);
-            auto ch = std::find_if(c.children.begin(), c.children.end(), [&](const Child& x) { return x.id == cid; });
-            if (ch == c.children.end())
-                ch = c.children.insert(c.children.end(), Child{cid, 0, {}});
-            ch->cap += cap_[static_cast<std::size_t>(b)];
-            ch->blocks.push_back(b);
-        }
-
+        std::vector<Candidate> groups = groups_at(t);
         const Candidate* chosen = nullptr;
         std::vector<bool> forced;
         if (required) {
@@ -360,13 +338,47 @@ class Confiner {
         auto picked = pick_children(chosen->children, forced, n, limit);
         if (!picked)
             return required ? refuse(LevelRefusal::Kind::kRequiredNoRoom, t, limit) : no_fit(t, groups, limit);
+        return confined(rung, *chosen, *picked);
+    }
+
+    // The groups of rung `t`, in block order, each with its children (the
+    // groups of the rung below) and what the request may take in them.
+    std::vector<Candidate> groups_at(std::size_t t) const {
+        const Rung& rung = rungs_[t];
+        const Rung& child = rungs_[t == 0 ? 0 : t - 1];
+        std::vector<Candidate> groups;
+        std::vector<int> index_of;
+        for (BlockIndex b = 0; b < static_cast<BlockIndex>(topo_.block_count()); ++b) {
+            const int g = rung.group_of(b);
+            if (static_cast<std::size_t>(g) >= index_of.size())
+                index_of.resize(static_cast<std::size_t>(g) + 1, -1);
+            int& gi = index_of[static_cast<std::size_t>(g)];
+            if (gi < 0) {
+                gi = static_cast<int>(groups.size());
+                groups.emplace_back();
+            }
+            Candidate& c = groups[static_cast<std::size_t>(gi)];
+            c.blocks.push_back(b);
+            c.free += limit_[static_cast<std::size_t>(b)];
+            const int cid = t == 0 ? b : child.group_of(b);
+            auto ch = std::find_if(c.children.begin(), c.children.end(), [&](const Child& x) { return x.id == cid; });
+            if (ch == c.children.end())
+                ch = c.children.insert(c.children.end(), Child{cid, 0, {}});
+            ch->cap += cap_[static_cast<std::size_t>(b)];
+            ch->blocks.push_back(b);
+        }
+        return groups;
+    }
+
+    // The job confined to the picked children of `chosen`: their rooms, in block order.
+    LevelScope confined(const Rung& rung, const Candidate& chosen, const std::vector<int>& picked) const {
         LevelScope s;
         s.verdict = LevelScope::Verdict::kConfined;
         if (rung.kind != Rung::Kind::kCluster)
-            s.group = group_name(topo_, rung, chosen->blocks);
+            s.group = group_name(topo_, rung, chosen.blocks);
         std::vector<BlockIndex> allowed;
-        for (int i : *picked)
-            for (BlockIndex b : chosen->children[static_cast<std::size_t>(i)].blocks)
+        for (int i : picked)
+            for (BlockIndex b : chosen.children[static_cast<std::size_t>(i)].blocks)
                 allowed.push_back(b);
         std::sort(allowed.begin(), allowed.end());
         for (BlockIndex b : allowed)
