@@ -287,7 +287,8 @@ Placement place_recovery(const Snapshot& snap, const Request& req, const std::ve
             short_blocks.clear();
         }
     if (!short_blocks.empty()) {
-        // The sentence names the first block that cannot take it back.
+        // Every block that cannot take it back, in the claim's order (the
+        // sentence names the first).
         Placement w = refuse(Reason::kRecoveryWaiting, Refusal::Kind::kRecoveryWaiting);
         w.shortfalls = std::move(short_blocks);
         w.own_blocks_short_by = short_by;
