@@ -109,7 +109,7 @@ void BM_CAbi(benchmark::State& st) {
     close(fd);
     nvlb_planner_t* p = nullptr;
     nvlb_error_t err;
-    if (nvlb_planner_load(path, nullptr, 0, &p, &err) != NVLB_OK) {
+    if (nvlb_planner_load(path, nullptr, 0, 0, &p, &err) != NVLB_OK) {
         st.SkipWithError(err.message);
         return;
     }

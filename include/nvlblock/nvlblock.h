@@ -22,7 +22,10 @@
 extern "C" {
 #endif
 
-#define NVLB_ABI_VERSION 2 /* 2: nvlb_request_t.req_nodes, nvlb_placement_t.segment */
+/* 2: nvlb_request_t.req_nodes, nvlb_placement_t.segment.
+ * 3: the Slurm release is a parameter of nvlb_planner_load, nvlb_planner_reload
+ *    and nvlb_check_file; nvlb_set_slurm_release (process-wide) is gone. */
+#define NVLB_ABI_VERSION 3
 
 typedef enum nvlb_status {
     NVLB_OK = 0,
@@ -76,13 +79,16 @@ typedef struct nvlb_planner nvlb_planner_t;
 
 /* Load a topology file (YAML if it ends in .yaml/.yml, else topology.conf
  * block syntax). node_names: slurm.conf's nodes in Slurm's index order, or
- * NULL to number nodes in topology order. */
+ * NULL to number nodes in topology order. slurm_version_number: the Slurm
+ * release whose topology/block rules apply where releases differ, for
+ * reading the file and for every placement (SLURM_VERSION_NUMBER, e.g.
+ * 0x180b05 for 24.11.5; 0: 24.11). */
 nvlb_status_t nvlb_planner_load(const char* path, const char* const* node_names, size_t node_count,
-                                nvlb_planner_t** out, nvlb_error_t* err);
+                                uint32_t slurm_version_number, nvlb_planner_t** out, nvlb_error_t* err);
 /* Reconfigure from a file; on any error the planner keeps its old topology.
  * Pending recoveries are carried over by node name. */
 nvlb_status_t nvlb_planner_reload(nvlb_planner_t* planner, const char* path, const char* const* node_names,
-                                  size_t node_count, nvlb_error_t* err);
+                                  size_t node_count, uint32_t slurm_version_number, nvlb_error_t* err);
 void nvlb_planner_free(nvlb_planner_t* planner);
 /* The planner of this process. The Slurm plugins of one daemon (the
  * topology plugin and the PrEp plugin) are separate shared objects; they share
@@ -91,10 +97,12 @@ void nvlb_planner_free(nvlb_planner_t* planner);
 void nvlb_process_planner_set(nvlb_planner_t* planner);
 nvlb_planner_t* nvlb_process_planner(void);
 
-/* Validate a file without keeping it. Warnings (accepted but suspicious) are
- * passed to warn, if given, one "file:line: message" at a time. */
+/* Validate a file without keeping it, as nvlb_planner_load would read it for
+ * that release. Warnings (accepted but suspicious) are passed to warn, if
+ * given, one "file:line: message" at a time. */
 nvlb_status_t nvlb_check_file(const char* path, const char* const* node_names, size_t node_count,
-                              void (*warn)(void* ctx, const char* line), void* ctx, nvlb_error_t* err);
+                              uint32_t slurm_version_number, void (*warn)(void* ctx, const char* line), void* ctx,
+                              nvlb_error_t* err);
 
 /* Topology queries. */
 size_t nvlb_node_count(const nvlb_planner_t* planner);
@@ -133,10 +141,6 @@ nvlb_status_t nvlb_policy_info(const nvlb_planner_t* planner, nvlb_policy_info_t
 /* Whether a job in this QOS / partition (either may be NULL) is preemptible
  * work that may borrow spares (the topology file's `preemptible:`). */
 bool nvlb_is_preemptible(const nvlb_planner_t* planner, const char* qos, const char* partition);
-/* The Slurm release whose topology/block rules apply where releases differ
- * (SLURM_VERSION_NUMBER, e.g. 0x180b05 for 24.11.5), for every topology read
- * afterwards in this process. Default: 24.11. */
-void nvlb_set_slurm_release(uint32_t slurm_version_number);
 /* Seconds after a requeue before Slurm lets the job start again
  * (cred_expire + 1). The nodes of a failed job stay held at least this long
  * plus the time a scheduling pass may take to reach it, which the core adds. */
@@ -162,7 +166,7 @@ const char* nvlb_reason_name(nvlb_reason_t reason);
 
 /* What Slurm says of the job, unshaped: the core turns these facts into the
  * question it answers, with the rules of the Slurm release the topology was
- * read for (nvlb_set_slurm_release): the -N min-max clamp, --segment,
+ * read for (nvlb_planner_load's slurm_version_number): the -N min-max clamp, --segment,
  * what a --nodelist means for a job of several segments. */
 typedef struct nvlb_request {
     uint32_t job_id;

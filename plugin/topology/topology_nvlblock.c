@@ -139,8 +139,6 @@ extern bool nvlbt_reclaims_spares(void)
 extern int nvlbt_init(void)
 {
 	verbose("topology/nvlblock %s loaded (core %s)", SLURM_VERSION_STRING, nvlb_version());
-	/* Where topology/block's rules differ between releases, follow ours. */
-	nvlb_set_slurm_release(SLURM_VERSION_NUMBER);
 	return SLURM_SUCCESS;
 }
 
@@ -220,7 +218,8 @@ extern int nvlbt_build_config(const char *topology_conf)
 	for (int i = 0; i < node_record_count; i++)
 		names[i] = node_record_table_ptr[i] ? node_record_table_ptr[i]->name : "";
 
-	if (nvlb_check_file(path, names, node_record_count, _log_warning, NULL, &err) != NVLB_OK) {
+	if (nvlb_check_file(path, names, node_record_count, SLURM_VERSION_NUMBER, _log_warning, NULL, &err) !=
+	    NVLB_OK) {
 		char *copy;
 
 		_log_problems("nvlblock: ", &err);
@@ -232,7 +231,8 @@ extern int nvlbt_build_config(const char *topology_conf)
 		/* A reconfigure re-executed slurmctld: the previous topology
 		 * is the copy kept when it was accepted (last_good.c). */
 		if (!(copy = nvlbt_last_good_copy(path)) ||
-		    (nvlb_check_file(copy, names, node_record_count, NULL, NULL, NULL) != NVLB_OK))
+		    (nvlb_check_file(copy, names, node_record_count, SLURM_VERSION_NUMBER, NULL, NULL, NULL) !=
+		     NVLB_OK))
 			fatal("nvlblock: invalid topology configuration in %s (%u problem%s, first at %s:%u)", path,
 			      err.problem_count, (err.problem_count == 1) ? "" : "s", err.file, err.line);
 		error("nvlblock: keeping the previous topology (%s, kept when it was last accepted); fix %s and "
@@ -244,13 +244,15 @@ extern int nvlbt_build_config(const char *topology_conf)
 		last_good = true;
 	}
 	if (!planner) {
-		if (nvlb_planner_load(path, names, node_record_count, &planner, &err) != NVLB_OK) {
+		if (nvlb_planner_load(path, names, node_record_count, SLURM_VERSION_NUMBER, &planner, &err) !=
+		    NVLB_OK) {
 			_log_problems("nvlblock: ", &err);
 			fatal("nvlblock: cannot load %s", path);
 		}
 		nvlb_process_planner_set(planner);
 		_load_saved_state(planner);
-	} else if (nvlb_planner_reload(planner, path, names, node_record_count, &err) != NVLB_OK) {
+	} else if (nvlb_planner_reload(planner, path, names, node_record_count, SLURM_VERSION_NUMBER, &err) !=
+		   NVLB_OK) {
 		_log_problems("nvlblock: ", &err);
 		error("nvlblock: keeping the previous topology");
 		rc = SLURM_ERROR;

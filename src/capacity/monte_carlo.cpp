@@ -33,6 +33,30 @@ Estimate summarize(const std::vector<double>& xs) {
     return e;
 }
 
+using EventQueue = std::priority_queue<Event, std::vector<Event>, std::greater<>>;
+
+// Rack `r` at time 0, drawn from the stationary distribution so there is no
+// warm-up bias: each node down with probability p, the rack itself down with
+// its own (when rack faults are modelled); the first event of each queued.
+// The draws keep their order (node by node, then the rack): same seed, same result.
+void start_rack(const FailureModel& model, int n, double p, int r, std::mt19937_64& rng,
+                std::exponential_distribution<double>& up, std::exponential_distribution<double>& down, EventQueue& q,
+                std::vector<bool>& node_down, int& failed, std::vector<bool>& rack_down, int /*racks*/) {
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    for (int i = 0; i < n; ++i) {
+        node_down[i] = unit(rng) < p;
+        failed += node_down[i];
+        q.push({node_down[i] ? down(rng) : up(rng), r, i});
+    }
+    if (model.rack_mtbf_hours > 0) {
+        const double pr = model.rack_mttr_hours / (model.rack_mtbf_hours + model.rack_mttr_hours);
+        rack_down[r] = unit(rng) < pr;
+        std::exponential_distribution<double> next(1.0 /
+                                                   (rack_down[r] ? model.rack_mttr_hours : model.rack_mtbf_hours));
+        q.push({next(rng), r, -1});
+    }
+}
+
 } // namespace
 
 MonteCarloResult simulate_availability(const RackShape& shape, const FailureModel& model,
@@ -49,25 +73,12 @@ MonteCarloResult simulate_availability(const RackShape& shape, const FailureMode
         std::exponential_distribution<double> up(1.0 / model.node_mtbi_hours);
         std::exponential_distribution<double> down(1.0 / model.node_mttr_hours);
         std::uniform_real_distribution<double> unit(0.0, 1.0);
-        std::priority_queue<Event, std::vector<Event>, std::greater<>> q;
-        // Start from the stationary distribution so there is no warm-up bias.
+        EventQueue q;
         std::vector<std::vector<bool>> node_down(shape.racks, std::vector<bool>(n, false));
         std::vector<int> failed(shape.racks, 0);
         std::vector<bool> rack_down(shape.racks, false);
-        for (int r = 0; r < shape.racks; ++r) {
-            for (int i = 0; i < n; ++i) {
-                node_down[r][i] = unit(rng) < p;
-                failed[r] += node_down[r][i];
-                q.push({node_down[r][i] ? down(rng) : up(rng), r, i});
-            }
-            if (model.rack_mtbf_hours > 0) {
-                const double pr = model.rack_mttr_hours / (model.rack_mtbf_hours + model.rack_mttr_hours);
-                rack_down[r] = unit(rng) < pr;
-                std::exponential_distribution<double> next(
-                    1.0 / (rack_down[r] ? model.rack_mttr_hours : model.rack_mtbf_hours));
-                q.push({next(rng), r, -1});
-            }
-        }
+        for (int r = 0; r < shape.racks; ++r)
+            start_rack(model, n, p, r, rng, up, down, q, node_down[r], failed[r], rack_down, shape.racks);
         // Integrate per-rack usable capacity over time.
         auto rack_failed = [&](int r) { return rack_down[r] ? n : failed[r]; };
         double t = 0.0;

@@ -12,6 +12,7 @@
 #include "readers/load_topology.hpp"
 #include "recovery/rules.hpp"
 #include "state/atomic_file.hpp"
+#include "writers/explain.hpp"
 #include "writers/status_report.hpp"
 
 #include <algorithm>
@@ -128,9 +129,17 @@ std::optional<std::vector<std::string>> universe_of(const char* const* names, st
     return u;
 }
 
-Topology load(const char* path, const char* const* names, std::size_t count) {
+// SLURM_VERSION_NUMBER (major << 16 | minor << 8 | micro) as the core's
+// release, major * 100 + minor; 0 is the default, 24.11.
+int release_of(std::uint32_t v) {
+    if (v == 0)
+        return kDefaultSlurmRelease;
+    return static_cast<int>((v >> 16) & 0xff) * 100 + static_cast<int>((v >> 8) & 0xff);
+}
+
+Topology load(const char* path, const char* const* names, std::size_t count, std::uint32_t slurm_version) {
     auto u = universe_of(names, count);
-    return load_topology(path, u ? &*u : nullptr);
+    return load_topology(path, u ? &*u : nullptr, release_of(slurm_version));
 }
 
 NodeState state_of(std::uint8_t raw) {
@@ -191,22 +200,22 @@ const char* nvlb_version(void) {
 }
 
 nvlb_status_t nvlb_planner_load(const char* path, const char* const* node_names, size_t node_count,
-                                nvlb_planner_t** out, nvlb_error_t* err) {
+                                uint32_t slurm_version_number, nvlb_planner_t** out, nvlb_error_t* err) {
     if (!path || !out)
         return set_error(err, NVLB_E_INVALID, "", 0, "nvlb_planner_load: path and out are required");
     *out = nullptr;
     return guarded(err, [&] {
-        *out = new nvlb_planner(load(path, node_names, node_count));
+        *out = new nvlb_planner(load(path, node_names, node_count, slurm_version_number));
         return NVLB_OK;
     });
 }
 
 nvlb_status_t nvlb_planner_reload(nvlb_planner_t* p, const char* path, const char* const* node_names, size_t node_count,
-                                  nvlb_error_t* err) {
+                                  uint32_t slurm_version_number, nvlb_error_t* err) {
     if (!p || !path)
         return set_error(err, NVLB_E_INVALID, "", 0, "nvlb_planner_reload: planner and path are required");
     return guarded(err, [&] {
-        Topology t = load(path, node_names, node_count); // may throw: the old topology stays
+        Topology t = load(path, node_names, node_count, slurm_version_number); // may throw: the old topology stays
         ChangingLock lock(p);
         p->planner.replace_topology(std::move(t));
         return NVLB_OK;
@@ -230,11 +239,12 @@ nvlb_planner_t* nvlb_process_planner(void) {
 }
 
 nvlb_status_t nvlb_check_file(const char* path, const char* const* node_names, size_t node_count,
-                              void (*warn)(void*, const char*), void* ctx, nvlb_error_t* err) {
+                              uint32_t slurm_version_number, void (*warn)(void*, const char*), void* ctx,
+                              nvlb_error_t* err) {
     if (!path)
         return set_error(err, NVLB_E_INVALID, "", 0, "nvlb_check_file: path is required");
     return guarded(err, [&] {
-        Topology t = load(path, node_names, node_count);
+        Topology t = load(path, node_names, node_count, slurm_version_number);
         if (warn)
             for (const auto& w : t.warnings())
                 warn(ctx, w.str().c_str());
@@ -336,11 +346,6 @@ void nvlb_set_requeue_delay(nvlb_planner_t* p, int64_t seconds) {
     p->planner.set_slurm_requeue_delay(seconds);
 }
 
-void nvlb_set_slurm_release(uint32_t v) {
-    // SLURM_VERSION_NUMBER: major << 16 | minor << 8 | micro.
-    set_default_slurm_release(static_cast<int>((v >> 16) & 0xff) * 100 + static_cast<int>((v >> 8) & 0xff));
-}
-
 const char* nvlb_reason_name(nvlb_reason_t r) {
     if (r < NVLB_PLACED || r > NVLB_NO_GROUP_FITS)
         return "unknown";
@@ -397,7 +402,7 @@ nvlb_status_t nvlb_place(nvlb_planner_t* p, const uint8_t* node_states, size_t n
         out->spares_used = pl.spares_used;
         out->recovery_in_place = pl.recovery_in_place;
         out->blocks_if_spares = pl.blocks_if_spares;
-        copy_str(out->message, sizeof out->message, pl.message);
+        copy_str(out->message, sizeof out->message, explain(p->planner.topology(), pl));
         out->topology_unavailable = pl.topology_unavailable;
         copy_str(out->group, sizeof out->group, pl.group);
         if (pl.nodes.size() > out->nodes_capacity || (!out->nodes && !pl.nodes.empty())) {

@@ -4,20 +4,8 @@
 #include "model/hostlist.hpp"
 
 #include <algorithm>
-#include <atomic>
 
 namespace nvlblock {
-
-namespace {
-std::atomic<int> g_slurm_release{kDefaultSlurmRelease};
-}
-
-int default_slurm_release() {
-    return g_slurm_release.load();
-}
-void set_default_slurm_release(int release) {
-    g_slurm_release.store(release);
-}
 
 std::optional<NodeIndex> Topology::find_node(const std::string& name) const {
     auto it = node_index_.find(name);
@@ -32,6 +20,83 @@ std::optional<BlockIndex> Topology::find_block(const std::string& name) const {
             return static_cast<BlockIndex>(i);
     return std::nullopt;
 }
+
+namespace {
+
+// A block's settings: its own where given, else the file's defaults.
+Block block_from_spec(const BlockSpec& bs, const BlockSettings& defaults) {
+    Block b;
+    b.name = bs.name;
+    b.where = bs.where;
+    b.settings.slice = bs.slice.value_or(defaults.slice);
+    b.settings.spares = bs.spares.value_or(defaults.spares);
+    b.settings.lending = bs.lending.value_or(defaults.lending);
+    b.settings.reserve = bs.reserve.value_or(defaults.reserve);
+    return b;
+}
+
+// Slice and spares must fit the block's nodes.
+void check_settings(const Block& b, const SourceLocation& where, Diagnostics& problems) {
+    const int size = b.size();
+    const BlockSettings& s = b.settings;
+    const std::string label = "block '" + b.name + "'";
+    if (s.slice < 1)
+        problems.add(where, label + ": slice must be at least 1 (got " + std::to_string(s.slice) + ")");
+    else if (s.slice > size)
+        problems.add(where, label + ": slice " + std::to_string(s.slice) + " is larger than the block (" +
+                                std::to_string(size) + " nodes)");
+    else if (s.spares >= 0 && s.slice + s.spares > size)
+        problems.add(where, label + ": slice " + std::to_string(s.slice) + " plus " + std::to_string(s.spares) +
+                                " spares needs " + std::to_string(s.slice + s.spares) + " nodes; the block has " +
+                                std::to_string(size));
+    if (s.spares < 0)
+        problems.add(where, label + ": spares must be 0 or more (got " + std::to_string(s.spares) + ")");
+}
+
+// Per node its block; per block its first node and whether its nodes are
+// consecutive indices (the engine's fast paths); the largest slice.
+void index_blocks(std::vector<Block>& blocks, std::size_t node_count, std::vector<BlockIndex>& block_of,
+                  int& largest_slice) {
+    block_of.assign(node_count, kNoBlock);
+    for (std::size_t bi = 0; bi < blocks.size(); ++bi) {
+        Block& b = blocks[bi];
+        for (NodeIndex n : b.nodes)
+            block_of[n] = static_cast<BlockIndex>(bi);
+        b.first = b.nodes.empty() ? 0 : b.nodes.front();
+        b.contiguous = true;
+        for (std::size_t i = 0; i < b.nodes.size() && b.contiguous; ++i)
+            b.contiguous = b.nodes[i] == b.first + static_cast<NodeIndex>(i);
+        largest_slice = std::max(largest_slice, b.settings.slice);
+    }
+}
+
+// A node joins one block only: a second listing is a problem (here or in
+// another block). Whether `idx` now belongs to block `bi`.
+bool claim_node(std::unordered_map<NodeIndex, std::size_t>& owner, NodeIndex idx, std::size_t bi,
+                const std::vector<BlockSpec>& blocks, const std::string& name, Diagnostics& problems) {
+    auto [o, fresh] = owner.emplace(idx, bi);
+    if (fresh)
+        return true;
+    const BlockSpec& bs = blocks[bi];
+    const BlockSpec& first = blocks[o->second];
+    if (o->second == bi)
+        problems.add(bs.where, "node " + name + " is listed twice in block '" + bs.name + "'");
+    else
+        problems.add(bs.where, "node " + name + " is in block '" + bs.name + "' and in block '" + first.name + "' (" +
+                                   first.where.str() + ")");
+    return false;
+}
+
+// The names of `nodes`, as a host list expression.
+std::string nodes_expr_of(const std::vector<NodeIndex>& nodes, const std::vector<std::string>& node_names) {
+    std::vector<std::string> names;
+    names.reserve(nodes.size());
+    for (NodeIndex n : nodes)
+        names.push_back(node_names[n]);
+    return hostlist::compress(names);
+}
+
+} // namespace
 
 Topology build_topology(TopologySpec spec, const std::vector<std::string>* universe) {
     Diagnostics problems;
@@ -61,13 +126,7 @@ Topology build_topology(TopologySpec spec, const std::vector<std::string>* unive
                                        spec.blocks[prev->second].where.str() + ")");
             continue;
         }
-        Block b;
-        b.name = bs.name;
-        b.where = bs.where;
-        b.settings.slice = bs.slice.value_or(spec.defaults.slice);
-        b.settings.spares = bs.spares.value_or(spec.defaults.spares);
-        b.settings.lending = bs.lending.value_or(spec.defaults.lending);
-        b.settings.reserve = bs.reserve.value_or(spec.defaults.reserve);
+        Block b = block_from_spec(bs, spec.defaults);
         for (const auto& name : bs.node_names) {
             NodeIndex idx;
             auto it = t.node_index_.find(name);
@@ -87,17 +146,8 @@ Topology build_topology(TopologySpec spec, const std::vector<std::string>* unive
                 t.node_names_.push_back(name);
                 t.node_index_.emplace(name, idx);
             }
-            auto [o, fresh] = owner.emplace(idx, bi);
-            if (!fresh) {
-                const BlockSpec& first = spec.blocks[o->second];
-                if (o->second == bi)
-                    problems.add(bs.where, "node " + name + " is listed twice in block '" + bs.name + "'");
-                else
-                    problems.add(bs.where, "node " + name + " is in block '" + bs.name + "' and in block '" +
-                                               first.name + "' (" + first.where.str() + ")");
-                continue;
-            }
-            b.nodes.push_back(idx);
+            if (claim_node(owner, idx, bi, spec.blocks, name, problems))
+                b.nodes.push_back(idx);
         }
         if (b.nodes.empty()) {
             if (bs.node_names.empty())
@@ -107,26 +157,8 @@ Topology build_topology(TopologySpec spec, const std::vector<std::string>* unive
             t.blocks_.push_back(std::move(b));
             continue;
         }
-        std::vector<std::string> names;
-        names.reserve(b.nodes.size());
-        for (NodeIndex n : b.nodes)
-            names.push_back(t.node_names_[n]);
-        b.nodes_expr = hostlist::compress(names);
-
-        const int size = b.size();
-        const BlockSettings& s = b.settings;
-        const std::string label = "block '" + b.name + "'";
-        if (s.slice < 1)
-            problems.add(bs.where, label + ": slice must be at least 1 (got " + std::to_string(s.slice) + ")");
-        else if (s.slice > size)
-            problems.add(bs.where, label + ": slice " + std::to_string(s.slice) + " is larger than the block (" +
-                                       std::to_string(size) + " nodes)");
-        else if (s.spares >= 0 && s.slice + s.spares > size)
-            problems.add(bs.where, label + ": slice " + std::to_string(s.slice) + " plus " + std::to_string(s.spares) +
-                                       " spares needs " + std::to_string(s.slice + s.spares) +
-                                       " nodes; the block has " + std::to_string(size));
-        if (s.spares < 0)
-            problems.add(bs.where, label + ": spares must be 0 or more (got " + std::to_string(s.spares) + ")");
+        b.nodes_expr = nodes_expr_of(b.nodes, t.node_names_);
+        check_settings(b, bs.where, problems);
         t.blocks_.push_back(std::move(b));
     }
     if (spec.policy.block_fault_fraction <= 0.0 || spec.policy.block_fault_fraction > 1.0)
@@ -139,17 +171,7 @@ Topology build_topology(TopologySpec spec, const std::vector<std::string>* unive
         t.hierarchy_ = build_hierarchy(spec.hierarchy, block_names, spec.hierarchy.base_nodes > 0, problems);
     problems.throw_if_any();
 
-    t.block_of_.assign(t.node_names_.size(), kNoBlock);
-    for (std::size_t bi = 0; bi < t.blocks_.size(); ++bi) {
-        Block& b = t.blocks_[bi];
-        for (NodeIndex n : b.nodes)
-            t.block_of_[n] = static_cast<BlockIndex>(bi);
-        b.first = b.nodes.empty() ? 0 : b.nodes.front();
-        b.contiguous = true;
-        for (std::size_t i = 0; i < b.nodes.size() && b.contiguous; ++i)
-            b.contiguous = b.nodes[i] == b.first + static_cast<NodeIndex>(i);
-        t.largest_slice_ = std::max(t.largest_slice_, b.settings.slice);
-    }
+    index_blocks(t.blocks_, t.node_names_.size(), t.block_of_, t.largest_slice_);
     t.nodes_in_blocks_ = owner.size();
     return t;
 }

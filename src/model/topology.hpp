@@ -102,15 +102,16 @@ struct StatusOutput {
 
 // The Slurm release whose topology/block rules placement follows where
 // releases differ (docs/placement.md), as major * 100 + minor: 2411 = 24.11.
-// The plugin sets the release it was built for; tools default to 24.11.
+// A parameter of reading a topology (readers/load_topology.hpp), kept in its
+// ClusterPolicy: the plugin passes the release it was built for; tools and
+// tests default to 24.11. No process-wide setting: the same answer for the
+// same file and release, whoever read what before.
 inline constexpr int kDefaultSlurmRelease = 2411;
-int default_slurm_release();
-void set_default_slurm_release(int release); // for every topology read afterwards in this process
 
 struct ClusterPolicy {
     RecoveryPolicy recovery;
-    int slurm_release = default_slurm_release();
-    double block_fault_fraction = 0.5; // share of a block failed at once that makes it a block fault
+    int slurm_release = kDefaultSlurmRelease; // set by the reader from its parameter
+    double block_fault_fraction = 0.5;        // share of a block failed at once that makes it a block fault
     JobSelector preemptible;
     StatusOutput status;
 };

@@ -4,7 +4,6 @@
 #include "placement/availability_counts.hpp"
 #include "placement/block_choice.hpp"
 #include "placement/level_choice.hpp"
-#include "recovery/rules.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -183,22 +182,28 @@ int segment_cap(int limit, int segment, bool fits) {
     return limit / segment * segment;
 }
 
-std::string plural(long n, const char* one, const char* many) {
-    return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
-std::string shape(std::uint32_t nodes, std::uint32_t segment) {
-    std::string s = plural(nodes, "node", "nodes");
-    if (segment && nodes > segment)
-        s += " (" + plural(nodes / segment, "segment", "segments") + " of " + std::to_string(segment) + ")";
-    return s;
-}
-
-Placement refuse(Reason r, std::string message) {
+// A refusal: the reason and the facts (writers/explain.hpp words them).
+Placement refuse(Reason r, Refusal why) {
     Placement p;
     p.reason = r;
-    p.message = std::move(message);
+    p.why = std::move(why);
     return p;
+}
+
+Placement refuse(Reason r, Refusal::Kind kind) {
+    Refusal why;
+    why.kind = kind;
+    return refuse(r, std::move(why));
+}
+
+// The request's shape, as most refusals cite it.
+Refusal shaped(Refusal::Kind kind, const Request& req) {
+    Refusal why;
+    why.kind = kind;
+    why.min_nodes = req.min_nodes;
+    why.max_nodes = req.max_nodes;
+    why.segment = req.segment;
+    return why;
 }
 
 // A job on several blocks that cannot get its old count back on each may
@@ -240,8 +245,8 @@ std::optional<Placement> shift_within_own_blocks(const Snapshot& snap, const Req
 }
 
 // Refused for good, as topology/block refuses it at submission.
-Placement refuse_unavailable(Reason r, std::string message) {
-    Placement p = refuse(r, std::move(message));
+Placement refuse_unavailable(Reason r, Refusal why) {
+    Placement p = refuse(r, std::move(why));
     p.topology_unavailable = true;
     return p;
 }
@@ -282,10 +287,9 @@ Placement place_recovery(const Snapshot& snap, const Request& req, const std::ve
             short_blocks.clear();
         }
     if (!short_blocks.empty()) {
-        // The sentence names the first block that cannot take it back.
-        Placement w =
-            refuse(Reason::kRecoveryWaiting, "in-place restart after a node failure: waiting for its block; " +
-                                                 describe_shortfall(snap.topology(), short_blocks.front()));
+        // Every block that cannot take it back, in the claim's order (the
+        // sentence names the first).
+        Placement w = refuse(Reason::kRecoveryWaiting, Refusal::Kind::kRecoveryWaiting);
         w.shortfalls = std::move(short_blocks);
         w.own_blocks_short_by = short_by;
         return w;
@@ -294,8 +298,6 @@ Placement place_recovery(const Snapshot& snap, const Request& req, const std::ve
     p.reason = Reason::kPlaced;
     p.recovery_in_place = true;
     p.spares_used = spares;
-    p.message = "restart in place: " + plural(static_cast<long>(p.nodes.size()) - spares, "prior node", "prior nodes") +
-                " + " + plural(spares, "spare", "spares");
     return p;
 }
 
@@ -378,13 +380,12 @@ namespace {
 // The request's own faults, before any block is looked at.
 std::optional<Placement> invalid_request(const Topology& topo, const Request& req) {
     if (req.min_nodes == 0 || req.max_nodes < req.min_nodes)
-        return refuse(Reason::kInvalidRequest,
-                      "invalid node count " + std::to_string(req.min_nodes) + "-" + std::to_string(req.max_nodes));
+        return refuse(Reason::kInvalidRequest, shaped(Refusal::Kind::kNodeCount, req));
     if (!req.available.empty() && req.available.size() != topo.node_count())
-        return refuse(Reason::kInvalidRequest, "availability map does not match the topology");
+        return refuse(Reason::kInvalidRequest, Refusal::Kind::kMapSize);
     for (NodeIndex n : req.required)
         if (n >= topo.node_count())
-            return refuse(Reason::kInvalidRequest, "required node index out of range");
+            return refuse(Reason::kInvalidRequest, Refusal::Kind::kRequiredOutOfRange);
     return std::nullopt;
 }
 
@@ -398,11 +399,14 @@ std::optional<Placement> outside_topology(const Topology& topo, const Request& r
     for (NodeIndex n : req.required)
         (topo.block_of(n) == kNoBlock ? required_outside : required_inside) = true;
     if (required_outside && !required_inside)
-        return refuse(Reason::kNotInTopology, "the required nodes are outside every block");
-    if (required_outside)
-        return refuse_unavailable(Reason::kInvalidRequest, "--nodelist mixes nodes inside and outside blocks");
+        return refuse(Reason::kNotInTopology, Refusal::Kind::kRequiredOutside);
+    if (required_outside) {
+        Refusal why;
+        why.kind = Refusal::Kind::kNodelistMixed;
+        return refuse_unavailable(Reason::kInvalidRequest, why);
+    }
     if (!any_block_node && !req.recovery && !required_inside)
-        return refuse(Reason::kNotInTopology, "no block node is available to this job");
+        return refuse(Reason::kNotInTopology, Refusal::Kind::kNoBlockNode);
     return std::nullopt;
 }
 
@@ -421,19 +425,13 @@ std::vector<std::uint32_t> counts_to_try(const Request& req) {
 
 std::optional<Placement> unusable_segment(const Topology& topo, const Request& req,
                                           const std::vector<std::uint32_t>& counts) {
-    const std::uint32_t seg = req.segment;
     if (counts.empty())
-        return refuse_unavailable(
-            Reason::kSegmentNotDivisor,
-            req.min_nodes == req.max_nodes
-                ? "the job's " + plural(req.min_nodes, "node", "nodes") + " cannot be divided into segments of " +
-                      std::to_string(seg) + " (--segment must divide the node count)"
-                : "no node count from " + std::to_string(req.min_nodes) + " to " + std::to_string(req.max_nodes) +
-                      " is a multiple of --segment=" + std::to_string(seg));
-    if (seg && static_cast<int>(seg) > topo.largest_slice())
-        return refuse_unavailable(Reason::kSegmentTooLarge,
-                                  "--segment=" + std::to_string(seg) + " is larger than the largest slice (" +
-                                      std::to_string(topo.largest_slice()) + " nodes); segments never cross a slice");
+        return refuse_unavailable(Reason::kSegmentNotDivisor, shaped(Refusal::Kind::kSegmentNotDivisor, req));
+    if (req.segment && static_cast<int>(req.segment) > topo.largest_slice()) {
+        Refusal why = shaped(Refusal::Kind::kSegmentTooLarge, req);
+        why.offered = topo.largest_slice();
+        return refuse_unavailable(Reason::kSegmentTooLarge, why);
+    }
     return std::nullopt;
 }
 
@@ -442,17 +440,20 @@ std::optional<Placement> unusable_segment(const Topology& topo, const Request& r
 std::optional<Placement> unusable_required(const Snapshot& snap, const Request& req, std::vector<int>& required_in) {
     const Topology& topo = snap.topology();
     for (NodeIndex n : req.required) {
-        if (!usable_by(snap, req, n))
-            return refuse(Reason::kRequiredUnavailable, "required node " + topo.node_name(n) + " is not available (" +
-                                                            (is_healthy(snap.state(n)) ? "in use or held" : "failed") +
-                                                            ")");
+        if (!usable_by(snap, req, n)) {
+            Refusal why;
+            why.kind = Refusal::Kind::kRequiredUnavailable;
+            why.node = n;
+            why.node_failed = !is_healthy(snap.state(n));
+            return refuse(Reason::kRequiredUnavailable, why);
+        }
         ++required_in[static_cast<std::size_t>(topo.block_of(n))];
     }
-    if (!req.required.empty() && req.segment && req.min_nodes > req.segment)
-        return refuse_unavailable(Reason::kInvalidRequest,
-                                  req.multi_segment_nodelist == MultiSegmentNodelist::kUnsupported
-                                      ? "--nodelist with more than one segment is not supported (as in topology/block)"
-                                      : "with more than one segment, --nodelist must name every node of the job");
+    if (!req.required.empty() && req.segment && req.min_nodes > req.segment) {
+        Refusal why = shaped(Refusal::Kind::kNodelistSegments, req);
+        why.nodelist = req.multi_segment_nodelist;
+        return refuse_unavailable(Reason::kInvalidRequest, why);
+    }
     return std::nullopt;
 }
 
@@ -512,9 +513,11 @@ std::optional<Placement> place_largest_count(const Snapshot& snap, const Carving
         level_query.unit = unit;
         LevelScope scope = confine_to_levels(snap.topology(), rooms, level_query);
         if (scope.verdict == LevelScope::Verdict::kRefused) {
+            Refusal why = shaped(Refusal::Kind::kLevel, req);
+            why.level = std::move(scope.refusal);
             if (scope.topology_unavailable)
-                return refuse_unavailable(scope.reason, scope.message);
-            level_refusal = refuse(scope.reason, scope.message);
+                return refuse_unavailable(scope.reason, std::move(why));
+            level_refusal = refuse(scope.reason, std::move(why));
             continue;
         }
         if (scope.verdict == LevelScope::Verdict::kConfined)
@@ -528,9 +531,7 @@ std::optional<Placement> place_largest_count(const Snapshot& snap, const Carving
         for (const BlockTake& t : *takes)
             gather_nodes(snap, req, carve.views[static_cast<std::size_t>(t.block)], t.count, p.nodes);
         std::sort(p.nodes.begin(), p.nodes.end());
-        p.message = "placed on " + plural(static_cast<long>(takes->size()), "block", "blocks");
-        if (!scope.group.empty())
-            p.message += " in " + scope.group;
+        p.blocks = static_cast<std::uint32_t>(takes->size());
         p.group = std::move(scope.group);
         return p;
     }
@@ -546,13 +547,10 @@ Placement refuse_one_block(const Carving& carve, int unit) {
         if (segment_cap(v.limit, unit, carve.fits(v)) < unit && segment_cap(v.spare_limit, unit, carve.fits(v)) >= unit)
             ++would_fit;
     }
-    if (!would_fit)
-        return refuse(Reason::kNoBlockFits, "no block has " + plural(unit, "healthy free node", "healthy free nodes") +
-                                                " now (the most any block offers is " + std::to_string(largest) + ")");
-    Placement p = refuse(Reason::kSparesWithheld,
-                         "no block has " + plural(unit, "healthy free non-spare node", "healthy free non-spare nodes") +
-                             "; " + plural(would_fit, "block", "blocks") +
-                             " would fit if their spares were used (spares are kept for in-place recovery)");
+    Refusal why = shaped(would_fit ? Refusal::Kind::kOneBlockSpares : Refusal::Kind::kOneBlockNoRoom, carve.req);
+    why.unit = unit;
+    why.offered = largest;
+    Placement p = refuse(would_fit ? Reason::kSparesWithheld : Reason::kNoBlockFits, why);
     p.blocks_if_spares = would_fit;
     return p;
 }
@@ -561,20 +559,19 @@ Placement refuse_one_block(const Carving& carve, int unit) {
 Placement refuse_no_fit(const Topology& topo, const Carving& carve, std::optional<Placement> level_refusal) {
     const Request& req = carve.req;
     const std::uint32_t want = req.min_nodes;
-    const std::uint32_t seg = req.segment;
     if (req.exclusive_topo)
-        return refuse(Reason::kExclusiveNoBlock, "--exclusive=topo needs blocks with no other work for " +
-                                                     shape(want, seg) + "; none are free now");
+        return refuse(Reason::kExclusiveNoBlock, shaped(Refusal::Kind::kExclusive, req));
     const int unit = carve.unit_for(want);
     long ever = 0, now_total = 0;
     for (const BlockView& v : carve.views) {
         ever += segment_cap(v.room_if_empty, unit, carve.fits(v));
         now_total += segment_cap(v.limit, unit, carve.fits(v));
     }
-    if (ever < static_cast<long>(want))
-        return refuse(Reason::kTooLarge, "the job needs " + shape(want, seg) +
-                                             "; the healthy blocks can hold at most " + std::to_string(ever) +
-                                             " for this kind of job");
+    if (ever < static_cast<long>(want)) {
+        Refusal why = shaped(Refusal::Kind::kTooLarge, req);
+        why.offered = ever;
+        return refuse(Reason::kTooLarge, why);
+    }
     if (level_refusal)
         return *level_refusal;
     int largest_block = 0;
@@ -583,16 +580,13 @@ Placement refuse_no_fit(const Topology& topo, const Carving& carve, std::optiona
     if (unit == static_cast<int>(want) && static_cast<int>(want) <= largest_block)
         return refuse_one_block(carve, unit);
     if (auto with_spares = choose_blocks(carve.rooms_for(true, unit), static_cast<int>(want), unit)) {
-        Placement p =
-            refuse(Reason::kSparesWithheld, "not enough healthy free non-spare capacity for " + shape(want, seg) +
-                                                "; it would fit on " +
-                                                plural(static_cast<long>(with_spares->size()), "block", "blocks") +
-                                                " if their spares were used (spares are kept for in-place recovery)");
+        Placement p = refuse(Reason::kSparesWithheld, shaped(Refusal::Kind::kSparesWithheld, req));
         p.blocks_if_spares = static_cast<std::uint32_t>(with_spares->size());
         return p;
     }
-    return refuse(Reason::kNoBlockFits, "not enough free capacity for " + shape(want, seg) + " now (" +
-                                            std::to_string(now_total) + " usable nodes in whole segments)");
+    Refusal why = shaped(Refusal::Kind::kNoRoom, req);
+    why.offered = now_total;
+    return refuse(Reason::kNoBlockFits, why);
 }
 
 } // namespace

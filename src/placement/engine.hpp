@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 //
 // The placement engine: given a snapshot of the cluster and a request, choose
-// the nodes, or say why not in a sentence. Pure and deterministic: the same
+// the nodes, or say why not as facts (placement/refusal.hpp; the sentence is
+// writers/explain.hpp's). Pure and deterministic: the same
 // snapshot and request always give the same answer, which is what lets the
 // simulator stand in for slurmctld. Rules (docs/placement.md):
 //   1. Best fit: a job goes to the block where it leaves the least room

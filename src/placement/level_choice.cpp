@@ -19,9 +19,8 @@ struct Rung {
     Kind kind = Kind::kBlocks;
     int shift = 0;                         // kShift: groups of 2^shift blocks, aligned
     const HierarchyLevel* named = nullptr; // kNamed
+    int level = 0;                         // kNamed: its index in the hierarchy
     long nominal = 0;
-    std::string label;  // "scalable unit", "aggregated block of 8 nodes (2 blocks)"
-    std::string labels; // its plural
 
     int group_of(BlockIndex b) const {
         switch (kind) {
@@ -38,19 +37,33 @@ struct Rung {
     }
 };
 
-std::string plural(long n, const std::string& one) {
-    return std::to_string(n) + " " + one + (n == 1 ? "" : "s");
+// How a refusal names the rung (writers/explain.cpp spells it).
+LevelRef ref_of(const Rung& r) {
+    LevelRef l;
+    l.shift = r.shift;
+    l.level = r.level;
+    switch (r.kind) {
+    case Rung::Kind::kBlocks:
+        l.kind = LevelRef::Kind::kBlocks;
+        break;
+    case Rung::Kind::kShift:
+        l.kind = LevelRef::Kind::kShift;
+        break;
+    case Rung::Kind::kNamed:
+        l.kind = LevelRef::Kind::kNamed;
+        break;
+    case Rung::Kind::kCluster:
+        l.kind = LevelRef::Kind::kCluster;
+        break;
+    }
+    return l;
 }
 
-std::string count_of(long n, const std::string& one, const std::string& many) {
-    return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
+// A group's name: its name in nvlblock.yaml, else its blocks as a host list.
+// Never asked for the cluster rung, which has no group to name.
 std::string group_name(const Topology& topo, const Rung& r, const std::vector<BlockIndex>& blocks) {
     if (r.kind == Rung::Kind::kNamed)
         return r.named->groups[static_cast<std::size_t>(r.group_of(blocks.front()))].name;
-    if (r.kind == Rung::Kind::kCluster)
-        return "the cluster";
     std::vector<std::string> names;
     for (BlockIndex b : blocks)
         names.push_back(topo.block(b).name);
@@ -67,8 +80,6 @@ std::vector<Rung> ladder(const Topology& topo, const LevelQuery& q) {
     std::vector<Rung> rungs;
     Rung blocks;
     blocks.kind = Rung::Kind::kBlocks;
-    blocks.label = "block";
-    blocks.labels = "blocks";
     if (h.kind() == Hierarchy::Kind::kBlockSizes) {
         blocks.nominal = h.base_nodes();
         rungs.push_back(blocks);
@@ -79,9 +90,6 @@ std::vector<Rung> ladder(const Topology& topo, const LevelQuery& q) {
             r.kind = Rung::Kind::kShift;
             r.shift = k;
             r.nominal = static_cast<long>(h.base_nodes()) << k;
-            r.label = "aggregated block of " + std::to_string(r.nominal) + " nodes (" + plural(1L << k, "block") + ")";
-            r.labels =
-                "aggregated blocks of " + std::to_string(r.nominal) + " nodes (" + plural(1L << k, "block") + ")";
             rungs.push_back(r);
         }
     } else {
@@ -101,8 +109,7 @@ std::vector<Rung> ladder(const Topology& topo, const LevelQuery& q) {
             Rung r;
             r.kind = Rung::Kind::kNamed;
             r.named = &l;
-            r.label = l.label;
-            r.labels = l.label + "s";
+            r.level = static_cast<int>(&l - h.levels().data());
             for (const Group& g : l.groups) {
                 long cap = 0;
                 for (BlockIndex b : g.blocks)
@@ -115,8 +122,6 @@ std::vector<Rung> ladder(const Topology& topo, const LevelQuery& q) {
     Rung cluster;
     cluster.kind = Rung::Kind::kCluster;
     cluster.nominal = kUnbounded;
-    cluster.label = "cluster";
-    cluster.labels = "clusters";
     rungs.push_back(cluster);
     return rungs;
 }
@@ -239,9 +244,11 @@ class Confiner {
         }
         if (may_cross)
             return {}; // crossed every level: anywhere
-        if (h.cross_after())
-            first.message += "; it may cross to a larger level after waiting " + std::to_string(*h.cross_after()) +
-                             " s (waited " + std::to_string(q_.waited) + " s)";
+        if (h.cross_after()) {
+            first.refusal.may_cross_later = true;
+            first.refusal.cross_after = *h.cross_after();
+            first.refusal.waited = q_.waited;
+        }
         return first;
     }
 
@@ -276,29 +283,7 @@ class Confiner {
         const long limit = t == 0 ? 1 : block_sizes ? (n + child.nominal - 1) / child.nominal : 0;
         const bool required = !q_.required_in.empty();
 
-        // Groups of this rung, in block order.
-        std::vector<Candidate> groups;
-        std::vector<int> index_of;
-        for (BlockIndex b = 0; b < static_cast<BlockIndex>(topo_.block_count()); ++b) {
-            const int g = rung.group_of(b);
-            if (static_cast<std::size_t>(g) >= index_of.size())
-                index_of.resize(static_cast<std::size_t>(g) + 1, -1);
-            int& gi = index_of[static_cast<std::size_t>(g)];
-            if (gi < 0) {
-                gi = static_cast<int>(groups.size());
-                groups.emplace_back();
-            }
-            Candidate& c = groups[static_cast<std::size_t>(gi)];
-            c.blocks.push_back(b);
-            c.free += limit_[static_cast<std::size_t>(b)];
-            const int cid = t == 0 ? b : child.group_of(b);
-            auto ch = std::find_if(c.children.begin(), c.children.end(), [&](const Child& x) { return x.id == cid; });
-            if (ch == c.children.end())
-                ch = c.children.insert(c.children.end(), Child{cid, 0, {}});
-            ch->cap += cap_[static_cast<std::size_t>(b)];
-            ch->blocks.push_back(b);
-        }
-
+        std::vector<Candidate> groups = groups_at(t);
         const Candidate* chosen = nullptr;
         std::vector<bool> forced;
         if (required) {
@@ -320,7 +305,7 @@ class Confiner {
                 // nvlblock.yaml: the user named nodes in several groups, so
                 // the job goes to the level where one group holds them all.
                 go_up_ = !block_sizes;
-                return refuse("the required nodes are in different " + rung.labels);
+                return refuse(LevelRefusal::Kind::kRequiredSplit, t, limit);
             }
             forced.assign(chosen->children.size(), false);
             long forced_count = 0;
@@ -331,9 +316,8 @@ class Confiner {
                         ++forced_count;
                     }
             if (limit && forced_count > limit) {
-                LevelScope s = refuse("the required nodes are in " + count_of(forced_count, child.label, child.labels) +
-                                      "; a job of " + plural(n, "node") + " may use at most " + std::to_string(limit) +
-                                      " (" + topo_.hierarchy().describe() + ")");
+                LevelScope s = refuse(LevelRefusal::Kind::kRequiredSpread, t, limit);
+                s.refusal.spread = forced_count;
                 s.topology_unavailable = true;
                 return s;
             }
@@ -348,21 +332,53 @@ class Confiner {
                     chosen = &c;
             }
             if (!chosen)
-                return no_fit(t, rung, child, groups, limit);
+                return no_fit(t, groups, limit);
             forced.assign(chosen->children.size(), false);
         }
         auto picked = pick_children(chosen->children, forced, n, limit);
         if (!picked)
-            return required
-                       ? refuse("with the required nodes, no " + rung.label + " can take " + plural(n, "node") + " now")
-                       : no_fit(t, rung, child, groups, limit);
+            return required ? refuse(LevelRefusal::Kind::kRequiredNoRoom, t, limit) : no_fit(t, groups, limit);
+        return confined(rung, *chosen, *picked);
+    }
+
+    // The groups of rung `t`, in block order, each with its children (the
+    // groups of the rung below) and what the request may take in them.
+    std::vector<Candidate> groups_at(std::size_t t) const {
+        const Rung& rung = rungs_[t];
+        const Rung& child = rungs_[t == 0 ? 0 : t - 1];
+        std::vector<Candidate> groups;
+        std::vector<int> index_of;
+        for (BlockIndex b = 0; b < static_cast<BlockIndex>(topo_.block_count()); ++b) {
+            const int g = rung.group_of(b);
+            if (static_cast<std::size_t>(g) >= index_of.size())
+                index_of.resize(static_cast<std::size_t>(g) + 1, -1);
+            int& gi = index_of[static_cast<std::size_t>(g)];
+            if (gi < 0) {
+                gi = static_cast<int>(groups.size());
+                groups.emplace_back();
+            }
+            Candidate& c = groups[static_cast<std::size_t>(gi)];
+            c.blocks.push_back(b);
+            c.free += limit_[static_cast<std::size_t>(b)];
+            const int cid = t == 0 ? b : child.group_of(b);
+            auto ch = std::find_if(c.children.begin(), c.children.end(), [&](const Child& x) { return x.id == cid; });
+            if (ch == c.children.end())
+                ch = c.children.insert(c.children.end(), Child{cid, 0, {}});
+            ch->cap += cap_[static_cast<std::size_t>(b)];
+            ch->blocks.push_back(b);
+        }
+        return groups;
+    }
+
+    // The job confined to the picked children of `chosen`: their rooms, in block order.
+    LevelScope confined(const Rung& rung, const Candidate& chosen, const std::vector<int>& picked) const {
         LevelScope s;
         s.verdict = LevelScope::Verdict::kConfined;
         if (rung.kind != Rung::Kind::kCluster)
-            s.group = group_name(topo_, rung, chosen->blocks);
+            s.group = group_name(topo_, rung, chosen.blocks);
         std::vector<BlockIndex> allowed;
-        for (int i : *picked)
-            for (BlockIndex b : chosen->children[static_cast<std::size_t>(i)].blocks)
+        for (int i : picked)
+            for (BlockIndex b : chosen.children[static_cast<std::size_t>(i)].blocks)
                 allowed.push_back(b);
         std::sort(allowed.begin(), allowed.end());
         for (BlockIndex b : allowed)
@@ -373,41 +389,35 @@ class Confiner {
 
     int req(BlockIndex b) const { return q_.required_in.empty() ? 0 : q_.required_in[static_cast<std::size_t>(b)]; }
 
-    LevelScope refuse(std::string message) const {
+    // A refusal at rung `t`: the facts writers/explain.cpp words.
+    LevelScope refuse(LevelRefusal::Kind kind, std::size_t t, long limit) const {
         LevelScope s;
         s.verdict = LevelScope::Verdict::kRefused;
         s.reason = Reason::kNoGroupFits;
-        s.message = std::move(message);
+        s.refusal.kind = kind;
+        s.refusal.rung = ref_of(rungs_[t]);
+        s.refusal.child = ref_of(rungs_[t == 0 ? 0 : t - 1]);
+        s.refusal.nodes = q_.nodes;
+        s.refusal.unit = q_.unit;
+        s.refusal.limit = limit;
         return s;
     }
 
-    LevelScope no_fit(std::size_t t, const Rung& rung, const Rung& child, const std::vector<Candidate>& groups,
-                      long limit) const {
-        const long n = q_.nodes;
-        std::string shape = plural(n, "node");
-        if (q_.unit > 1)
-            shape += " (" + plural(n / q_.unit, "segment") + " of " + std::to_string(q_.unit) + ")";
+    // No group of rung `t` has room: the closest one (the most room, the
+    // first on ties) is named when it has any.
+    LevelScope no_fit(std::size_t t, const std::vector<Candidate>& groups, long limit) const {
+        const Rung& rung = rungs_[t];
+        const bool cluster = rung.kind == Rung::Kind::kCluster;
+        LevelScope s = refuse(cluster ? LevelRefusal::Kind::kLargerThanAll : LevelRefusal::Kind::kNoGroup, t, limit);
         const Candidate* best = nullptr;
         for (const Candidate& c : groups)
             if (!best || c.reach > best->reach)
                 best = &c;
-        std::string m;
-        if (rung.kind == Rung::Kind::kCluster) {
-            m = "the job is larger than every " + std::string(t == 1 ? child.label : "level") + "; ";
-            m += limit ? "no " + count_of(limit, child.label, child.labels) + " together have " + shape +
-                             " free now (the most is " + std::to_string(best ? best->reach : 0) + ")"
-                       : "the cluster cannot take " + shape + " now";
-        } else {
-            m = "no " + rung.label + " can take " + shape + " now";
-            if (limit && t > 0)
-                m += " in at most " + count_of(limit, child.label, child.labels);
-            if (best && best->reach > 0)
-                m += "; the closest is " + group_name(topo_, rung, best->blocks) + " with " +
-                     std::to_string(best->reach) + " usable";
-        }
-        if (topo_.hierarchy().kind() == Hierarchy::Kind::kBlockSizes)
-            m += " (" + topo_.hierarchy().describe() + ")";
-        return refuse(m);
+        s.refusal.reach = best ? best->reach : 0;
+        s.refusal.child_is_lowest = t == 1;
+        if (!cluster && best && best->reach > 0)
+            s.refusal.closest = group_name(topo_, rung, best->blocks);
+        return s;
     }
 
     const Topology& topo_;

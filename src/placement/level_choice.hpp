@@ -3,7 +3,7 @@
 // Choosing where above the blocks a job may go: the group of the network
 // hierarchy (src/model/hierarchy.hpp) that confines a job spanning blocks.
 // Pure: it narrows the rooms the block choice (block_choice.hpp) then packs,
-// or refuses with a sentence that names the level. Rules (docs/placement.md,
+// or refuses with the facts that name the level (placement/refusal.hpp). Rules (docs/placement.md,
 // rule 2):
 //
 // topology.conf BlockSizes (Slurm's topology/block, exactly): a job of n
@@ -51,7 +51,7 @@ struct LevelScope {
     std::vector<BlockRoom> rooms; // kConfined: the rooms the job may use
     std::string group;            // kConfined: the chosen group; "" when it may span the cluster
     Reason reason = Reason::kNoGroupFits;
-    std::string message;               // kRefused
+    LevelRefusal refusal;              // kRefused
     bool topology_unavailable = false; // kRefused: never satisfiable as asked
 };
 

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 //
-// A placement request and the engine's answer. Plain data, no Slurm types.
+// A placement request and the engine's answer. Plain data, no Slurm types,
+// no sentences: writers/explain.hpp words an answer for users.
 #pragma once
 
 #include "model/topology.hpp"
+#include "placement/refusal.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -33,14 +35,6 @@ struct RecoveryClaim {
             n += b.need;
         return n;
     }
-};
-
-// What a --nodelist means for a job of more than one segment, as the
-// release's topology/block reads it (core/slurm_request.hpp decides; a list
-// that names the candidates never reaches the engine as `required`).
-enum class MultiSegmentNodelist : std::uint8_t {
-    kUnsupported,       // before 25.11: refused
-    kMustNameEveryNode, // 25.11 and later: a list shorter than the job is refused
 };
 
 struct Request {
@@ -84,24 +78,11 @@ enum class Reason {
 
 const char* reason_name(Reason r);
 
-// Why an in-place restart cannot happen now, for one of the job's blocks:
-// the facts, from which recovery/rules.hpp's describe_shortfall() makes the
-// sentence (nothing parses a sentence back).
-struct Shortfall {
-    BlockIndex block = kNoBlock;
-    std::uint32_t need = 0;   // nodes the job needs there
-    std::uint32_t room = 0;   // nodes it may take there now
-    bool block_down = false;  // a block fault: nothing will be placed there
-    std::uint32_t size = 0;   // the block's nodes
-    std::uint32_t failed = 0; // of which failed now
-    std::uint32_t spares = 0; // its configured spares
-    std::uint32_t lent = 0;   // nodes lent to preemptible work there
-};
-
 struct Placement {
     Reason reason = Reason::kNoBlockFits;
     std::vector<NodeIndex> nodes;       // sorted; empty unless placed
-    std::string message;                // a sentence a user can act on
+    Refusal why;                        // refused: the facts (writers/explain.hpp says them)
+    std::uint32_t blocks = 0;           // placed: the blocks it was placed on
     std::uint32_t blocks_if_spares = 0; // blocks that would fit if spares were used
     bool recovery_in_place = false;     // placed on the job's previous block(s)
     std::uint32_t spares_used = 0;      // for recovery: nodes beyond its prior healthy ones

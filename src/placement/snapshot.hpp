@@ -8,9 +8,9 @@
 #pragma once
 
 #include "model/topology.hpp"
+#include "placement/block_fault.hpp"
 #include "placement/node_state.hpp"
 #include "placement/request.hpp"
-#include "recovery/block_fault.hpp"
 
 #include <algorithm>
 #include <memory>

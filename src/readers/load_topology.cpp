@@ -48,17 +48,17 @@ std::string read_text_file(const std::string& path) {
 }
 
 TopologySpec read_topology_spec_text(const std::string& text, const std::string& label, SourceFormat format,
-                                     const std::string& base_dir) {
-    return format == SourceFormat::kYaml ? read_yaml_topology(text, label, base_dir)
-                                         : read_topology_conf(text, label, base_dir);
+                                     const std::string& base_dir, int slurm_release) {
+    return format == SourceFormat::kYaml ? read_yaml_topology(text, label, base_dir, slurm_release)
+                                         : read_topology_conf(text, label, base_dir, slurm_release);
 }
 
-TopologySpec read_topology_spec(const std::string& path) {
-    return read_topology_spec_text(read_text_file(path), path, guess_format(path), dirname_of(path));
+TopologySpec read_topology_spec(const std::string& path, int slurm_release) {
+    return read_topology_spec_text(read_text_file(path), path, guess_format(path), dirname_of(path), slurm_release);
 }
 
-Topology load_topology(const std::string& path, const std::vector<std::string>* universe) {
-    return build_topology(read_topology_spec(path), universe);
+Topology load_topology(const std::string& path, const std::vector<std::string>* universe, int slurm_release) {
+    return build_topology(read_topology_spec(path, slurm_release), universe);
 }
 
 } // namespace nvlblock

@@ -22,11 +22,14 @@ std::string dirname_of(const std::string& path);
 // ("/name" when dir is "/"). How every Include and companion file resolves.
 std::string path_in(const std::string& dir, const std::string& name);
 
-TopologySpec read_topology_spec(const std::string& path);
+// `slurm_release`: the Slurm release whose topology/block rules apply where
+// releases differ (topology.hpp); it is kept in the spec's ClusterPolicy.
+TopologySpec read_topology_spec(const std::string& path, int slurm_release = kDefaultSlurmRelease);
 TopologySpec read_topology_spec_text(const std::string& text, const std::string& label, SourceFormat format,
-                                     const std::string& base_dir = ".");
+                                     const std::string& base_dir = ".", int slurm_release = kDefaultSlurmRelease);
 
 // Read, validate and index; `universe` as for build_topology(). Throws ConfigError.
-Topology load_topology(const std::string& path, const std::vector<std::string>* universe = nullptr);
+Topology load_topology(const std::string& path, const std::vector<std::string>* universe = nullptr,
+                       int slurm_release = kDefaultSlurmRelease);
 
 } // namespace nvlblock

@@ -265,7 +265,7 @@ const SlurmTopologyYaml::Topology& choose_block_topology(const SlurmTopologyYaml
     return t;
 }
 
-TopologySpec block_topology_spec(const SlurmTopologyYaml& y, const SlurmTopologyYaml::Topology& t) {
+TopologySpec block_topology_spec(const SlurmTopologyYaml& y, const SlurmTopologyYaml::Topology& t, int slurm_release) {
     // Line k of the transcription is block k; the line after the blocks is BlockSizes.
     std::ostringstream conf;
     std::vector<SourceLocation> origin{{y.path, 0}};
@@ -291,7 +291,7 @@ TopologySpec block_topology_spec(const SlurmTopologyYaml& y, const SlurmTopology
             w = w.line < origin.size() ? origin[w.line] : t.where;
     };
     try {
-        TopologySpec spec = read_topology_conf(conf.str(), label);
+        TopologySpec spec = read_topology_conf(conf.str(), label, ".", slurm_release);
         for (auto& b : spec.blocks)
             at_yaml_line(b.where);
         for (auto& d : spec.warnings)

@@ -59,6 +59,7 @@ const SlurmTopologyYaml::Topology& choose_block_topology(const SlurmTopologyYaml
 // The blocks and BlockSizes of a block topology read with topology/block's
 // rules (the topology.conf reader), every problem and warning at the YAML's
 // line. Throws ConfigError.
-TopologySpec block_topology_spec(const SlurmTopologyYaml& yaml, const SlurmTopologyYaml::Topology& t);
+TopologySpec block_topology_spec(const SlurmTopologyYaml& yaml, const SlurmTopologyYaml::Topology& t,
+                                 int slurm_release = kDefaultSlurmRelease);
 
 } // namespace nvlblock

@@ -30,8 +30,10 @@ bool next_pair(std::string_view& rest, KeyValue& kv) {
 
 class ConfReader {
   public:
-    TopologySpec read(const std::string& text, const std::string& label, const std::string& base_dir) {
+    TopologySpec read(const std::string& text, const std::string& label, const std::string& base_dir,
+                      int slurm_release) {
         spec_.source = label;
+        spec_.policy.slurm_release = slurm_release;
         spec_.format = SourceFormat::kTopologyConf;
         parse(text, label, base_dir, 0);
         finish(label);
@@ -212,8 +214,9 @@ class ConfReader {
 
 } // namespace
 
-TopologySpec read_topology_conf(const std::string& text, const std::string& label, const std::string& base_dir) {
-    return ConfReader().read(text, label, base_dir);
+TopologySpec read_topology_conf(const std::string& text, const std::string& label, const std::string& base_dir,
+                                int slurm_release) {
+    return ConfReader().read(text, label, base_dir, slurm_release);
 }
 
 } // namespace nvlblock

@@ -17,6 +17,8 @@ namespace nvlblock {
 // Blocks read from topology.conf get `defaults` as their settings, except that
 // the slice defaults to the base block size and spares to 0 (plain
 // topology/block behaviour) unless the caller's defaults say otherwise.
-TopologySpec read_topology_conf(const std::string& text, const std::string& label, const std::string& base_dir = ".");
+// `slurm_release`: the release whose topology/block rules apply (topology.hpp).
+TopologySpec read_topology_conf(const std::string& text, const std::string& label, const std::string& base_dir = ".",
+                                int slurm_release = kDefaultSlurmRelease);
 
 } // namespace nvlblock

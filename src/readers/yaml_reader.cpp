@@ -25,8 +25,10 @@ using yaml::scalar;
 
 class Reader {
   public:
-    Reader(YamlDocument& doc, std::string label, std::string base_dir)
-        : doc_(doc), label_(std::move(label)), base_dir_(std::move(base_dir)) {}
+    Reader(YamlDocument& doc, std::string label, std::string base_dir, int slurm_release)
+        : doc_(doc), label_(std::move(label)), base_dir_(std::move(base_dir)) {
+        spec_.policy.slurm_release = slurm_release;
+    }
 
     TopologySpec read() {
         spec_.source = label_;
@@ -304,7 +306,8 @@ class Reader {
             return;
         const std::string full = path_in(base_dir_, *path);
         try {
-            take_blocks(read_topology_conf(read_text_file(full), full, dirname_of(full)), *path, full);
+            take_blocks(read_topology_conf(read_text_file(full), full, dirname_of(full), spec_.policy.slurm_release),
+                        *path, full);
         } catch (const ConfigError& e) {
             include_failed(e, v, "topology_conf", *path);
         }
@@ -328,7 +331,7 @@ class Reader {
                 if (&other != &t)
                     notes.push_back({other.where, "topology '" + other.name + "' (" + other.type +
                                                       ") is not used: nvlblock takes topology '" + t.name + "'"});
-            take_blocks(block_topology_spec(y, t), *path, full);
+            take_blocks(block_topology_spec(y, t, spec_.policy.slurm_release), *path, full);
             for (auto& n : notes)
                 spec_.warnings.push_back(std::move(n));
         } catch (const ConfigError& e) {
@@ -512,9 +515,10 @@ class Reader {
 
 } // namespace
 
-TopologySpec read_yaml_topology(const std::string& text, const std::string& label, const std::string& base_dir) {
+TopologySpec read_yaml_topology(const std::string& text, const std::string& label, const std::string& base_dir,
+                                int slurm_release) {
     YamlDocument doc(text, label);
-    return Reader(doc, label, base_dir).read();
+    return Reader(doc, label, base_dir, slurm_release).read();
 }
 
 } // namespace nvlblock

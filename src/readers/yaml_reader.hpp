@@ -14,6 +14,9 @@ namespace nvlblock {
 
 // Parse YAML text. `label` names the file in diagnostics; `base_dir` resolves a
 // relative `topology_conf:` include. Throws ConfigError.
-TopologySpec read_yaml_topology(const std::string& text, const std::string& label, const std::string& base_dir = ".");
+// `slurm_release`: the release whose topology/block rules apply (topology.hpp),
+// also to the topology.conf or topology.yaml it includes.
+TopologySpec read_yaml_topology(const std::string& text, const std::string& label, const std::string& base_dir = ".",
+                                int slurm_release = kDefaultSlurmRelease);
 
 } // namespace nvlblock

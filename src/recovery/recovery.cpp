@@ -3,6 +3,7 @@
 
 #include "placement/engine.hpp"
 #include "recovery/rules.hpp"
+#include "writers/explain.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -174,7 +175,8 @@ std::size_t Recovery::advance(const Snapshot& snap, std::int64_t now) {
         const Placement p = place(snap, in_place);
         if (p.placed())
             continue; // it can restart in place now: it will when Slurm asks
-        falling.emplace_back(&r, p.shortfalls.empty() ? p.message : describe_shortfall(topo, p.shortfalls.front()));
+        falling.emplace_back(&r,
+                             p.shortfalls.empty() ? explain(topo, p) : describe_shortfall(topo, p.shortfalls.front()));
     }
     for (const auto& [r, why] : falling)
         fall_back(topo, *r, now, why);

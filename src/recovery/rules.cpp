@@ -91,21 +91,6 @@ bool restarted_in_place(const Topology& topo, std::span<const NodeIndex> before,
     });
 }
 
-std::string describe_shortfall(const Topology& topo, const Shortfall& s) {
-    const std::string name = s.block >= 0 && static_cast<std::size_t>(s.block) < topo.block_count()
-                                 ? topo.block(s.block).name
-                                 : "an unknown block";
-    if (s.block_down)
-        return name + " is down (block fault: " + std::to_string(s.failed) + " of " + std::to_string(s.size) +
-               " nodes failed)";
-    std::string out = name + " has room for " + std::to_string(s.room) + " of the " + std::to_string(s.need) +
-                      " nodes it needs (" + std::to_string(s.failed) + " failed, " + std::to_string(s.spares) +
-                      " spares";
-    if (s.lent)
-        out += ", " + std::to_string(s.lent) + " lent";
-    return out + ")";
-}
-
 std::string hostlist_of(const Topology& topo, std::span<const NodeIndex> nodes) {
     std::vector<std::string> names;
     names.reserve(nodes.size());

@@ -10,16 +10,15 @@
 //     its nodes are held, when it stops waiting for its block;
 //   - block faults (a whole block down);
 //   - what a job needs back per block, with repaired nodes counted as its own;
-//   - whether a restart was in place;
-//   - the sentence that says why an in-place restart cannot happen now.
+//   - whether a restart was in place.
 // The state that moves with time (records, fallbacks) is recovery.hpp's.
 #pragma once
 
 #include "model/topology.hpp"
+#include "placement/block_fault.hpp"
 #include "placement/node_state.hpp"
 #include "placement/request.hpp"
 #include "placement/snapshot.hpp"
-#include "recovery/block_fault.hpp"
 
 #include <cstdint>
 #include <span>
@@ -103,12 +102,7 @@ bool any_block_down(const Snapshot& snap, const RecoveryClaim& claim);
 // all on blocks it had (its own NVLink domains; which nodes there may differ).
 bool restarted_in_place(const Topology& topo, std::span<const NodeIndex> before, std::span<const NodeIndex> after);
 
-// ---- Refusals --------------------------------------------------------------------
-
-// Why one block cannot take the job back now, as a sentence:
-// "rack02 has room for 15 of the 16 nodes it needs (3 failed, 2 spares)",
-// "rack02 is down (block fault: 18 of 18 nodes failed)".
-std::string describe_shortfall(const Topology& topo, const Shortfall& s);
+// ---- Names in log lines ------------------------------------------------------------
 
 // A node list as a host list expression ("gb[0019-0021]"); "-" when empty.
 std::string hostlist_of(const Topology& topo, std::span<const NodeIndex> nodes);

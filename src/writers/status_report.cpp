@@ -42,6 +42,72 @@ void add_counts(Total& t, const BlockReport& b) {
     t.ordinary_free += b.ordinary_free;
 }
 
+// One block's line of the report: its nodes' states, its spares, its holds.
+BlockReport block_report(const Topology& topo, const Snapshot& snap, std::span<const NodeState> states, BlockIndex b) {
+    const Block& block = topo.block(b);
+    const BlockTally& t = snap.tally(b);
+    BlockReport br;
+    br.name = block.name;
+    br.nodes = block.nodes_expr;
+    br.size = t.size;
+    br.slice = block.settings.slice;
+    br.spares = block.settings.spares;
+    br.lending = block.settings.lending;
+    br.health = t.fault ? BlockHealth::kDown : (t.degraded() ? BlockHealth::kDegraded : BlockHealth::kHealthy);
+    br.failed = t.failed;
+    br.down = t.down;
+    br.drained = t.drained;
+    br.healthy = t.size - t.failed;
+    br.busy = t.busy;
+    br.lent = t.lent;
+    br.free = t.free;
+    std::vector<std::string> failed;
+    for (NodeIndex n : block.nodes)
+        if (is_failed(states[n]))
+            failed.push_back(topo.node_name(n));
+    br.failed_nodes = failed.empty() ? "" : hostlist::compress(failed);
+    for (const auto& h : snap.holds(b))
+        br.held += static_cast<int>(h.need);
+    br.reclaim = block.settings.reserve == SpareReserve::kReclaim;
+    br.spares_used = std::min(t.failed, br.spares);
+    const int reserve = t.spare_reserve();
+    if (br.reclaim) {
+        // Nothing withheld: free nodes first stand ready as spares; the
+        // rest of the reserve runs work that a recovery would reclaim.
+        br.spares_free = std::min(reserve, t.free);
+        br.spares_lent = std::min(reserve - br.spares_free, t.busy + t.lent);
+    } else {
+        br.spares_lent = std::min(t.lent, reserve);
+        br.spares_free = std::max(0, std::min(reserve - br.spares_lent, t.free));
+    }
+    if (!t.fault) {
+        const int withheld = br.reclaim ? t.failed : std::max(t.failed, br.spares);
+        br.ordinary_free = std::max(0, std::min(t.free, t.size - withheld - t.busy - br.held));
+        br.stranded = br.slice > 0 ? br.ordinary_free % br.slice : 0;
+    }
+    return br;
+}
+
+// A group of the hierarchy: the sums of its blocks' lines.
+GroupReport group_report(const HierarchyLevel& level, const Group& g, const std::vector<BlockReport>& blocks) {
+    GroupReport gr;
+    gr.name = g.name;
+    gr.level = level.name;
+    std::vector<std::string> names;
+    for (BlockIndex b : g.blocks) {
+        const BlockReport& br = blocks[static_cast<std::size_t>(b)];
+        names.push_back(br.name);
+        ++gr.block_count;
+        gr.size += br.size;
+        add_counts(gr, br);
+        gr.spares_free += br.spares_free;
+        gr.held += br.held;
+        gr.degraded_blocks += br.health != BlockHealth::kHealthy;
+    }
+    gr.blocks = hostlist::compress(names);
+    return gr;
+}
+
 } // namespace
 
 ClusterReport make_report(const Planner& planner, std::span<const NodeState> states, std::int64_t now) {
@@ -52,47 +118,7 @@ ClusterReport make_report(const Planner& planner, std::span<const NodeState> sta
     r.nodes = static_cast<int>(topo.node_count());
     r.nodes_in_blocks = static_cast<int>(topo.nodes_in_blocks());
     for (BlockIndex b = 0; b < static_cast<BlockIndex>(topo.block_count()); ++b) {
-        const Block& block = topo.block(b);
-        const BlockTally& t = snap.tally(b);
-        BlockReport br;
-        br.name = block.name;
-        br.nodes = block.nodes_expr;
-        br.size = t.size;
-        br.slice = block.settings.slice;
-        br.spares = block.settings.spares;
-        br.lending = block.settings.lending;
-        br.health = t.fault ? BlockHealth::kDown : (t.degraded() ? BlockHealth::kDegraded : BlockHealth::kHealthy);
-        br.failed = t.failed;
-        br.down = t.down;
-        br.drained = t.drained;
-        br.healthy = t.size - t.failed;
-        br.busy = t.busy;
-        br.lent = t.lent;
-        br.free = t.free;
-        std::vector<std::string> failed;
-        for (NodeIndex n : block.nodes)
-            if (is_failed(states[n]))
-                failed.push_back(topo.node_name(n));
-        br.failed_nodes = failed.empty() ? "" : hostlist::compress(failed);
-        for (const auto& h : snap.holds(b))
-            br.held += static_cast<int>(h.need);
-        br.reclaim = block.settings.reserve == SpareReserve::kReclaim;
-        br.spares_used = std::min(t.failed, br.spares);
-        const int reserve = t.spare_reserve();
-        if (br.reclaim) {
-            // Nothing withheld: free nodes first stand ready as spares; the
-            // rest of the reserve runs work that a recovery would reclaim.
-            br.spares_free = std::min(reserve, t.free);
-            br.spares_lent = std::min(reserve - br.spares_free, t.busy + t.lent);
-        } else {
-            br.spares_lent = std::min(t.lent, reserve);
-            br.spares_free = std::max(0, std::min(reserve - br.spares_lent, t.free));
-        }
-        if (!t.fault) {
-            const int withheld = br.reclaim ? t.failed : std::max(t.failed, br.spares);
-            br.ordinary_free = std::max(0, std::min(t.free, t.size - withheld - t.busy - br.held));
-            br.stranded = br.slice > 0 ? br.ordinary_free % br.slice : 0;
-        }
+        BlockReport br = block_report(topo, snap, states, b);
         add_counts(r, br);
         r.blocks.push_back(std::move(br));
     }
@@ -101,22 +127,7 @@ ClusterReport make_report(const Planner& planner, std::span<const NodeState> sta
         for (const Group& g : level.groups) {
             if (g.implicit)
                 continue;
-            GroupReport gr;
-            gr.name = g.name;
-            gr.level = level.name;
-            std::vector<std::string> names;
-            for (BlockIndex b : g.blocks) {
-                const BlockReport& br = r.blocks[static_cast<std::size_t>(b)];
-                names.push_back(br.name);
-                ++gr.block_count;
-                gr.size += br.size;
-                add_counts(gr, br);
-                gr.spares_free += br.spares_free;
-                gr.held += br.held;
-                gr.degraded_blocks += br.health != BlockHealth::kHealthy;
-            }
-            gr.blocks = hostlist::compress(names);
-            r.groups.push_back(std::move(gr));
+            r.groups.push_back(group_report(level, g, r.blocks));
         }
     const Ledger& ledger = planner.ledger();
     r.counters = ledger.counters();

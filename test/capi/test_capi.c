@@ -96,7 +96,7 @@ static void setup(void) {
     nvlb_error_t err;
     make_dir();
     planner = NULL;
-    ck_assert_int_eq(nvlb_planner_load(yaml_path, NULL, 0, &planner, &err), NVLB_OK);
+    ck_assert_int_eq(nvlb_planner_load(yaml_path, NULL, 0, 0, &planner, &err), NVLB_OK);
     ck_assert_ptr_nonnull(planner);
     memset(states, NVLB_NODE_FREE, sizeof states);
 }
@@ -198,7 +198,7 @@ START_TEST(test_load_with_slurm_node_order) {
         snprintf(buf[i], sizeof buf[i], "gb%04d", i);
         names[i] = buf[i];
     }
-    ck_assert_int_eq(nvlb_planner_load(yaml_path, names, NODES + 1, &p, &err), NVLB_OK);
+    ck_assert_int_eq(nvlb_planner_load(yaml_path, names, NODES + 1, 0, &p, &err), NVLB_OK);
     ck_assert_uint_eq(nvlb_node_count(p), 37);
     ck_assert_int_eq(nvlb_block_of(p, 0), -1);
     ck_assert_int_eq(nvlb_block_of(p, 1), 0);
@@ -207,7 +207,7 @@ START_TEST(test_load_with_slurm_node_order) {
     nvlb_planner_free(p);
 
     /* A block node that slurm.conf lacks is an error for nvlblock.yaml. */
-    ck_assert_int_eq(nvlb_planner_load(yaml_path, names, NODES, &p, &err), NVLB_E_CONFIG);
+    ck_assert_int_eq(nvlb_planner_load(yaml_path, names, NODES, 0, &p, &err), NVLB_E_CONFIG);
     ck_assert_ptr_null(p);
     ck_assert_str_eq(err.file, yaml_path);
     ck_assert_uint_eq(err.line, 15);
@@ -230,7 +230,7 @@ START_TEST(test_bad_file_fills_the_error) {
                     "    spare: 2\n"
                     "  - name: rack02\n"
                     "    nodes: gb[0019-0036\n");
-    ck_assert_int_eq(nvlb_planner_load(bad, NULL, 0, &p, &err), NVLB_E_CONFIG);
+    ck_assert_int_eq(nvlb_planner_load(bad, NULL, 0, 0, &p, &err), NVLB_E_CONFIG);
     ck_assert_ptr_null(p);
     ck_assert_int_eq(err.status, NVLB_E_CONFIG);
     ck_assert_str_eq(err.file, bad);
@@ -243,13 +243,13 @@ START_TEST(test_bad_file_fills_the_error) {
     ck_assert_str_eq(err.message, expect);
 
     /* A file that cannot be read names the file, with no line. */
-    ck_assert_int_eq(nvlb_planner_load(path_in_dir("none.yaml"), NULL, 0, &p, &err), NVLB_E_CONFIG);
+    ck_assert_int_eq(nvlb_planner_load(path_in_dir("none.yaml"), NULL, 0, 0, &p, &err), NVLB_E_CONFIG);
     ck_assert_str_eq(err.file, path_in_dir("none.yaml"));
     ck_assert_uint_eq(err.line, 0);
     ck_assert_ptr_nonnull(strstr(err.message, "cannot read the file: No such file or directory"));
 
     /* The error struct is optional. */
-    ck_assert_int_eq(nvlb_planner_load(bad, NULL, 0, &p, NULL), NVLB_E_CONFIG);
+    ck_assert_int_eq(nvlb_planner_load(bad, NULL, 0, 0, &p, NULL), NVLB_E_CONFIG);
 }
 END_TEST
 
@@ -268,21 +268,21 @@ START_TEST(test_check_file_warns) {
     write_file(conf, "BlockSizes=18\n"
                      "BlockName=rack01 Nodes=gb[0001-0018]\n"
                      "BlockName=rack02 Nodes=gb[0019-0037]\n");
-    ck_assert_int_eq(nvlb_check_file(conf, names, 36, collect, &warnings, &err), NVLB_OK);
+    ck_assert_int_eq(nvlb_check_file(conf, names, 36, 0, collect, &warnings, &err), NVLB_OK);
     ck_assert_int_eq(warnings.count, 1);
     snprintf(expect, sizeof expect, "%s:3: node gb0037 of block 'rack02' is not in slurm.conf; ignored", conf);
     ck_assert_str_eq(warnings.text[0], expect);
 
     /* Without a callback the same file is simply valid. */
-    ck_assert_int_eq(nvlb_check_file(conf, names, 36, NULL, NULL, NULL), NVLB_OK);
+    ck_assert_int_eq(nvlb_check_file(conf, names, 36, 0, NULL, NULL, NULL), NVLB_OK);
     /* A good YAML file has nothing to warn about. */
     warnings.count = 0;
-    ck_assert_int_eq(nvlb_check_file(yaml_path, NULL, 0, collect, &warnings, &err), NVLB_OK);
+    ck_assert_int_eq(nvlb_check_file(yaml_path, NULL, 0, 0, collect, &warnings, &err), NVLB_OK);
     ck_assert_int_eq(warnings.count, 0);
 
     /* A bad one fails with the same error as loading it. */
     write_file(conf, "BlockSizes=18,27\nBlockName=rack01 Nodes=gb[0001-0018]\n");
-    ck_assert_int_eq(nvlb_check_file(conf, NULL, 0, collect, &warnings, &err), NVLB_E_CONFIG);
+    ck_assert_int_eq(nvlb_check_file(conf, NULL, 0, 0, collect, &warnings, &err), NVLB_E_CONFIG);
     ck_assert_uint_eq(err.line, 1);
     snprintf(expect, sizeof expect,
              "%s:1: invalid BlockSizes value '27': each size must be the base size 18 times a power of two", conf);
@@ -297,12 +297,29 @@ START_TEST(test_topology_conf_policy) {
     const char* conf = path_in_dir("topology.conf");
 
     write_file(conf, "BlockName=rack01 Nodes=gb[0001-0018]\n");
-    ck_assert_int_eq(nvlb_planner_load(conf, NULL, 0, &p, NULL), NVLB_OK);
+    ck_assert_int_eq(nvlb_planner_load(conf, NULL, 0, 0, &p, NULL), NVLB_OK);
     ck_assert_int_eq(nvlb_policy_info(p, &pol), NVLB_OK);
     ck_assert(pol.from_topology_conf);
     ck_assert_int_eq(nvlb_block_info(p, 0, &info), NVLB_OK);
     ck_assert_uint_eq(info.slice, 18);
     ck_assert_uint_eq(info.spares, 0);
+    nvlb_planner_free(p);
+}
+END_TEST
+
+/* The Slurm release is a parameter of each load, not a setting of the
+ * process: a block smaller than the base size is accepted from 25.05 on, and
+ * a 25.05 load leaves the next default (24.11) load as it was. */
+START_TEST(test_release_is_a_load_parameter) {
+    nvlb_planner_t* p = NULL;
+    const char* conf = path_in_dir("small-block.conf");
+
+    write_file(conf, "BlockName=a Nodes=n[1-4]\nBlockName=b Nodes=n[5-7]\n");
+    ck_assert_int_eq(nvlb_check_file(conf, NULL, 0, 0x190508, NULL, NULL, NULL), NVLB_OK);
+    ck_assert_int_eq(nvlb_planner_load(conf, NULL, 0, 0x190508, &p, NULL), NVLB_OK);
+    ck_assert_int_eq(nvlb_check_file(conf, NULL, 0, 0, NULL, NULL, NULL), NVLB_E_CONFIG);
+    ck_assert_int_eq(nvlb_check_file(conf, NULL, 0, 0x180b05, NULL, NULL, NULL), NVLB_E_CONFIG);
+    ck_assert_int_eq(nvlb_planner_reload(p, conf, NULL, 0, 0x180b05, NULL), NVLB_E_CONFIG);
     nvlb_planner_free(p);
 }
 END_TEST
@@ -319,7 +336,7 @@ START_TEST(test_levels_and_topology_refusals) {
 
     write_file(conf, "BlockName=r1 Nodes=n[01-04]\nBlockName=r2 Nodes=n[05-08]\n"
                      "BlockName=r3 Nodes=n[09-12]\nBlockName=r4 Nodes=n[13-16]\nBlockSizes=4,8\n");
-    ck_assert_int_eq(nvlb_planner_load(conf, NULL, 0, &p, NULL), NVLB_OK);
+    ck_assert_int_eq(nvlb_planner_load(conf, NULL, 0, 0, &p, NULL), NVLB_OK);
     memset(st, NVLB_NODE_FREE, sizeof st);
     st[0] = NVLB_NODE_BUSY;
     memset(&req, 0, sizeof req);
@@ -363,13 +380,13 @@ START_TEST(test_reload) {
 
     /* A bad file leaves the old topology in place. */
     write_file(bad, "blocks: nope\n");
-    ck_assert_int_eq(nvlb_planner_reload(planner, bad, NULL, 0, &err), NVLB_E_CONFIG);
+    ck_assert_int_eq(nvlb_planner_reload(planner, bad, NULL, 0, 0, &err), NVLB_E_CONFIG);
     ck_assert_uint_eq(err.line, 1);
     ck_assert_uint_eq(nvlb_block_count(planner), 2);
 
     /* rack02 only, now numbered from 0: the pending job follows by name. */
     write_file(next, "blocks:\n  - name: rack02\n    nodes: gb[0019-0036]\n");
-    ck_assert_int_eq(nvlb_planner_reload(planner, next, NULL, 0, &err), NVLB_OK);
+    ck_assert_int_eq(nvlb_planner_reload(planner, next, NULL, 0, 0, &err), NVLB_OK);
     ck_assert_uint_eq(nvlb_block_count(planner), 1);
     ck_assert_uint_eq(nvlb_node_count(planner), 18);
     ck_assert_uint_eq(nvlb_pending_jobs(planner, pending, 4), 1);
@@ -536,7 +553,7 @@ START_TEST(test_reclaim_flow) {
     struct lines log = {0};
 
     write_file(path, yaml);
-    ck_assert_int_eq(nvlb_planner_load(path, NULL, 0, &p, &err), NVLB_OK);
+    ck_assert_int_eq(nvlb_planner_load(path, NULL, 0, 0, &p, &err), NVLB_OK);
     ck_assert_int_eq(nvlb_block_info(p, 0, &info), NVLB_OK);
     ck_assert(info.reclaim);
     nvlb_set_requeue_delay(p, 41);
@@ -632,14 +649,14 @@ START_TEST(test_state_round_trip) {
                            "record 555 1000 1300 1300 0 gb[0019-0034] gb[0021-0022] rack02=gb[0019-0036]\n"
                            "end 1 0 0\n");
 
-    ck_assert_int_eq(nvlb_planner_load(yaml_path, NULL, 0, &other, &err), NVLB_OK);
+    ck_assert_int_eq(nvlb_planner_load(yaml_path, NULL, 0, 0, &other, &err), NVLB_OK);
     ck_assert_int_eq(nvlb_state_load(other, state, &err), NVLB_OK);
     ck_assert_uint_eq(nvlb_pending_jobs(other, pending, 4), 1);
     ck_assert_uint_eq(pending[0], 555);
     nvlb_planner_free(other);
 
     /* A missing state file is a first start, not an error. */
-    ck_assert_int_eq(nvlb_planner_load(yaml_path, NULL, 0, &other, &err), NVLB_OK);
+    ck_assert_int_eq(nvlb_planner_load(yaml_path, NULL, 0, 0, &other, &err), NVLB_OK);
     ck_assert_int_eq(nvlb_state_load(other, path_in_dir("none"), &err), NVLB_OK);
     ck_assert_uint_eq(nvlb_pending_jobs(other, NULL, 0), 0);
     nvlb_planner_free(other);
@@ -880,7 +897,7 @@ START_TEST(test_no_fixed_caps) {
     for (int r = 0; r < 1250; r++)
         fprintf(f, "  - name: r%04d\n    nodes: n[%05d-%05d]\n", r, r * 18 + 1, r * 18 + 18);
     fclose(f);
-    ck_assert_int_eq(nvlb_planner_load(path, NULL, 0, &p, &err), NVLB_OK);
+    ck_assert_int_eq(nvlb_planner_load(path, NULL, 0, 0, &p, &err), NVLB_OK);
     for (uint32_t j = 1; j <= 10000; j++) {
         nodes[0] = (j - 1) / 8 * 18 + (j - 1) % 8 * 2;
         nodes[1] = nodes[0] + 1;
@@ -895,7 +912,7 @@ START_TEST(test_no_fixed_caps) {
         ck_assert(nvlb_is_recovering(p, j));
     free(ids);
     ck_assert_int_eq(nvlb_state_save(p, state, &err), NVLB_OK);
-    ck_assert_int_eq(nvlb_planner_load(path, NULL, 0, &q, &err), NVLB_OK);
+    ck_assert_int_eq(nvlb_planner_load(path, NULL, 0, 0, &q, &err), NVLB_OK);
     ck_assert_int_eq(nvlb_state_load(q, state, &err), NVLB_OK);
     ck_assert_uint_eq(nvlb_pending_jobs(q, NULL, 0), 10000);
     ck_assert(nvlb_is_recovering(q, 10000));
@@ -995,14 +1012,14 @@ START_TEST(test_null_arguments) {
     uint32_t nodes[4] = {0, 1, 2, 3};
 
     memset(&out, 0, sizeof out);
-    ck_assert_int_eq(nvlb_planner_load(NULL, NULL, 0, &p, &err), NVLB_E_INVALID);
+    ck_assert_int_eq(nvlb_planner_load(NULL, NULL, 0, 0, &p, &err), NVLB_E_INVALID);
     ck_assert_int_eq(err.status, NVLB_E_INVALID);
     ck_assert_str_eq(err.message, "nvlb_planner_load: path and out are required");
-    ck_assert_int_eq(nvlb_planner_load(yaml_path, NULL, 0, NULL, &err), NVLB_E_INVALID);
-    ck_assert_int_eq(nvlb_planner_load(NULL, NULL, 0, NULL, NULL), NVLB_E_INVALID);
-    ck_assert_int_eq(nvlb_planner_reload(NULL, yaml_path, NULL, 0, &err), NVLB_E_INVALID);
-    ck_assert_int_eq(nvlb_planner_reload(planner, NULL, NULL, 0, &err), NVLB_E_INVALID);
-    ck_assert_int_eq(nvlb_check_file(NULL, NULL, 0, NULL, NULL, &err), NVLB_E_INVALID);
+    ck_assert_int_eq(nvlb_planner_load(yaml_path, NULL, 0, 0, NULL, &err), NVLB_E_INVALID);
+    ck_assert_int_eq(nvlb_planner_load(NULL, NULL, 0, 0, NULL, NULL), NVLB_E_INVALID);
+    ck_assert_int_eq(nvlb_planner_reload(NULL, yaml_path, NULL, 0, 0, &err), NVLB_E_INVALID);
+    ck_assert_int_eq(nvlb_planner_reload(planner, NULL, NULL, 0, 0, &err), NVLB_E_INVALID);
+    ck_assert_int_eq(nvlb_check_file(NULL, NULL, 0, 0, NULL, NULL, &err), NVLB_E_INVALID);
     ck_assert_str_eq(err.message, "nvlb_check_file: path is required");
     nvlb_planner_free(NULL);
 
@@ -1119,6 +1136,7 @@ static Suite* capi_suite(void) {
     tcase_add_test(load, test_bad_file_fills_the_error);
     tcase_add_test(load, test_check_file_warns);
     tcase_add_test(load, test_topology_conf_policy);
+    tcase_add_test(load, test_release_is_a_load_parameter);
     tcase_add_test(load, test_reload);
     tcase_add_test(load, test_node_topology);
     tcase_add_test(load, test_levels_and_topology_refusals);

@@ -8,6 +8,7 @@
 #include "placement/tally_cache.hpp"
 #include "recovery/rules.hpp"
 #include "test_support.hpp"
+#include "writers/explain.hpp"
 
 #include <gtest/gtest.h>
 
@@ -219,9 +220,9 @@ TEST(DecisionCost, PlannerDecisionsEqualFreshSnapshots) {
         const Placement got = planner.place(states, r, now);
         if (fresh_request.recovery && !want.placed())
             continue; // the planner may also fall back here: not the engine's question
-        ASSERT_EQ(got.reason, want.reason) << "step " << step << ": " << got.message << " / " << want.message;
+        ASSERT_EQ(got.reason, want.reason) << "step " << step << ": " << explain(t, got) << " / " << explain(t, want);
         EXPECT_EQ(got.nodes, want.nodes) << "step " << step;
-        EXPECT_EQ(got.message, want.message) << "step " << step;
+        EXPECT_EQ(explain(t, got), explain(t, want)) << "step " << step;
         EXPECT_EQ(got.blocks_if_spares, want.blocks_if_spares) << "step " << step;
         (got.placed() ? placed : refused) += 1;
         in_place += got.recovery_in_place;

@@ -7,6 +7,7 @@
 #include "core/planner.hpp"
 #include "placement/engine.hpp"
 #include "test_support.hpp"
+#include "writers/explain.hpp"
 
 #include <gtest/gtest.h>
 
@@ -170,11 +171,11 @@ TEST(Levels, AlignedAggregateOnlyAsTopologyBlock) {
     Placement p = run(t, s, nodes(8));
     EXPECT_EQ(p.reason, Reason::kNoGroupFits);
     EXPECT_FALSE(p.topology_unavailable);
-    EXPECT_EQ(p.message, "no aggregated block of 8 nodes (2 blocks) can take 8 nodes now in at most 2 blocks; "
-                         "the closest is rack[01-02] with 7 usable (BlockSizes=4,8)");
+    EXPECT_EQ(explain(t, p), "no aggregated block of 8 nodes (2 blocks) can take 8 nodes now in at most 2 blocks; "
+                             "the closest is rack[01-02] with 7 usable (BlockSizes=4,8)");
     s[0] = NodeState::kFree;
     p = run(t, s, nodes(8));
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(t, p);
     EXPECT_EQ(racks_of(p), (std::vector<int>{1, 2}));
     EXPECT_EQ(p.group, "rack[01-02]");
 }
@@ -184,7 +185,7 @@ TEST(Levels, AmongAggregatesTheOneWithFewestFreeNodes) {
     auto s = all(t);
     s[12] = NodeState::kBusy; // pair rack[03-04] has 7 free, rack[01-02] 8: -N6 goes to the tighter pair
     Placement p = run(t, s, nodes(6));
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(t, p);
     EXPECT_EQ(p.group, "rack[03-04]");
     EXPECT_EQ(racks_of(p), (std::vector<int>{3, 4}));
 }
@@ -194,7 +195,7 @@ TEST(Levels, LargerThanEveryLevelSpansTheLargestLevelsAsTopologyBlockDoes) {
     // refusal beyond the largest level) ...
     Topology t = conf(4, "4,8");
     Placement p = run(t, all(t), nodes(16));
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(t, p);
     EXPECT_EQ(p.nodes.size(), 16u);
     // ... and on 8 racks with 5 free nodes in every pair, -N12 waits (at
     // most 2 pairs) while -N10 runs on two pairs.
@@ -204,10 +205,11 @@ TEST(Levels, LargerThanEveryLevelSpansTheLargestLevelsAsTopologyBlockDoes) {
         set(s, range(static_cast<NodeIndex>((r - 1) * 4), static_cast<NodeIndex>((r - 1) * 4 + 2)), NodeState::kBusy);
     p = run(t8, s, nodes(12));
     EXPECT_EQ(p.reason, Reason::kNoGroupFits);
-    EXPECT_EQ(p.message, "the job is larger than every level; no 2 aggregated blocks of 8 nodes (2 blocks) together "
-                         "have 12 nodes free now (the most is 10) (BlockSizes=4,8)");
+    EXPECT_EQ(explain(t, p),
+              "the job is larger than every level; no 2 aggregated blocks of 8 nodes (2 blocks) together "
+              "have 12 nodes free now (the most is 10) (BlockSizes=4,8)");
     p = run(t8, s, nodes(10));
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(t, p);
     EXPECT_EQ(racks_of(p), (std::vector<int>{1, 2, 3, 4}));
 }
 
@@ -218,7 +220,7 @@ TEST(Levels, DefaultLevelsWithoutBlockSizes) {
     s[0] = NodeState::kBusy;  // rack01
     s[15] = NodeState::kBusy; // rack04
     Placement p = run(t, s, nodes(8));
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(t, p);
     EXPECT_EQ(p.group, "rack[05-06]");
     // With every pair short of a node -N8 waits, though racks 02+03 and
     // 06+07 are free.
@@ -228,7 +230,7 @@ TEST(Levels, DefaultLevelsWithoutBlockSizes) {
     EXPECT_EQ(p.reason, Reason::kNoGroupFits);
     // -N12: an aggregate of 4 racks, at most 3 racks (pairs of the level below: 2).
     p = run(t, all(t), nodes(12));
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(t, p);
     EXPECT_EQ(p.group, "rack[01-04]");
 }
 
@@ -240,7 +242,7 @@ TEST(Levels, SegmentsArePlacedOneByOneAsTopologyBlockDoes) {
     s[0] = NodeState::kBusy;
     s[15] = NodeState::kBusy;
     Placement p = run(t, s, nodes(8, 4));
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(t, p);
     EXPECT_EQ(racks_of(p), (std::vector<int>{2, 3}));
 }
 
@@ -255,7 +257,7 @@ TEST(Levels, SubmissionRefusalsMatchTopologyBlock) {
     Request r = nodes(4, 2); // --nodelist with two segments
     r.required = range(0, 3);
     p = run(t, all(t), r);
-    EXPECT_TRUE(p.topology_unavailable) << p.message;
+    EXPECT_TRUE(p.topology_unavailable) << explain(t, p);
     // Required nodes in 3 racks of an -N12 job (at most 2 pairs): never.
     Topology t8 = conf(8, "4,8");
     r = nodes(12);
@@ -273,7 +275,7 @@ TEST(Levels, RequiredNodesChooseTheAggregate) {
     Request r = nodes(6);
     r.required = {12}; // rack04
     Placement p = run(t, all(t), r);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(t, p);
     EXPECT_EQ(p.group, "rack[03-04]");
     r.required = {0, 12}; // racks 01 and 04: no aggregate of 8 holds both
     p = run(t, all(t), r);
@@ -283,13 +285,17 @@ TEST(Levels, RequiredNodesChooseTheAggregate) {
 
 // The placement rules that differ between releases are the translation's
 // (test_slurm_request.cpp); the reader's is here.
+// The release is the reader's parameter, kept in the topology's policy: no
+// process-wide setting to restore, so no test can leak it into another.
 TEST(Levels, From2505ABlockSmallerThanTheBaseIsAccepted) {
-    const int before = default_slurm_release();
-    set_default_slurm_release(2505);
-    EXPECT_NO_THROW(test::conf_topology("BlockName=a Nodes=n[1-4]\nBlockName=b Nodes=n[5-7]\n"));
-    set_default_slurm_release(2411);
-    EXPECT_THROW(test::conf_topology("BlockName=a Nodes=n[1-4]\nBlockName=b Nodes=n[5-7]\n"), ConfigError);
-    set_default_slurm_release(before);
+    const std::string text = "BlockName=a Nodes=n[1-4]\nBlockName=b Nodes=n[5-7]\n";
+    auto read = [&](int release) {
+        return build_topology(
+            read_topology_spec_text(text, "topology.conf", SourceFormat::kTopologyConf, ".", release));
+    };
+    EXPECT_EQ(read(2505).policy().slurm_release, 2505);
+    EXPECT_THROW(read(2411), ConfigError);
+    EXPECT_THROW(test::conf_topology(text), ConfigError); // the default is 24.11
 }
 
 // --- nvlblock.yaml groups ----------------------------------------------------
@@ -302,12 +308,12 @@ TEST(Levels, MultiRackJobGoesToTheSmallestGroupThatHoldsIt) {
     auto s = all(t);
     set(s, rack(1), NodeState::kBusy); // su1 has 8 free, su2 12
     Placement p = run(t, s, nodes(8));
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(t, p);
     EXPECT_EQ(p.group, "su1"); // best fit: the fuller SU
     EXPECT_EQ(racks_of(p), (std::vector<int>{2, 3}));
     // 10 nodes: only su2 can take them.
     p = run(t, s, nodes(10));
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(t, p);
     EXPECT_EQ(p.group, "su2");
 }
 
@@ -319,7 +325,7 @@ TEST(Levels, StrictGroupsWaitAndSayWhy) {
     // 10 free nodes in all, 8 per SU: a 10-node job waits.
     Placement p = run(t, s, nodes(10));
     EXPECT_EQ(p.reason, Reason::kNoGroupFits);
-    EXPECT_EQ(p.message, "no scalable unit can take 10 nodes now; the closest is su1 with 8 usable");
+    EXPECT_EQ(explain(t, p), "no scalable unit can take 10 nodes now; the closest is su1 with 8 usable");
 }
 
 TEST(Levels, CrossingAfterTheWait) {
@@ -331,11 +337,11 @@ TEST(Levels, CrossingAfterTheWait) {
     r.waited = 600;
     Placement p = run(t, s, r);
     EXPECT_EQ(p.reason, Reason::kNoGroupFits);
-    EXPECT_EQ(p.message, "no scalable unit can take 10 nodes now; the closest is su1 with 8 usable; "
-                         "it may cross to a larger level after waiting 1800 s (waited 600 s)");
+    EXPECT_EQ(explain(t, p), "no scalable unit can take 10 nodes now; the closest is su1 with 8 usable; "
+                             "it may cross to a larger level after waiting 1800 s (waited 600 s)");
     r.waited = 1800;
     p = run(t, s, r);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(t, p);
     EXPECT_EQ(p.nodes.size(), 10u);
 }
 
@@ -347,7 +353,7 @@ TEST(Levels, SegmentedJobsStayInOneGroup) {
     set(s, rack(6), NodeState::kBusy);
     // Two segments of 4: su1 has one free rack, su2 two: su2.
     Placement p = run(t, s, nodes(8, 4));
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(t, p);
     EXPECT_EQ(racks_of(p), (std::vector<int>{4, 5}));
     // Three segments: no SU can take them, though 3 racks are free.
     p = run(t, s, nodes(12, 4));
@@ -360,7 +366,7 @@ TEST(Levels, SegmentedJobsStayInOneGroup) {
 TEST(Levels, JobLargerThanEveryGroupSpansAsFewAsPossible) {
     Topology t = groups(6, kTwoSus);
     Placement p = run(t, all(t), nodes(16));
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(t, p);
     EXPECT_EQ(p.nodes.size(), 16u);
 }
 
@@ -369,7 +375,7 @@ TEST(Levels, RequiredNodesInTwoGroupsGoUpALevel) {
     Request r = nodes(8);
     r.required = {0, 12}; // rack01 (su1) and rack04 (su2)
     Placement p = run(t, all(t), r);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(t, p);
     EXPECT_EQ(p.nodes.size(), 8u);
 }
 
@@ -386,7 +392,7 @@ TEST(Levels, FallbackRestartPrefersItsOwnGroup) {
     Request r = nodes(6);
     EXPECT_EQ(pl.advance(s, 1000 + 3600), 1u); // long past the recovery wait: fallback
     Placement p = pl.place(s, r, 1000 + 3600);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(t, p);
     EXPECT_FALSE(p.recovery_in_place);
     EXPECT_EQ(p.group, "su2") << "its own SU, though su1 fits better";
 }

@@ -5,6 +5,7 @@
 // node indices 0-17, rack02 18-35, and so on.
 #include "placement/engine.hpp"
 #include "test_support.hpp"
+#include "writers/explain.hpp"
 
 #include <gtest/gtest.h>
 
@@ -20,14 +21,14 @@ using test::set;
 TEST(Placement, SixteenNodeJobTakesTheFirstSixteenNodesOfAnIdleRack) {
     Topology t = test::racks(4);
     Placement p = run(t, all(t), nodes(16));
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(t, p);
     EXPECT_EQ(p.nodes, range(0, 15));
 }
 
 TEST(Placement, SegmentJobOfTwoSlicesSpansTwoRacks) {
     Topology t = test::racks(4);
     Placement p = run(t, all(t), nodes(32, 16));
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(t, p);
     std::vector<NodeIndex> want = range(0, 15);
     for (NodeIndex n : range(18, 33))
         want.push_back(n);
@@ -38,7 +39,7 @@ TEST(Placement, SegmentMustDivideTheNodeCount) {
     Topology t = test::racks(4);
     Placement p = run(t, all(t), nodes(5, 2));
     EXPECT_EQ(p.reason, Reason::kSegmentNotDivisor);
-    EXPECT_EQ(p.message,
+    EXPECT_EQ(explain(t, p),
               "the job's 5 nodes cannot be divided into segments of 2 (--segment must divide the node count)");
 }
 
@@ -46,7 +47,7 @@ TEST(Placement, SegmentLargerThanTheSliceIsRejected) {
     Topology t = test::racks(2);
     Placement p = run(t, all(t), nodes(17, 17));
     EXPECT_EQ(p.reason, Reason::kSegmentTooLarge);
-    EXPECT_EQ(p.message, "--segment=17 is larger than the largest slice (16 nodes); segments never cross a slice");
+    EXPECT_EQ(explain(t, p), "--segment=17 is larger than the largest slice (16 nodes); segments never cross a slice");
 }
 
 TEST(Placement, SegmentsNeverCrossABlock) {
@@ -59,7 +60,7 @@ TEST(Placement, SegmentsNeverCrossABlock) {
     Placement p = run(t, s, nodes(12, 4));
     EXPECT_FALSE(p.placed());
     Placement two = run(t, s, nodes(8, 4));
-    ASSERT_TRUE(two.placed()) << two.message;
+    ASSERT_TRUE(two.placed()) << explain(t, two);
     int in01 = 0, in02 = 0;
     for (NodeIndex n : two.nodes)
         (n < 18 ? in01 : in02)++;
@@ -107,7 +108,7 @@ TEST(Placement, JobThatFitsASliceStaysInOneBlock) {
     set(s, range(22, 23), NodeState::kBusy);
     Placement q = run(t, s, nodes(14));
     EXPECT_EQ(q.reason, Reason::kNoBlockFits);
-    EXPECT_EQ(q.message, "no block has 14 healthy free nodes now (the most any block offers is 10)");
+    EXPECT_EQ(explain(t, q), "no block has 14 healthy free nodes now (the most any block offers is 10)");
 }
 
 TEST(Placement, SparesAreWithheldFromNonPreemptibleWork) {
@@ -116,8 +117,9 @@ TEST(Placement, SparesAreWithheldFromNonPreemptibleWork) {
     set(s, range(0, 3), NodeState::kBusy); // 14 free, of which 2 are spares
     Placement p = run(t, s, nodes(14));
     EXPECT_EQ(p.reason, Reason::kSparesWithheld);
-    EXPECT_EQ(p.message, "no block has 14 healthy free non-spare nodes; 1 block would fit if their spares were used "
-                         "(spares are kept for in-place recovery)");
+    EXPECT_EQ(explain(t, p),
+              "no block has 14 healthy free non-spare nodes; 1 block would fit if their spares were used "
+              "(spares are kept for in-place recovery)");
     EXPECT_EQ(p.blocks_if_spares, 1u);
     Placement q = run(t, s, nodes(12));
     ASSERT_TRUE(q.placed());
@@ -133,14 +135,15 @@ TEST(Placement, SparesWithheldMessageCountsBlocks) {
     set(s, range(54, 55), NodeState::kBusy);
     Placement p = run(t, s, nodes(16));
     EXPECT_EQ(p.reason, Reason::kSparesWithheld);
-    EXPECT_EQ(p.message, "no block has 16 healthy free non-spare nodes; 4 blocks would fit if their spares were used "
-                         "(spares are kept for in-place recovery)");
+    EXPECT_EQ(explain(t, p),
+              "no block has 16 healthy free non-spare nodes; 4 blocks would fit if their spares were used "
+              "(spares are kept for in-place recovery)");
 }
 
 TEST(Placement, LargerThanASliceSpreadsOverFewestBlocks) {
     Topology t = test::racks(3);
     Placement p = run(t, all(t), nodes(20));
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(t, p);
     std::vector<NodeIndex> want = range(0, 15);
     for (NodeIndex n : range(18, 21))
         want.push_back(n);
@@ -156,7 +159,7 @@ TEST(Placement, PreemptibleWorkBorrowsSparesWhereLendingIsOn) {
     EXPECT_EQ(ordinary.reason, Reason::kSparesWithheld);
     r.preemptible = true;
     Placement lent = run(t, s, r);
-    ASSERT_TRUE(lent.placed()) << lent.message;
+    ASSERT_TRUE(lent.placed()) << explain(t, lent);
     EXPECT_EQ(lent.nodes, (std::vector<NodeIndex>{16, 17}));
 }
 
@@ -171,7 +174,7 @@ TEST(Placement, LentWorkTakesSparesFromTheEndOfAnIdleBlock) {
     auto s = all(t);
     set(s, {16, 17}, NodeState::kLent);
     Placement q = run(t, s, nodes(16));
-    ASSERT_TRUE(q.placed()) << q.message;
+    ASSERT_TRUE(q.placed()) << explain(t, q);
     EXPECT_EQ(q.nodes, range(0, 15));
 }
 
@@ -192,12 +195,12 @@ TEST(Placement, DegradedBlockStillServesSmallerSegments) {
     EXPECT_FALSE(big.placed());
     EXPECT_EQ(big.reason, Reason::kTooLarge);
     Placement seg = run(t, s, nodes(8, 8));
-    ASSERT_TRUE(seg.placed()) << seg.message;
+    ASSERT_TRUE(seg.placed()) << explain(t, seg);
     EXPECT_EQ(seg.nodes.size(), 8u);
     for (NodeIndex n : seg.nodes)
         EXPECT_TRUE(n != 3 && n != 9 && n != 12);
     Placement fifteen = run(t, s, nodes(15));
-    ASSERT_TRUE(fifteen.placed()) << fifteen.message;
+    ASSERT_TRUE(fifteen.placed()) << explain(t, fifteen);
     EXPECT_EQ(fifteen.nodes.size(), 15u);
 }
 
@@ -206,7 +209,7 @@ TEST(Placement, FailuresWithinTheSparesKeepTheSliceWhole) {
     auto s = all(t);
     set(s, {2, 7}, NodeState::kDown);
     Placement p = run(t, s, nodes(16));
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(t, p);
     EXPECT_EQ(p.nodes.size(), 16u);
 }
 
@@ -269,7 +272,7 @@ TEST(Placement, RequiredNodesAreIncluded) {
     Request r = nodes(4);
     r.required = {20};
     Placement p = run(t, all(t), r);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(t, p);
     EXPECT_EQ(p.nodes, (std::vector<NodeIndex>{18, 19, 20, 21}));
 }
 
@@ -281,7 +284,7 @@ TEST(Placement, RequiredNodeThatFailedIsReported) {
     r.required = {20};
     Placement p = run(t, s, r);
     EXPECT_EQ(p.reason, Reason::kRequiredUnavailable);
-    EXPECT_EQ(p.message, "required node gb0021 is not available (failed)");
+    EXPECT_EQ(explain(t, p), "required node gb0021 is not available (failed)");
 }
 
 TEST(Placement, NodesOutsideEveryBlockAreLeftToPlainScheduling) {
@@ -314,7 +317,7 @@ TEST(Placement, OnlyAvailableNodesAreChosenAndFreeOnesFirst) {
     Request r = nodes(14);
     r.available = avail;
     Placement p = run(t, s, r);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(t, p);
     // 13 free nodes (4, 6-17) first, then one of the preemptable busy ones.
     std::vector<NodeIndex> want = {0, 4};
     for (NodeIndex n : range(6, 17))
@@ -353,14 +356,14 @@ TEST(Placement, DecisionsAreDeterministic) {
     Placement a = run(t, s, nodes(12));
     Placement b = run(t, s, nodes(12));
     EXPECT_EQ(a.nodes, b.nodes);
-    EXPECT_EQ(a.message, b.message);
+    EXPECT_EQ(explain(t, a), explain(t, b));
 }
 
 TEST(Placement, TooLargeForTheTopology) {
     Topology t = test::racks(2);
     Placement p = run(t, all(t), nodes(40));
     EXPECT_EQ(p.reason, Reason::kTooLarge);
-    EXPECT_EQ(p.message, "the job needs 40 nodes; the healthy blocks can hold at most 32 for this kind of job");
+    EXPECT_EQ(explain(t, p), "the job needs 40 nodes; the healthy blocks can hold at most 32 for this kind of job");
 }
 
 TEST(Placement, InvalidCountsAreRejected) {

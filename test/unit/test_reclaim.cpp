@@ -12,6 +12,7 @@
 #include "core/planner.hpp"
 #include "recovery/reclaim.hpp"
 #include "test_support.hpp"
+#include "writers/explain.hpp"
 
 #include <gtest/gtest.h>
 
@@ -85,18 +86,18 @@ TEST_F(ReclaimTest, NothingIsWithheldFromOrdinaryWork) {
     set(idle, kRack02First16, NodeState::kBusy);
     // rack02's last two nodes go to an ordinary 2-node job: best fit, spares and all.
     Placement p = fresh.place(idle, job(9, 2), 0);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(topo, p);
     EXPECT_EQ(p.nodes, (std::vector<NodeIndex>{34, 35}));
     // And an 18-node job takes a whole idle rack; with idle spares it could not.
     p = fresh.place(idle, job(10, 18), 0);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(topo, p);
     EXPECT_EQ(p.nodes, range(0, 17));
 }
 
 TEST_F(ReclaimTest, TheYoungestJobOnTheBlockIsRequeuedForOneLostNode) {
     fail({20});
     const Placement waiting = planner.place(s, job(kJob, 16), 1011);
-    ASSERT_EQ(waiting.reason, Reason::kRecoveryWaiting) << waiting.message;
+    ASSERT_EQ(waiting.reason, Reason::kRecoveryWaiting) << explain(topo, waiting);
     ASSERT_EQ(waiting.shortfalls.size(), 1u);
     EXPECT_EQ(waiting.shortfalls[0].block, 1);
     EXPECT_EQ(waiting.shortfalls[0].need, 16u);
@@ -118,10 +119,10 @@ TEST_F(ReclaimTest, TheYoungestJobOnTheBlockIsRequeuedForOneLostNode) {
     // The caller requeued job 8: its node is free, and the job restarts in place.
     set(s, {35}, NodeState::kFree);
     Placement p = planner.place(s, job(kJob, 16), 1011);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(topo, p);
     EXPECT_TRUE(p.recovery_in_place);
     EXPECT_EQ(p.spares_used, 1u);
-    EXPECT_EQ(p.message, "restart in place: 15 prior nodes + 1 spare");
+    EXPECT_EQ(explain(topo, p), "restart in place: 15 prior nodes + 1 spare");
 }
 
 TEST_F(ReclaimTest, SlurmsOfferOfBusyNodesIsNotTakenInPlace) {
@@ -134,7 +135,7 @@ TEST_F(ReclaimTest, SlurmsOfferOfBusyNodesIsNotTakenInPlace) {
     Request r = job(kJob, 16);
     r.available = offered;
     const Placement waiting = planner.place(s, r, 1011);
-    ASSERT_EQ(waiting.reason, Reason::kRecoveryWaiting) << waiting.message;
+    ASSERT_EQ(waiting.reason, Reason::kRecoveryWaiting) << explain(topo, waiting);
     ASSERT_EQ(waiting.shortfalls.size(), 1u);
     EXPECT_EQ(waiting.shortfalls[0].room, 15u);
     // An ordinary job is offered the same nodes: Slurm's preemption is
@@ -142,11 +143,11 @@ TEST_F(ReclaimTest, SlurmsOfferOfBusyNodesIsNotTakenInPlace) {
     Request other = job(9, 2);
     other.available = offered;
     const Placement p = planner.place(s, other, 1011);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(topo, p);
     // Once reclaimed (its node freed), the held job restarts in place.
     set(s, {35}, NodeState::kFree);
     const Placement back = planner.place(s, r, 1012);
-    ASSERT_TRUE(back.placed()) << back.message;
+    ASSERT_TRUE(back.placed()) << explain(topo, back);
     EXPECT_TRUE(back.recovery_in_place);
     EXPECT_EQ(std::count(back.nodes.begin(), back.nodes.end(), 35), 1);
     EXPECT_EQ(std::count(back.nodes.begin(), back.nodes.end(), 34), 0);
@@ -162,7 +163,7 @@ TEST_F(ReclaimTest, ItsOwnNodesStillFinishingStayOfferedInPlace) {
     Request r = job(kJob, 16);
     r.available = offered;
     const Placement p = planner.place(s, r, 1001);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(topo, p);
     EXPECT_TRUE(p.recovery_in_place);
 }
 
@@ -219,7 +220,7 @@ TEST_F(ReclaimTest, WithoutRoomTheJobFallsBackAfterTheRequeueDelayNotTheRecovery
     // ...then placed like any other job: rack03 is idle.
     EXPECT_EQ(planner.advance(s, 1041), 1u);
     p = planner.place(s, job(kJob, 16), 1041);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(topo, p);
     EXPECT_FALSE(p.recovery_in_place);
     EXPECT_EQ(p.nodes, range(36, 51));
 }
@@ -245,7 +246,7 @@ struct ReclaimOnOwnBlocks : ::testing::Test {
 
 TEST_F(ReclaimOnOwnBlocks, ARackTheJobFilledItselfGetsItsNodeBackOnItsOtherRack) {
     const Placement waiting = planner.place(s, job(kJob, 20), 1011);
-    ASSERT_EQ(waiting.reason, Reason::kRecoveryWaiting) << waiting.message;
+    ASSERT_EQ(waiting.reason, Reason::kRecoveryWaiting) << explain(topo, waiting);
     EXPECT_EQ(waiting.own_blocks_short_by, 1u);
     // Nothing runs on rack01 but the job: the youngest job on rack02 goes.
     auto plan = plan_for(planner, s, job(kJob, 20), running, 1001);
@@ -257,7 +258,7 @@ TEST_F(ReclaimOnOwnBlocks, ARackTheJobFilledItselfGetsItsNodeBackOnItsOtherRack)
     planner.reclaim_started(kJob, *plan, kOwner, 1001, 1001);
     set(s, {35}, NodeState::kFree); // Slurm requeued job 9
     const Placement p = planner.place(s, job(kJob, 20), 1012);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(topo, p);
     EXPECT_TRUE(p.recovery_in_place); // 17 on rack01, 3 on rack02: its own NVLink domains
     EXPECT_EQ(p.spares_used, 1u);
     std::vector<NodeIndex> want;
@@ -326,7 +327,7 @@ TEST(ShiftWithinOwnBlocks, AJobOnTwoRacksShiftsANodeToTheRackWithRoom) {
     planner.job_failed(kJob, had, std::vector<NodeIndex>{3}, 1000);
     set(s, {3}, NodeState::kDown);
     Placement p = planner.place(s, job(kJob, 30), 1011);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(topo, p);
     EXPECT_TRUE(p.recovery_in_place);
     EXPECT_EQ(p.spares_used, 1u);
     std::vector<NodeIndex> want;
@@ -351,11 +352,11 @@ TEST(ShiftWithinOwnBlocks, SegmentsMoveWhole) {
     set(s, range(8, 15), NodeState::kBusy);
     set(s, range(26, 33), NodeState::kBusy);
     Placement p = planner.place(s, job(kJob, 16, 8), 1011);
-    EXPECT_EQ(p.reason, Reason::kRecoveryWaiting) << p.message;
+    EXPECT_EQ(p.reason, Reason::kRecoveryWaiting) << explain(topo, p);
     // With rack02 idle but for the job's own segment, the segment moves there.
     set(s, range(26, 33), NodeState::kFree);
     p = planner.place(s, job(kJob, 16, 8), 1012);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(topo, p);
     EXPECT_TRUE(p.recovery_in_place);
     for (NodeIndex n : p.nodes)
         EXPECT_EQ(topo.block_of(n), 1) << n;
@@ -370,7 +371,7 @@ TEST(BestFitTies, TheFullerBlockWinsAmongEqualRoom) {
     set(s, {34, 35}, NodeState::kLent);
     Snapshot snap(topo, s, {});
     Placement p = place(snap, job(9, 16));
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(topo, p);
     EXPECT_EQ(p.nodes, range(18, 33));
 }
 
@@ -390,7 +391,7 @@ TEST(BestFitTies, PreemptionFreesOneBlockRatherThanScatteredNodes) {
     Request r = job(9, 4);
     r.available = avail;
     Placement p = place(snap, r);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(topo, p);
     EXPECT_EQ(p.nodes, range(0, 3));
 }
 

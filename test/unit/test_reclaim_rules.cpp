@@ -12,6 +12,7 @@
 #include "recovery/reclaim.hpp"
 #include "recovery/reclaim_eligibility.hpp"
 #include "test_support.hpp"
+#include "writers/explain.hpp"
 
 #include <gtest/gtest.h>
 
@@ -326,7 +327,7 @@ TEST_F(Rules, TheVictimsGraceTimeKeepsTheJobWaiting) {
     EXPECT_FALSE(ask(running, 1100).plan); // no second round meanwhile
     set(s, {35}, NodeState::kFree);
     const Placement p = planner.place(s, job(kJob, 16), 1125);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(planner.topology(), p);
     EXPECT_TRUE(p.recovery_in_place);
     // Nothing came free by then: it falls back after the grace and the hold delay.
     set(s, {35}, NodeState::kBusy);

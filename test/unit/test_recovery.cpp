@@ -6,6 +6,7 @@
 // lending; block faults; repair.
 #include "core/planner.hpp"
 #include "test_support.hpp"
+#include "writers/explain.hpp"
 #include "writers/status_report.hpp"
 
 #include <algorithm>
@@ -54,20 +55,20 @@ struct RecoveryTest : ::testing::Test {
 TEST_F(RecoveryTest, OneFailureRestartsOnTheSameRackWithOneSpare) {
     fail({20});
     Placement p = planner.place(s, job(kJob, 16), 1011);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(topo, p);
     EXPECT_TRUE(p.recovery_in_place);
     EXPECT_EQ(p.spares_used, 1u);
     EXPECT_TRUE(contains_all(p.nodes, without(kRack02First16, {20})));
     EXPECT_EQ(p.nodes.size(), 16u);
     for (NodeIndex n : p.nodes)
         EXPECT_EQ(topo.block_of(n), 1) << n;
-    EXPECT_EQ(p.message, "restart in place: 15 prior nodes + 1 spare");
+    EXPECT_EQ(explain(topo, p), "restart in place: 15 prior nodes + 1 spare");
 }
 
 TEST_F(RecoveryTest, TwoFailuresUseBothSpares) {
     fail({20, 25});
     Placement p = planner.place(s, job(kJob, 16), 1011);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(topo, p);
     EXPECT_EQ(p.spares_used, 2u);
     std::vector<NodeIndex> want = without(kRack02First16, {20, 25});
     want.push_back(34);
@@ -80,8 +81,9 @@ TEST_F(RecoveryTest, ThirdFailureWaitsThenFallsBackElsewhere) {
     fail({20, 25, 30});
     Placement wait = planner.place(s, job(kJob, 16), 1011);
     EXPECT_EQ(wait.reason, Reason::kRecoveryWaiting);
-    EXPECT_EQ(wait.message, "in-place restart after a node failure: waiting for its block; rack02 has room for 15 of "
-                            "the 16 nodes it needs (3 failed, 2 spares)");
+    EXPECT_EQ(explain(topo, wait),
+              "in-place restart after a node failure: waiting for its block; rack02 has room for 15 of "
+              "the 16 nodes it needs (3 failed, 2 spares)");
     planner.take_log();
     // Time moves only through advance(): past its wait, a placement question
     // alone still keeps it waiting (and changes nothing)...
@@ -92,7 +94,7 @@ TEST_F(RecoveryTest, ThirdFailureWaitsThenFallsBackElsewhere) {
     EXPECT_EQ(planner.advance(s, 1059), 0u); // not quite yet
     EXPECT_EQ(planner.advance(s, 1060), 1u);
     Placement p = planner.place(s, job(kJob, 16), 1061);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(topo, p);
     EXPECT_FALSE(p.recovery_in_place);
     EXPECT_EQ(p.nodes, range(36, 51)); // rack03
     auto log = planner.take_log();
@@ -113,7 +115,7 @@ TEST_F(RecoveryTest, NothingElseTakesTheHeldNodesWhileTheJobWaits) {
     Placement lent = planner.place(s, job(8, 2), 1005);
     EXPECT_FALSE(lent.placed());
     Placement p = planner.place(s, job(kJob, 16), 1011);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(topo, p);
     EXPECT_EQ(p.spares_used, 1u);
 }
 
@@ -137,7 +139,7 @@ TEST_F(RecoveryTest, ZeroWaitFallsBackAtOnceWhenTheBlockCannotTakeIt) {
     set(st, {1, 2, 3}, NodeState::kDown);
     EXPECT_EQ(pl.advance(st, 1000), 1u);
     Placement p = pl.place(st, job(kJob, 16), 1000);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(t, p);
     EXPECT_EQ(p.nodes, range(18, 33));
 }
 
@@ -161,7 +163,7 @@ TEST_F(RecoveryTest, LentSparesArePreemptedForTheRecovery) {
     avail[16] = avail[17] = 1;
     r.available = avail;
     Placement p = pl.place(st, r, 1012);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(t, p);
     EXPECT_EQ(p.spares_used, 1u);
     std::vector<NodeIndex> want = without(range(0, 16), {4});
     EXPECT_EQ(p.nodes, want);
@@ -180,7 +182,7 @@ TEST_F(RecoveryTest, WithoutARecoveryLentWorkKeepsItsNodes) {
     Request r = job(9, 2);
     r.available = avail;
     Placement p = pl.place(st, r, 1000);
-    EXPECT_FALSE(p.placed()) << p.message;
+    EXPECT_FALSE(p.placed()) << explain(t, p);
 }
 
 TEST_F(RecoveryTest, BlockFaultSendsItsJobsElsewhereWithoutEatingSpares) {
@@ -190,7 +192,7 @@ TEST_F(RecoveryTest, BlockFaultSendsItsJobsElsewhereWithoutEatingSpares) {
     EXPECT_EQ(planner.place(s, job(kJob, 16), 1001).reason, Reason::kRecoveryWaiting);
     EXPECT_EQ(planner.advance(s, 1001), 1u);
     Placement p = planner.place(s, job(kJob, 16), 1011);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(topo, p);
     EXPECT_EQ(p.nodes, range(54, 69)); // rack04, not rack03's spares
     auto log = planner.take_log();
     ASSERT_EQ(log.size(), 2u);
@@ -253,7 +255,7 @@ TEST_F(RecoveryTest, RepairedNodeRefillsTheSparePool) {
     set(s, running, NodeState::kFree);
     s[30] = NodeState::kDown;
     Placement q = planner.place(s, job(kJob, 16), 2011);
-    ASSERT_TRUE(q.placed()) << q.message;
+    ASSERT_TRUE(q.placed()) << explain(topo, q);
     EXPECT_TRUE(q.recovery_in_place);
     EXPECT_EQ(q.spares_used, 1u);
 }
@@ -268,7 +270,7 @@ TEST_F(RecoveryTest, SegmentJobOnTwoRacksRecoversOnBoth) {
     st[5] = NodeState::kDown;
     set(st, range(36, 71), NodeState::kBusy);
     Placement p = pl.place(st, job(kJob, 32, 16), 1011);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(topo, p);
     EXPECT_EQ(p.spares_used, 1u);
     int in01 = 0, in02 = 0;
     for (NodeIndex n : p.nodes)

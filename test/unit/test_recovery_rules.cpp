@@ -9,6 +9,7 @@
 #include "placement/segments.hpp"
 #include "recovery/rules.hpp"
 #include "test_support.hpp"
+#include "writers/explain.hpp"
 
 #include <gtest/gtest.h>
 
@@ -135,10 +136,10 @@ TEST(RecoveryRules, ARepairedNodeGoesBackToItsJob) {
     EXPECT_FALSE(planner.place(busy, other, 1005).placed());
     // ...and the job restarts on exactly its old nodes: no spare used.
     Placement p = planner.place(s, job(kJob, 16), 1011);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(t, p);
     EXPECT_EQ(p.nodes, kRack02First16);
     EXPECT_EQ(p.spares_used, 0u);
-    EXPECT_EQ(p.message, "restart in place: 16 prior nodes + 0 spares");
+    EXPECT_EQ(explain(t, p), "restart in place: 16 prior nodes + 0 spares");
 }
 
 // ---- Purity: questions change nothing ------------------------------------------
@@ -175,7 +176,7 @@ TEST(RecoveryClock, QuestionsChangeNothingOnlyAdvanceMovesTime) {
     EXPECT_NE(planner.save_state(), before);
     EXPECT_EQ(planner.next_deadline(1060), std::numeric_limits<std::int64_t>::max());
     Placement p = planner.place(s, job(kJob, 16), 1060);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(t, p);
     EXPECT_FALSE(p.recovery_in_place);
 }
 
@@ -190,7 +191,7 @@ TEST(RecoveryClock, AdvanceLeavesAJobWhoseBlockCanTakeItInPlace) {
     s[30] = NodeState::kFree;
     EXPECT_EQ(planner.advance(s, 2000), 0u);
     Placement p = planner.place(s, job(kJob, 16), 2000);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(t, p);
     EXPECT_TRUE(p.recovery_in_place);
 }
 
@@ -322,7 +323,7 @@ TEST(RecoveryScale, TenThousandOpenRecoveries) {
     // Each one, the last as the first, goes back in place.
     for (std::uint32_t j : {1u, 2u, 3u, 9999u, 10000u}) {
         Placement p = planner.place(s, job(j, 2), 1011);
-        ASSERT_TRUE(p.placed()) << j << ": " << p.message;
+        ASSERT_TRUE(p.placed()) << j << ": " << explain(t, p);
         EXPECT_TRUE(p.recovery_in_place);
         EXPECT_EQ(p.spares_used, (j - 1) % 8 < 2 ? 1u : 0u) << j;
     }

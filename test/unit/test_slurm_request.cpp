@@ -8,6 +8,7 @@
 // indices 4(r-1) .. 4r-1.
 #include "core/slurm_request.hpp"
 #include "test_support.hpp"
+#include "writers/explain.hpp"
 
 #include <gtest/gtest.h>
 
@@ -69,7 +70,7 @@ TEST(SlurmRequest, From2605ASegmentLargerThanTheJobIsIgnored) {
     const Request since = request_from_slurm(f, 2605, t.node_count(), candidates);
     EXPECT_EQ(since.segment, 0u);
     const Placement p = run(t, all(t), since);
-    EXPECT_TRUE(p.placed()) << p.message;
+    EXPECT_TRUE(p.placed()) << explain(t, p);
 }
 
 TEST(SlurmRequest, From2511ANodelistOfSeveralSegmentsNamesTheCandidates) {
@@ -80,7 +81,7 @@ TEST(SlurmRequest, From2511ANodelistOfSeveralSegmentsNamesTheCandidates) {
     const Request r = request_from_slurm(f, 2511, t.node_count(), candidates);
     EXPECT_TRUE(r.required.empty());
     Placement p = run(t, all(t), r);
-    ASSERT_TRUE(p.placed()) << p.message;
+    ASSERT_TRUE(p.placed()) << explain(t, p);
     EXPECT_EQ(p.nodes, (std::vector<NodeIndex>{0, 1, 4, 5}));
     // A candidate Slurm does not offer now is not one.
     std::vector<std::uint8_t> offered(t.node_count(), 1);
@@ -93,11 +94,11 @@ TEST(SlurmRequest, From2511ANodelistOfSeveralSegmentsNamesTheCandidates) {
     f.nodelist = {0, 1};
     p = run(t, all(t), request_from_slurm(f, 2511, t.node_count(), candidates));
     EXPECT_TRUE(p.topology_unavailable);
-    EXPECT_NE(p.message.find("must name every node"), std::string::npos) << p.message;
+    EXPECT_NE(explain(t, p).find("must name every node"), std::string::npos) << explain(t, p);
     f.nodelist = {0, 1, 4, 5};
     p = run(t, all(t), request_from_slurm(f, 2505, t.node_count(), candidates));
     EXPECT_TRUE(p.topology_unavailable);
-    EXPECT_NE(p.message.find("not supported"), std::string::npos) << p.message;
+    EXPECT_NE(explain(t, p).find("not supported"), std::string::npos) << explain(t, p);
 }
 
 TEST(SlurmRequest, ANodelistOfOneSegmentIsRequiredOnEveryRelease) {
@@ -109,7 +110,7 @@ TEST(SlurmRequest, ANodelistOfOneSegmentIsRequiredOnEveryRelease) {
         const Request r = request_from_slurm(f, release, t.node_count(), candidates);
         EXPECT_EQ(r.required, (std::vector<NodeIndex>{4, 5})) << release;
         const Placement p = run(t, all(t), r);
-        ASSERT_TRUE(p.placed()) << release << ": " << p.message;
+        ASSERT_TRUE(p.placed()) << release << ": " << explain(t, p);
         EXPECT_EQ(p.nodes, (std::vector<NodeIndex>{4, 5}));
     }
 }

@@ -9,6 +9,7 @@
 #include "recovery/held_blocks.hpp"
 #include "recovery/recovery.hpp"
 #include "test_support.hpp"
+#include "writers/explain.hpp"
 
 #include <gtest/gtest.h>
 
@@ -55,7 +56,7 @@ TEST(TopologyChange, ReapplyingEveryAssignmentChangesNothingAndSegmentsStay) {
         EXPECT_EQ(b.size(), 17);
     const auto states = test::all(p.topology());
     const Placement pl = p.place(states, test::nodes(36, 12), 0);
-    ASSERT_TRUE(pl.placed()) << pl.message;
+    ASSERT_TRUE(pl.placed()) << explain(p.topology(), pl);
     EXPECT_EQ(per_block(p.topology(), pl.nodes),
               (std::map<std::string, int>{{"rack01", 12}, {"rack02", 12}, {"rack03", 12}}));
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "recovery/block_fault.hpp"
+#include "placement/block_fault.hpp"
 
 #include <cmath>
 
