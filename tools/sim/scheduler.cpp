@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "scheduler.hpp"
 
+#include "patch.hpp"
+
 #include <algorithm>
 #include <limits>
 
@@ -9,6 +11,16 @@ namespace nvlblock::sim {
 using nvlblock::NodeIndex;
 using nvlblock::NodeState;
 using nvlblock::Placement;
+
+namespace {
+
+// What the head job may use at the shadow time on a node in state `s`
+// running preemptible work (`pre`) then.
+std::uint8_t whatif_available(NodeState s, bool pre, bool preempt) {
+    return s == NodeState::kFree || (preempt && pre && nvlblock::is_healthy(s)) ? 1 : 0;
+}
+
+} // namespace
 
 std::uint64_t Scheduler::shape_key(const SimJob& j, Seconds now) const {
     return static_cast<std::uint64_t>(j.shape.nodes) | (static_cast<std::uint64_t>(j.shape.segment) << 24) |
@@ -183,14 +195,13 @@ void Scheduler::backfill(std::uint32_t head, Seconds now) {
             if (!started)
                 continue; // it waits for the jobs it preempted
             const NodeState busy = w_.running_state(j);
+            const std::uint8_t usable = whatif_available(busy, j.preemptible, res_.preempt);
             for (NodeIndex n : q.nodes) {
                 res_.states[n] = busy;
-                res_.preemptible[n] = j.preemptible ? 1 : 0;
+                res_.available[n] = usable;
             }
             // The head job keeps its time; its nodes are where it would now be placed then.
-            std::fill(res_.reserved.begin(), res_.reserved.end(), 0);
-            for (NodeIndex n : head_then.nodes)
-                res_.reserved[n] = 1;
+            res_.reserved = head_then.nodes;
             res_.starts = c.started;
             continue;
         }
@@ -202,25 +213,33 @@ void Scheduler::backfill(std::uint32_t head, Seconds now) {
     }
 }
 
+void Scheduler::set_whatif(std::size_t i, std::uint32_t k) {
+    const NodeState now = w_.cluster().states()[i];
+    const bool released = release_rank_[i] < k;
+    const NodeState s = released && nvlblock::is_healthy(now) ? NodeState::kFree : now;
+    res_.states[i] = s;
+    res_.available[i] = whatif_available(s, released ? false : running_pre_[i] != 0, res_.preempt);
+}
+
 bool Scheduler::probe(std::uint32_t head, std::size_t k, Seconds now, Placement& out) {
-    // Nodes whose job is among the first k to end are free (if healthy) in this what-if.
-    const ClusterState& cl = w_.cluster();
-    const std::size_t n = cl.size();
-    const bool preempt = w_.may_preempt(w_.job(head));
-    const auto& st = cl.states();
-    scratch_states_.resize(n);
-    scratch_pre_.resize(n);
-    scratch_avail_.resize(n);
+    // Nodes whose job is among the first k to end are free (if healthy) in
+    // this what-if. Only nodes of the jobs ranked between the last probe's k
+    // and this one differ from the last probe's arrays (the cluster does not
+    // change during a search), so only they are rewritten.
     const auto kk = static_cast<std::uint32_t>(k);
-    for (std::size_t i = 0; i < n; ++i) {
-        const bool released = release_rank_[i] < kk;
-        const NodeState s = released && nvlblock::is_healthy(st[i]) ? NodeState::kFree : st[i];
-        const std::uint8_t pre = released ? 0 : running_pre_[i];
-        scratch_states_[i] = s;
-        scratch_pre_[i] = pre;
-        scratch_avail_[i] = s == NodeState::kFree || (preempt && pre && nvlblock::is_healthy(s));
+    if (probed_ == kNotProbed) {
+        const std::size_t n = w_.cluster().size();
+        res_.states.resize(n);
+        res_.available.resize(n);
+        for (std::size_t i = 0; i < n; ++i)
+            set_whatif(i, kk);
+    } else {
+        for (std::size_t r = std::min(probed_, k); r < std::max(probed_, k); ++r)
+            for (NodeIndex node : w_.job(by_end_[r]).nodes)
+                set_whatif(node, kk);
     }
-    out = w_.decide(scratch_states_, w_.request_for(w_.job(head), now), &scratch_avail_, now, true);
+    probed_ = k;
+    out = w_.decide(res_.states, w_.request_for(w_.job(head), now), &res_.available, now, true);
     return out.placed();
 }
 
@@ -236,9 +255,12 @@ void Scheduler::compute_reservation(std::uint32_t head, Seconds now) {
     w_.reset_finished_expected_end_max();
     res_.id = ++reservation_ids_;
     res_.shadow = kNever;
+    res_.preempt = w_.may_preempt(w_.job(head));
+    probed_ = kNotProbed;
     const ClusterState& cl = w_.cluster();
     const std::size_t n = cl.size();
     ends_.clear();
+    by_end_.clear();
     release_rank_.assign(n, std::numeric_limits<std::uint32_t>::max());
     running_pre_.resize(n);
     for (std::size_t i = 0; i < n; ++i)
@@ -257,6 +279,7 @@ void Scheduler::compute_reservation(std::uint32_t head, Seconds now) {
                 ++free_nodes;
         }
         ends_.push_back(end);
+        by_end_.push_back(index);
         if (free_nodes < need)
             lo = ends_.size() + 1;
     }
@@ -282,11 +305,7 @@ void Scheduler::compute_reservation(std::uint32_t head, Seconds now) {
     if (!res_.exists)
         return;
     res_.shadow = ends_[k - 1];
-    res_.states = scratch_states_;
-    res_.preemptible = scratch_pre_;
-    res_.reserved.assign(n, 0);
-    for (NodeIndex node : p.nodes)
-        res_.reserved[node] = 1;
+    res_.reserved = p.nodes; // res_.states and res_.available are the last probe's
     // The probes may have given up a hold (a change): keep the reservation for this pass.
     res_.changes = w_.other_changes();
     res_.own_changes = 0;
@@ -295,21 +314,18 @@ void Scheduler::compute_reservation(std::uint32_t head, Seconds now) {
 
 bool Scheduler::head_still_fits(std::uint32_t head, std::uint32_t job, const std::vector<NodeIndex>& taken, Seconds now,
                                 Placement& out) {
-    const bool preemptible = w_.job(job).preemptible;
-    const std::size_t n = res_.states.size();
-    scratch_states_ = res_.states;
-    scratch_pre_ = res_.preemptible;
-    const NodeState busy = w_.running_state(w_.job(job));
+    // The reservation's what-if with `taken` busy, patched for this one
+    // decision and restored when the patches go out of scope.
+    const SimJob& j = w_.job(job);
+    const NodeState busy = w_.running_state(j);
+    const std::uint8_t usable = whatif_available(busy, j.preemptible, res_.preempt);
+    Patch<NodeState> states(res_.states);
+    Patch<std::uint8_t> available(res_.available);
     for (NodeIndex node : taken) {
-        scratch_states_[node] = busy;
-        scratch_pre_[node] = preemptible ? 1 : 0;
+        states.set(node, busy);
+        available.set(node, usable);
     }
-    const bool preempt = w_.may_preempt(w_.job(head));
-    scratch_avail_.resize(n);
-    for (std::size_t i = 0; i < n; ++i)
-        scratch_avail_[i] = scratch_states_[i] == NodeState::kFree ||
-                            (preempt && scratch_pre_[i] && nvlblock::is_healthy(scratch_states_[i]));
-    out = w_.decide(scratch_states_, w_.request_for(w_.job(head), now), &scratch_avail_, now, true);
+    out = w_.decide(res_.states, w_.request_for(w_.job(head), now), &res_.available, now, true);
     return out.placed();
 }
 
