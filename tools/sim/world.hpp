@@ -267,7 +267,7 @@ class World {
     std::uint64_t epoch_ = 1, other_changes_ = 0;
     Seconds finished_max_ = -kNever;
     std::set<std::uint32_t> signalled_; // jobs whose grace time runs (grace_until >= 0)
-    int standby_nodes_ = 0; // healthy standbys of running jobs (nvrx)
+    int standby_nodes_ = 0;             // healthy standbys of running jobs (nvrx)
 };
 
 } // namespace nvlblock::sim
