@@ -4,7 +4,6 @@
 #include "patch.hpp"
 
 #include <algorithm>
-#include <limits>
 
 namespace nvlblock::sim {
 
@@ -218,7 +217,8 @@ void Scheduler::set_whatif(std::size_t i, std::uint32_t k) {
     const bool released = release_rank_[i] < k;
     const NodeState s = released && nvlblock::is_healthy(now) ? NodeState::kFree : now;
     res_.states[i] = s;
-    res_.available[i] = whatif_available(s, released ? false : running_pre_[i] != 0, res_.preempt);
+    const bool pre = !released && w_.cluster().runs_preemptible(static_cast<NodeIndex>(i));
+    res_.available[i] = whatif_available(s, pre, res_.preempt);
 }
 
 bool Scheduler::probe(std::uint32_t head, std::size_t k, Seconds now, Placement& out) {
@@ -234,13 +234,56 @@ bool Scheduler::probe(std::uint32_t head, std::size_t k, Seconds now, Placement&
         for (std::size_t i = 0; i < n; ++i)
             set_whatif(i, kk);
     } else {
-        for (std::size_t r = std::min(probed_, k); r < std::max(probed_, k); ++r)
-            for (NodeIndex node : w_.job(by_end_[r]).nodes)
-                set_whatif(node, kk);
+        const std::size_t from = rank_begin_[std::min(probed_, k)], to = rank_begin_[std::max(probed_, k)];
+        for (std::size_t r = from; r < to; ++r)
+            set_whatif(ranked_[r], kk);
     }
     probed_ = k;
     out = w_.decide(res_.states, w_.request_for(w_.job(head), now), &res_.available, now, true);
     return out.placed();
+}
+
+std::size_t Scheduler::rank_running(int need) {
+    // Read from the cluster's per-node job, not from each job's node list:
+    // a running job's nodes are exactly the nodes whose job it is, and one
+    // sequential pass over the nodes costs less than a visit to every job.
+    const ClusterState& cl = w_.cluster();
+    const std::size_t n = cl.size();
+    ends_.clear();
+    job_rank_.resize(w_.jobs().size());
+    for (const auto& [end, index] : w_.running_by_end()) {
+        job_rank_[index] = static_cast<std::uint32_t>(ends_.size());
+        ends_.push_back(end);
+    }
+    const std::size_t jobs = ends_.size();
+    rank_begin_.assign(jobs + 1, 0);
+    healthy_of_rank_.assign(jobs, 0);
+    release_rank_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::int32_t job = cl.job_on(static_cast<NodeIndex>(i));
+        const std::uint32_t r = job < 0 ? kNotRunning : job_rank_[static_cast<std::size_t>(job)];
+        release_rank_[i] = r;
+        if (job >= 0) {
+            ++rank_begin_[r + 1];
+            healthy_of_rank_[r] += cl.healthy(static_cast<NodeIndex>(i)) ? 1 : 0;
+        }
+    }
+    for (std::size_t r = 0; r < jobs; ++r)
+        rank_begin_[r + 1] += rank_begin_[r];
+    ranked_.resize(rank_begin_[jobs]);
+    fill_.assign(rank_begin_.begin(), rank_begin_.end() - 1);
+    for (std::size_t i = 0; i < n; ++i)
+        if (release_rank_[i] != kNotRunning)
+            ranked_[fill_[release_rank_[i]]++] = static_cast<NodeIndex>(i);
+    // Healthy free nodes once the first r + 1 jobs have ended.
+    int free_nodes = cl.free_count();
+    std::size_t lo = 0;
+    for (std::size_t r = 0; r < jobs; ++r) {
+        free_nodes += healthy_of_rank_[r];
+        if (free_nodes < need)
+            lo = r + 2;
+    }
+    return lo;
 }
 
 void Scheduler::compute_reservation(std::uint32_t head, Seconds now) {
@@ -257,32 +300,11 @@ void Scheduler::compute_reservation(std::uint32_t head, Seconds now) {
     res_.shadow = kNever;
     res_.preempt = w_.may_preempt(w_.job(head));
     probed_ = kNotProbed;
-    const ClusterState& cl = w_.cluster();
-    const std::size_t n = cl.size();
-    ends_.clear();
-    by_end_.clear();
-    release_rank_.assign(n, std::numeric_limits<std::uint32_t>::max());
-    running_pre_.resize(n);
-    for (std::size_t i = 0; i < n; ++i)
-        running_pre_[i] = cl.runs_preemptible(static_cast<NodeIndex>(i)) ? 1 : 0;
-    // free_after[k]: healthy free nodes once the first k jobs have ended; the
-    // head job needs at least its node count, which bounds the search below.
+    // The head job needs at least its node count free, which bounds the search below.
     const SimJob& h = w_.job(head);
+    const ClusterState& cl = w_.cluster();
     const int need = static_cast<int>(h.shape.nodes) - (w_.may_preempt(h) ? cl.busy_preemptible_count() : 0);
-    int free_nodes = cl.free_count();
-    std::size_t lo = 0;
-    for (const auto& [end, index] : w_.running_by_end()) {
-        const auto rank = static_cast<std::uint32_t>(ends_.size());
-        for (NodeIndex node : w_.job(index).nodes) {
-            release_rank_[node] = rank;
-            if (cl.healthy(node))
-                ++free_nodes;
-        }
-        ends_.push_back(end);
-        by_end_.push_back(index);
-        if (free_nodes < need)
-            lo = ends_.size() + 1;
-    }
+    std::size_t lo = rank_running(need);
     if (ends_.empty())
         return; // nothing will free up: the head job cannot start before something changes
     Placement p;

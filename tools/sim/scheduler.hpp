@@ -88,10 +88,19 @@ class Scheduler {
     // The what-if of node i with the first k jobs (by expected end) ended.
     void set_whatif(std::size_t i, std::uint32_t k);
 
-    std::vector<std::uint32_t> release_rank_; // per node: position of its job in expected-end order
-    std::vector<std::uint8_t> running_pre_;   // per node: runs preemptible work now
-    std::vector<Seconds> ends_;               // expected ends, in order
-    std::vector<std::uint32_t> by_end_;       // running jobs, in the same order
+    // Ranks the running jobs by expected end (ends_), every node by its job's
+    // rank (release_rank_) and the nodes by rank (ranked_ from rank_begin_[r]);
+    // returns the fewest jobs that must end before `need` healthy nodes are
+    // free (more than are running: never).
+    std::size_t rank_running(int need);
+
+    static constexpr std::uint32_t kNotRunning = static_cast<std::uint32_t>(-1);
+    std::vector<std::uint32_t> release_rank_;    // per node: position of its job in expected-end order
+    std::vector<Seconds> ends_;                  // expected ends, in order
+    std::vector<std::uint32_t> job_rank_;        // per job index: its position (running jobs only)
+    std::vector<std::size_t> rank_begin_, fill_; // ranked_ offsets per rank
+    std::vector<nvlblock::NodeIndex> ranked_;    // nodes of running jobs, by their job's rank
+    std::vector<int> healthy_of_rank_;           // healthy nodes per rank
     // The k the reservation's what-if arrays show (kNotProbed: none yet): a
     // probe changes only the nodes of the jobs between it and the next k.
     static constexpr std::size_t kNotProbed = static_cast<std::size_t>(-1);
