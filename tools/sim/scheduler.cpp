@@ -165,8 +165,8 @@ void Scheduler::backfill(std::uint32_t head, Seconds now) {
         Placement p = w_.attempt(j, now);
         if (!p.placed()) {
             j.blocked_epoch = w_.epoch();
-            if (cache)
-                verdicts_[key].short_epoch = w_.epoch();
+            if (v)
+                v->short_epoch = w_.epoch();
             continue;
         }
         // Within a pass the reservation stands unless something other than
@@ -204,10 +204,9 @@ void Scheduler::backfill(std::uint32_t head, Seconds now) {
             res_.starts = c.started;
             continue;
         }
-        if (cache) {
-            ShapeVerdict& vv = verdicts_[key];
-            vv.long_epoch = w_.epoch();
-            vv.long_reservation = res_.id;
+        if (v) { // found once per job: an unordered_map's elements stay where they are
+            v->long_epoch = w_.epoch();
+            v->long_reservation = res_.id;
         }
     }
 }
