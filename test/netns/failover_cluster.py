@@ -427,7 +427,8 @@ def fail_node(c, job, node):
     log(f"{node} (job {job}) set DOWN")
 
     def recorded():
-        return bool(re.search(rf"^record {job} .*\b{node}$", c.state_text(), re.M)), c.counters()
+        # record <job> <failed_at> <fallback_at> <hold_until> <fallback> <nodes> <failed> [<block>=<nodes>...]
+        return bool(re.search(rf"^record {job} (\S+ ){{5}}\S*\b{node}\b", c.state_text(), re.M)), c.counters()
     c.wait(f"job {job}'s failure in nvlblock_state", recorded, 15)
     return t
 

@@ -10,8 +10,8 @@ using nvlblock::NodeState;
 
 ClusterState::ClusterState(const nvlblock::Topology& topo)
     : states_(topo.node_count(), NodeState::kFree), node_job_(topo.node_count(), -1),
-      node_preemptible_(topo.node_count(), 0), causes_(topo.node_count(), 0),
-      healthy_(static_cast<int>(topo.node_count())) {}
+      node_preemptible_(topo.node_count(), 0), causes_(topo.node_count(), 0), free_map_(topo.node_count(), 1),
+      preemptor_map_(topo.node_count(), 1), healthy_(static_cast<int>(topo.node_count())) {}
 
 void ClusterState::allocate(const std::vector<NodeIndex>& nodes, std::int32_t job, bool preemptible, NodeState state) {
     for (NodeIndex n : nodes) {
@@ -23,6 +23,7 @@ void ClusterState::allocate(const std::vector<NodeIndex>& nodes, std::int32_t jo
         ++busy_;
         if (preemptible)
             ++busy_preemptible_;
+        sync_maps(n);
     }
 }
 
@@ -38,6 +39,7 @@ void ClusterState::release(const std::vector<NodeIndex>& nodes) {
         }
         node_job_[n] = -1;
         node_preemptible_[n] = 0;
+        sync_maps(n);
     }
 }
 
@@ -51,6 +53,7 @@ bool ClusterState::cause_down(NodeIndex n) {
             --busy_preemptible_;
     }
     states_[n] = NodeState::kDown;
+    sync_maps(n);
     return true;
 }
 
@@ -61,6 +64,7 @@ bool ClusterState::cause_up(NodeIndex n) {
         return false;
     ++healthy_;
     states_[n] = NodeState::kFree;
+    sync_maps(n);
     if (node_job_[n] >= 0) // cannot happen: a failed node's job is released in the second it fails
         throw std::logic_error("simulator: repaired node still allocated");
     return true;

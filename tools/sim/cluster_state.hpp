@@ -29,6 +29,14 @@ class ClusterState {
     bool runs_preemptible(nvlblock::NodeIndex n) const { return node_preemptible_[n] != 0; }
     bool healthy(nvlblock::NodeIndex n) const { return causes_[n] == 0; }
 
+    // Availability maps kept with the states (1: usable), so that a decision
+    // needing one patches the nodes that differ (patch.hpp) instead of
+    // building a node-sized array: free nodes; free nodes and healthy nodes
+    // running preemptible work. A caller patches one for a decision and
+    // restores it before the cluster changes.
+    std::vector<std::uint8_t>& free_map() { return free_map_; }
+    std::vector<std::uint8_t>& preemptor_map() { return preemptor_map_; }
+
     int healthy_count() const { return healthy_; }
     int busy_count() const { return busy_; }                         // healthy nodes running a job
     int busy_preemptible_count() const { return busy_preemptible_; } // of which preemptible work
@@ -45,10 +53,17 @@ class ClusterState {
     bool cause_up(nvlblock::NodeIndex n);
 
   private:
+    // Recomputes the node's entries of the maps from its state.
+    void sync_maps(nvlblock::NodeIndex n) {
+        free_map_[n] = states_[n] == nvlblock::NodeState::kFree ? 1 : 0;
+        preemptor_map_[n] = free_map_[n] != 0 || (causes_[n] == 0 && node_preemptible_[n] != 0) ? 1 : 0;
+    }
+
     std::vector<nvlblock::NodeState> states_;
     std::vector<std::int32_t> node_job_;
     std::vector<std::uint8_t> node_preemptible_;
     std::vector<std::uint16_t> causes_;
+    std::vector<std::uint8_t> free_map_, preemptor_map_;
     int healthy_ = 0, busy_ = 0, busy_preemptible_ = 0;
 };
 

@@ -1,14 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "scheduler.hpp"
 
+#include "patch.hpp"
+
 #include <algorithm>
-#include <limits>
 
 namespace nvlblock::sim {
 
 using nvlblock::NodeIndex;
 using nvlblock::NodeState;
 using nvlblock::Placement;
+
+namespace {
+
+// What the head job may use at the shadow time on a node in state `s`
+// running preemptible work (`pre`) then.
+std::uint8_t whatif_available(NodeState s, bool pre, bool preempt) {
+    return s == NodeState::kFree || (preempt && pre && nvlblock::is_healthy(s)) ? 1 : 0;
+}
+
+} // namespace
 
 std::uint64_t Scheduler::shape_key(const SimJob& j, Seconds now) const {
     return static_cast<std::uint64_t>(j.shape.nodes) | (static_cast<std::uint64_t>(j.shape.segment) << 24) |
@@ -154,8 +165,8 @@ void Scheduler::backfill(std::uint32_t head, Seconds now) {
         Placement p = w_.attempt(j, now);
         if (!p.placed()) {
             j.blocked_epoch = w_.epoch();
-            if (cache)
-                verdicts_[key].short_epoch = w_.epoch();
+            if (v)
+                v->short_epoch = w_.epoch();
             continue;
         }
         // Within a pass the reservation stands unless something other than
@@ -183,45 +194,95 @@ void Scheduler::backfill(std::uint32_t head, Seconds now) {
             if (!started)
                 continue; // it waits for the jobs it preempted
             const NodeState busy = w_.running_state(j);
+            const std::uint8_t usable = whatif_available(busy, j.preemptible, res_.preempt);
             for (NodeIndex n : q.nodes) {
                 res_.states[n] = busy;
-                res_.preemptible[n] = j.preemptible ? 1 : 0;
+                res_.available[n] = usable;
             }
             // The head job keeps its time; its nodes are where it would now be placed then.
-            std::fill(res_.reserved.begin(), res_.reserved.end(), 0);
-            for (NodeIndex n : head_then.nodes)
-                res_.reserved[n] = 1;
+            res_.reserved = head_then.nodes;
             res_.starts = c.started;
             continue;
         }
-        if (cache) {
-            ShapeVerdict& vv = verdicts_[key];
-            vv.long_epoch = w_.epoch();
-            vv.long_reservation = res_.id;
+        if (v) { // found once per job: an unordered_map's elements stay where they are
+            v->long_epoch = w_.epoch();
+            v->long_reservation = res_.id;
         }
     }
 }
 
+void Scheduler::set_whatif(std::size_t i, std::uint32_t k) {
+    const NodeState now = w_.cluster().states()[i];
+    const bool released = release_rank_[i] < k;
+    const NodeState s = released && nvlblock::is_healthy(now) ? NodeState::kFree : now;
+    res_.states[i] = s;
+    const bool pre = !released && w_.cluster().runs_preemptible(static_cast<NodeIndex>(i));
+    res_.available[i] = whatif_available(s, pre, res_.preempt);
+}
+
 bool Scheduler::probe(std::uint32_t head, std::size_t k, Seconds now, Placement& out) {
-    // Nodes whose job is among the first k to end are free (if healthy) in this what-if.
+    // Nodes whose job is among the first k to end are free (if healthy) in
+    // this what-if. Only nodes of the jobs ranked between the last probe's k
+    // and this one differ from the last probe's arrays (the cluster does not
+    // change during a search), so only they are rewritten.
+    const auto kk = static_cast<std::uint32_t>(k);
+    if (probed_ == kNotProbed) {
+        const std::size_t n = w_.cluster().size();
+        res_.states.resize(n);
+        res_.available.resize(n);
+        for (std::size_t i = 0; i < n; ++i)
+            set_whatif(i, kk);
+    } else {
+        const std::size_t from = rank_begin_[std::min(probed_, k)], to = rank_begin_[std::max(probed_, k)];
+        for (std::size_t r = from; r < to; ++r)
+            set_whatif(ranked_[r], kk);
+    }
+    probed_ = k;
+    out = w_.decide(res_.states, w_.request_for(w_.job(head), now), &res_.available, now, true);
+    return out.placed();
+}
+
+std::size_t Scheduler::rank_running(int need) {
+    // Read from the cluster's per-node job, not from each job's node list:
+    // a running job's nodes are exactly the nodes whose job it is, and one
+    // sequential pass over the nodes costs less than a visit to every job.
     const ClusterState& cl = w_.cluster();
     const std::size_t n = cl.size();
-    const bool preempt = w_.may_preempt(w_.job(head));
-    const auto& st = cl.states();
-    scratch_states_.resize(n);
-    scratch_pre_.resize(n);
-    scratch_avail_.resize(n);
-    const auto kk = static_cast<std::uint32_t>(k);
-    for (std::size_t i = 0; i < n; ++i) {
-        const bool released = release_rank_[i] < kk;
-        const NodeState s = released && nvlblock::is_healthy(st[i]) ? NodeState::kFree : st[i];
-        const std::uint8_t pre = released ? 0 : running_pre_[i];
-        scratch_states_[i] = s;
-        scratch_pre_[i] = pre;
-        scratch_avail_[i] = s == NodeState::kFree || (preempt && pre && nvlblock::is_healthy(s));
+    ends_.clear();
+    job_rank_.resize(w_.jobs().size());
+    for (const auto& [end, index] : w_.running_by_end()) {
+        job_rank_[index] = static_cast<std::uint32_t>(ends_.size());
+        ends_.push_back(end);
     }
-    out = w_.decide(scratch_states_, w_.request_for(w_.job(head), now), &scratch_avail_, now, true);
-    return out.placed();
+    const std::size_t jobs = ends_.size();
+    rank_begin_.assign(jobs + 1, 0);
+    healthy_of_rank_.assign(jobs, 0);
+    release_rank_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::int32_t job = cl.job_on(static_cast<NodeIndex>(i));
+        const std::uint32_t r = job < 0 ? kNotRunning : job_rank_[static_cast<std::size_t>(job)];
+        release_rank_[i] = r;
+        if (job >= 0) {
+            ++rank_begin_[r + 1];
+            healthy_of_rank_[r] += cl.healthy(static_cast<NodeIndex>(i)) ? 1 : 0;
+        }
+    }
+    for (std::size_t r = 0; r < jobs; ++r)
+        rank_begin_[r + 1] += rank_begin_[r];
+    ranked_.resize(rank_begin_[jobs]);
+    fill_.assign(rank_begin_.begin(), rank_begin_.end() - 1);
+    for (std::size_t i = 0; i < n; ++i)
+        if (release_rank_[i] != kNotRunning)
+            ranked_[fill_[release_rank_[i]]++] = static_cast<NodeIndex>(i);
+    // Healthy free nodes once the first r + 1 jobs have ended.
+    int free_nodes = cl.free_count();
+    std::size_t lo = 0;
+    for (std::size_t r = 0; r < jobs; ++r) {
+        free_nodes += healthy_of_rank_[r];
+        if (free_nodes < need)
+            lo = r + 2;
+    }
+    return lo;
 }
 
 void Scheduler::compute_reservation(std::uint32_t head, Seconds now) {
@@ -236,30 +297,13 @@ void Scheduler::compute_reservation(std::uint32_t head, Seconds now) {
     w_.reset_finished_expected_end_max();
     res_.id = ++reservation_ids_;
     res_.shadow = kNever;
-    const ClusterState& cl = w_.cluster();
-    const std::size_t n = cl.size();
-    ends_.clear();
-    release_rank_.assign(n, std::numeric_limits<std::uint32_t>::max());
-    running_pre_.resize(n);
-    for (std::size_t i = 0; i < n; ++i)
-        running_pre_[i] = cl.runs_preemptible(static_cast<NodeIndex>(i)) ? 1 : 0;
-    // free_after[k]: healthy free nodes once the first k jobs have ended; the
-    // head job needs at least its node count, which bounds the search below.
+    res_.preempt = w_.may_preempt(w_.job(head));
+    probed_ = kNotProbed;
+    // The head job needs at least its node count free, which bounds the search below.
     const SimJob& h = w_.job(head);
+    const ClusterState& cl = w_.cluster();
     const int need = static_cast<int>(h.shape.nodes) - (w_.may_preempt(h) ? cl.busy_preemptible_count() : 0);
-    int free_nodes = cl.free_count();
-    std::size_t lo = 0;
-    for (const auto& [end, index] : w_.running_by_end()) {
-        const auto rank = static_cast<std::uint32_t>(ends_.size());
-        for (NodeIndex node : w_.job(index).nodes) {
-            release_rank_[node] = rank;
-            if (cl.healthy(node))
-                ++free_nodes;
-        }
-        ends_.push_back(end);
-        if (free_nodes < need)
-            lo = ends_.size() + 1;
-    }
+    std::size_t lo = rank_running(need);
     if (ends_.empty())
         return; // nothing will free up: the head job cannot start before something changes
     Placement p;
@@ -282,11 +326,7 @@ void Scheduler::compute_reservation(std::uint32_t head, Seconds now) {
     if (!res_.exists)
         return;
     res_.shadow = ends_[k - 1];
-    res_.states = scratch_states_;
-    res_.preemptible = scratch_pre_;
-    res_.reserved.assign(n, 0);
-    for (NodeIndex node : p.nodes)
-        res_.reserved[node] = 1;
+    res_.reserved = p.nodes; // res_.states and res_.available are the last probe's
     // The probes may have given up a hold (a change): keep the reservation for this pass.
     res_.changes = w_.other_changes();
     res_.own_changes = 0;
@@ -295,21 +335,18 @@ void Scheduler::compute_reservation(std::uint32_t head, Seconds now) {
 
 bool Scheduler::head_still_fits(std::uint32_t head, std::uint32_t job, const std::vector<NodeIndex>& taken, Seconds now,
                                 Placement& out) {
-    const bool preemptible = w_.job(job).preemptible;
-    const std::size_t n = res_.states.size();
-    scratch_states_ = res_.states;
-    scratch_pre_ = res_.preemptible;
-    const NodeState busy = w_.running_state(w_.job(job));
+    // The reservation's what-if with `taken` busy, patched for this one
+    // decision and restored when the patches go out of scope.
+    const SimJob& j = w_.job(job);
+    const NodeState busy = w_.running_state(j);
+    const std::uint8_t usable = whatif_available(busy, j.preemptible, res_.preempt);
+    Patch<NodeState> states(res_.states);
+    Patch<std::uint8_t> available(res_.available);
     for (NodeIndex node : taken) {
-        scratch_states_[node] = busy;
-        scratch_pre_[node] = preemptible ? 1 : 0;
+        states.set(node, busy);
+        available.set(node, usable);
     }
-    const bool preempt = w_.may_preempt(w_.job(head));
-    scratch_avail_.resize(n);
-    for (std::size_t i = 0; i < n; ++i)
-        scratch_avail_[i] = scratch_states_[i] == NodeState::kFree ||
-                            (preempt && scratch_pre_[i] && nvlblock::is_healthy(scratch_states_[i]));
-    out = w_.decide(scratch_states_, w_.request_for(w_.job(head), now), &scratch_avail_, now, true);
+    out = w_.decide(res_.states, w_.request_for(w_.job(head), now), &res_.available, now, true);
     return out.placed();
 }
 

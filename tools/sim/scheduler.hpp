@@ -53,9 +53,13 @@ class Scheduler {
         std::uint64_t starts = 0;      // jobs started when it was made (a start it did not see invalidates it)
         std::uint64_t id = 0;
         Seconds shadow = kNever;
-        std::vector<std::uint8_t> reserved;      // nodes the head job would take then
-        std::vector<nvlblock::NodeState> states; // the cluster at the shadow time
-        std::vector<std::uint8_t> preemptible;   // nodes still running preemptible work then
+        bool preempt = false;                      // the head job may preempt
+        std::vector<nvlblock::NodeIndex> reserved; // nodes the head job would take then
+        // The cluster at the shadow time and what the head job may use then:
+        // the probes' what-if arrays, written in place (the last probe's are the
+        // reservation's) and patched, not copied, per backfilled job.
+        std::vector<nvlblock::NodeState> states;
+        std::vector<std::uint8_t> available;
     };
     struct ShapeVerdict {
         std::uint64_t short_epoch = 0; // refused with all usable nodes at this epoch
@@ -81,11 +85,26 @@ class Scheduler {
     std::unordered_map<std::uint64_t, ShapeVerdict> verdicts_;
     Seconds last_backfill_ = -kNever;
     Seconds tick_at_ = -1; // a backfill tick already scheduled for this time
-    std::vector<nvlblock::NodeState> scratch_states_;
-    std::vector<std::uint8_t> scratch_avail_, scratch_pre_;
-    std::vector<std::uint32_t> release_rank_; // per node: position of its job in expected-end order
-    std::vector<std::uint8_t> running_pre_;   // per node: runs preemptible work now
-    std::vector<Seconds> ends_;               // expected ends, in order
+    // The what-if of node i with the first k jobs (by expected end) ended.
+    void set_whatif(std::size_t i, std::uint32_t k);
+
+    // Ranks the running jobs by expected end (ends_), every node by its job's
+    // rank (release_rank_) and the nodes by rank (ranked_ from rank_begin_[r]);
+    // returns the fewest jobs that must end before `need` healthy nodes are
+    // free (more than are running: never).
+    std::size_t rank_running(int need);
+
+    static constexpr std::uint32_t kNotRunning = static_cast<std::uint32_t>(-1);
+    std::vector<std::uint32_t> release_rank_;    // per node: position of its job in expected-end order
+    std::vector<Seconds> ends_;                  // expected ends, in order
+    std::vector<std::uint32_t> job_rank_;        // per job index: its position (running jobs only)
+    std::vector<std::size_t> rank_begin_, fill_; // ranked_ offsets per rank
+    std::vector<nvlblock::NodeIndex> ranked_;    // nodes of running jobs, by their job's rank
+    std::vector<int> healthy_of_rank_;           // healthy nodes per rank
+    // The k the reservation's what-if arrays show (kNotProbed: none yet): a
+    // probe changes only the nodes of the jobs between it and the next k.
+    static constexpr std::size_t kNotProbed = static_cast<std::size_t>(-1);
+    std::size_t probed_ = kNotProbed;
 };
 
 } // namespace nvlblock::sim

@@ -2,6 +2,7 @@
 #include "world.hpp"
 
 #include "in_job_spares.hpp"
+#include "patch.hpp"
 
 #include "model/hostlist.hpp"
 #include "recovery/reclaim.hpp"
@@ -27,7 +28,6 @@ World::World(const SimOptions& options, PolicyConfig policy, SimHooks hooks)
       selector_(preemptible_selector(policy_, planner_.topology())),
       metrics_(options.window_start, options.window_end, options.bucket) {
     planner_.set_slurm_requeue_delay(opt_.requeue_delay); // as the plugin does (cred_expire + 1)
-    avail_.resize(cluster_.size());
 }
 
 std::uint32_t World::submit(JobSpec spec, Seconds now) {
@@ -132,31 +132,32 @@ void World::advance(Seconds now) {
         bump_epoch(); // their holds ended: refused jobs may fit now
 }
 
-Placement World::attempt(SimJob& j, Seconds now, const std::vector<std::uint8_t>* exclude) {
+Placement World::attempt(SimJob& j, Seconds now, const std::vector<NodeIndex>* exclude) {
     const Request r = request_for(j, now);
     const auto& st = cluster_.states();
-    const std::size_t n = st.size();
     Placement p;
     if (!exclude) {
         p = decide(st, r, nullptr, now, false);
     } else {
-        for (std::size_t i = 0; i < n; ++i)
-            avail_[i] = st[i] == NodeState::kFree && !(*exclude)[i];
-        p = decide(st, r, &avail_, now, false);
+        // The free map with the excluded nodes patched out for this decision.
+        Patch<std::uint8_t> avail(cluster_.free_map());
+        for (NodeIndex n : *exclude)
+            avail.set(n, 0);
+        p = decide(st, r, &avail.array(), now, false);
     }
     if (p.placed() || !may_preempt(j) || cluster_.busy_preemptible_count() == 0)
         return p;
     // Slurm offers the nodes of preemptible jobs only when the job cannot
     // start without them, and not those of a job it is preempting already
     // (signalled by a reclaim): their grace time runs.
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto node = static_cast<NodeIndex>(i);
-        const bool usable =
-            st[i] == NodeState::kFree || (cluster_.healthy(node) && cluster_.runs_preemptible(node) &&
-                                          jobs_[static_cast<std::size_t>(cluster_.job_on(node))].grace_until < 0);
-        avail_[i] = usable && !(exclude && (*exclude)[i]);
-    }
-    Placement q = decide(st, r, &avail_, now, false);
+    Patch<std::uint8_t> avail(cluster_.preemptor_map());
+    for (std::uint32_t s : signalled_)
+        for (NodeIndex n : jobs_[s].nodes)
+            avail.set(n, 0);
+    if (exclude)
+        for (NodeIndex n : *exclude)
+            avail.set(n, 0);
+    Placement q = decide(st, r, &avail.array(), now, false);
     return q.placed() ? q : p;
 }
 
@@ -212,6 +213,7 @@ bool World::reclaim_for(const SimJob& j, Seconds now) {
 void World::signal(std::uint32_t index, Seconds now, LossCause cause) {
     SimJob& v = jobs_[index];
     v.grace_until = now + opt_.victims.grace_time;
+    signalled_.insert(index);
     const std::uint32_t reclaim = cause == LossCause::kReclaim ? 1 : 0;
     events_.push({v.grace_until, EventKind::kGraceEnd, index, v.run, reclaim, 0});
 }
@@ -356,6 +358,7 @@ void World::finish(std::uint32_t index, Seconds now) {
     if (j.moves || j.preempted)
         metrics_.victim_done(j.moves > 0, j.preempted > 0, now - j.first_start - j.shape.duration);
     j.grace_until = -1;
+    signalled_.erase(index);
     log_line(now, "end", j, j.nodes);
     j.nodes.clear();
     j.remaining = 0;
@@ -379,6 +382,7 @@ void World::kill(std::uint32_t index, Seconds now, LossCause cause, const std::v
         }
     }
     j.grace_until = -1;
+    signalled_.erase(index);
     metrics_.lost(cause, static_cast<std::uint32_t>(working_nodes(j)), j.run_start + saved, now);
     j.remaining -= saved;
     if (cause == LossCause::kFailure) {

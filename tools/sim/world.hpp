@@ -214,8 +214,8 @@ class World {
                                const std::vector<std::uint8_t>* available, Seconds now, bool hypothetical);
     // A start attempt as Slurm makes it: on free nodes; failing that, where
     // allowed, also on nodes running preemptible work. `exclude`: nodes a
-    // backfill reservation keeps (non-zero = excluded).
-    nvlblock::Placement attempt(SimJob& j, Seconds now, const std::vector<std::uint8_t>* exclude = nullptr);
+    // backfill reservation keeps.
+    nvlblock::Placement attempt(SimJob& j, Seconds now, const std::vector<nvlblock::NodeIndex>* exclude = nullptr);
 
     // For a job waiting to restart in place: requeues the jobs the Planner
     // names to reclaim spares for it (rule 3b); false if there are none.
@@ -266,8 +266,8 @@ class World {
     int pending_closed_ = 0;
     std::uint64_t epoch_ = 1, other_changes_ = 0;
     Seconds finished_max_ = -kNever;
-    std::vector<std::uint8_t> avail_;
-    int standby_nodes_ = 0; // healthy standbys of running jobs (nvrx)
+    std::set<std::uint32_t> signalled_; // jobs whose grace time runs (grace_until >= 0)
+    int standby_nodes_ = 0;             // healthy standbys of running jobs (nvrx)
 };
 
 } // namespace nvlblock::sim
