@@ -77,6 +77,8 @@ std::string results_json(const RunInfo& run, const std::vector<PolicyResult>& re
     w.field("grace_time_s", o.victims.grace_time).field("checkpoint_on_signal", o.victims.checkpoint_on_signal, 4);
     w.field("checkpoint_write_s", o.victims.checkpoint_write)
         .field("requeueable_share", o.victims.requeueable_share, 4);
+    w.field("checkpoint_share", o.victims.checkpoint_share, 4)
+        .field("checkpoint_restore_s", o.victims.checkpoint_restore);
     w.end_object();
     w.key("policies").begin_array();
     for (const PolicyResult& r : results) {

@@ -88,6 +88,13 @@ Jobs that lose their nodes to a reclaim (PreemptMode=REQUEUE):
   --requeueable-share F  this share of jobs may be requeued; the rest
                          (--no-requeue) are never reclaimed (default 1)
 
+Every job that loses its nodes (failure, preemption, reclaim):
+  --checkpoint-share F   this share of jobs writes the periodic checkpoints of
+                         --checkpoint-interval; the rest start over (default 1;
+                         drawn from --seed)
+  --checkpoint-restore S  a job restarted from a checkpoint loads it for S
+                         before it works again (default 0)
+
 Failures:
   --failures MODEL|FILE  none (default); a model such as
                          mtbi=980h,mttr=20h,rack_mtbf=5000h,rack_mttr=8h or
@@ -222,6 +229,8 @@ int run(int argc, char** argv) {
                     "checkpoint-on-signal",
                     "checkpoint-write",
                     "requeueable-share",
+                    "checkpoint-share",
+                    "checkpoint-restore",
                     "in-job-restart"},
                    {"quiet", "timing", "help"});
     if (args.has("help")) {
@@ -300,12 +309,14 @@ int run(int argc, char** argv) {
     opt.victims.checkpoint_on_signal = share_arg(args, "checkpoint-on-signal", 0);
     opt.victims.checkpoint_write = seconds_arg(args, "checkpoint-write", 0);
     opt.victims.requeueable_share = share_arg(args, "requeueable-share", 1);
+    opt.victims.checkpoint_share = share_arg(args, "checkpoint-share", 1);
+    opt.victims.checkpoint_restore = seconds_arg(args, "checkpoint-restore", 0);
     opt.victims.seed = run.seed;
     opt.in_job_restart = seconds_arg(args, "in-job-restart", opt.in_job_restart);
     if (opt.in_job_restart < 0)
         throw cli::UsageError("--in-job-restart must not be negative");
-    if (opt.victims.grace_time < 0 || opt.victims.checkpoint_write < 0)
-        throw cli::UsageError("--grace-time and --checkpoint-write must not be negative");
+    if (opt.victims.grace_time < 0 || opt.victims.checkpoint_write < 0 || opt.victims.checkpoint_restore < 0)
+        throw cli::UsageError("--grace-time, --checkpoint-write and --checkpoint-restore must not be negative");
     opt.window_start = seconds_arg(args, "warmup", 0);
 
     // Workload: a trace, the synthetic mix, or a trace with the synthetic mix added (--mix).

@@ -128,6 +128,9 @@ void write_table(std::ostream& out, const RunInfo& run, const std::vector<Policy
             << " checkpoint on signal (write " << dur(static_cast<double>(v.checkpoint_write)) << "); "
             << pct(v.requeueable_share) << " requeueable\n";
     }
+    if (v.checkpoint_share < 1 || v.checkpoint_restore > 0)
+        out << pct(v.checkpoint_share) << " of jobs checkpoint; a restart loads its checkpoint for "
+            << dur(static_cast<double>(v.checkpoint_restore)) << "\n";
     if (!o.shape.hierarchy.empty()) {
         std::string levels;
         for (int per : o.shape.hierarchy)

@@ -29,12 +29,14 @@ bool drawn(std::uint64_t seed, std::uint64_t kind, std::uint64_t index, double s
 } // namespace
 
 VictimTraits draw_victim_traits(const VictimModel& model, const std::string& job_name) {
-    constexpr std::uint64_t kSignal = 0x5349474e;  // "SIGN"
-    constexpr std::uint64_t kRequeue = 0x52455155; // "REQU"
+    constexpr std::uint64_t kSignal = 0x5349474e;     // "SIGN"
+    constexpr std::uint64_t kRequeue = 0x52455155;    // "REQU"
+    constexpr std::uint64_t kCheckpoint = 0x434b5054; // "CKPT"
     const std::uint64_t index = name_index(job_name);
     VictimTraits t;
     t.checkpoints_on_signal = drawn(model.seed, kSignal, index, model.checkpoint_on_signal);
     t.requeueable = drawn(model.seed, kRequeue, index, model.requeueable_share);
+    t.checkpoints = drawn(model.seed, kCheckpoint, index, model.checkpoint_share);
     return t;
 }
 

@@ -22,7 +22,13 @@ struct VictimModel {
     double checkpoint_on_signal = 0; // share of jobs that checkpoint when signalled
     Seconds checkpoint_write = 0;    // the write takes this long: the grace time must cover it
     double requeueable_share = 1;    // share of jobs Slurm may requeue (the rest are never victims)
-    std::uint64_t seed = 1;          // the draws of the two shares
+    // Every job that loses its nodes (failure, preemption, reclaim): the
+    // share of jobs that write periodic checkpoints at all (the rest start
+    // over), and the time a job restarted from a checkpoint spends loading
+    // it before it works again.
+    double checkpoint_share = 1;
+    Seconds checkpoint_restore = 0;
+    std::uint64_t seed = 1; // the draws of the two shares
 
     // Whether a victim that checkpoints on a signal has the time to.
     bool signal_checkpoint_fits() const { return grace_time > 0 && grace_time >= checkpoint_write; }
@@ -32,6 +38,7 @@ struct VictimModel {
 struct VictimTraits {
     bool checkpoints_on_signal = false;
     bool requeueable = true;
+    bool checkpoints = true; // writes periodic checkpoints (--checkpoint-share)
 };
 VictimTraits draw_victim_traits(const VictimModel& model, const std::string& job_name);
 

@@ -301,7 +301,7 @@ bool World::start(std::uint32_t index, const Placement& p, Seconds now) {
     ++j.run;
     ++counters_.started;
     running_by_end_.insert({now + j.limit, index});
-    events_.push({now + j.remaining, EventKind::kJobEnd, index, j.run, 0, 0});
+    events_.push({now + j.restore + j.remaining, EventKind::kJobEnd, index, j.run, 0, 0});
     if (j.first_start < 0) {
         j.first_start = now;
         metrics_.job_waited(j.spec.nominal_gpus(), now - j.spec.submit);
@@ -366,18 +366,24 @@ void World::finish(std::uint32_t index, Seconds now) {
     finished_max_ = std::max(finished_max_, j.run_start + j.limit);
 }
 
+Seconds World::keep_checkpointed(const SimJob& j, Seconds now, Seconds& work) const {
+    // 0 while restarting in the job; loading a checkpoint is not work
+    work = std::max<Seconds>(0, now - j.run_start - j.restore);
+    const Seconds C = opt_.checkpoint_interval;
+    return C > 0 && j.traits.checkpoints ? work / C * C : 0;
+}
+
 void World::kill(std::uint32_t index, Seconds now, LossCause cause, const std::vector<NodeIndex>& failed) {
     SimJob& j = jobs_[index];
     close_in_job_restart(j, now);
-    const Seconds elapsed = std::max<Seconds>(0, now - j.run_start); // 0 while restarting in the job
-    const Seconds C = opt_.checkpoint_interval;
-    Seconds saved = C > 0 ? elapsed / C * C : 0;
+    Seconds work = 0;
+    Seconds saved = keep_checkpointed(j, now, work);
     if (cause == LossCause::kReclaim) {
         ++counters_.reclaim_requeues;
         // Signalled with time to write a checkpoint: only the write is lost.
         const VictimModel& vm = opt_.victims;
         if (j.grace_until >= 0 && j.traits.checkpoints_on_signal && vm.signal_checkpoint_fits()) {
-            saved = std::max(saved, elapsed - vm.checkpoint_write);
+            saved = std::max(saved, work - vm.checkpoint_write);
             ++counters_.victims_checkpointed;
         }
     }
@@ -385,6 +391,7 @@ void World::kill(std::uint32_t index, Seconds now, LossCause cause, const std::v
     signalled_.erase(index);
     metrics_.lost(cause, static_cast<std::uint32_t>(working_nodes(j)), j.run_start + saved, now);
     j.remaining -= saved;
+    j.restore = j.remaining < j.shape.duration ? opt_.victims.checkpoint_restore : 0;
     if (cause == LossCause::kFailure) {
         ++counters_.failure_kills;
         if (!j.awaiting_restart)
@@ -463,19 +470,19 @@ bool World::absorb_in_job(std::uint32_t index, Seconds now, const std::vector<No
 void World::restart_in_job(std::uint32_t index, Seconds now, std::size_t working) {
     SimJob& j = jobs_[index];
     close_in_job_restart(j, now); // a restart cut short by another failure
-    const Seconds elapsed = std::max<Seconds>(0, now - j.run_start);
-    const Seconds C = opt_.checkpoint_interval;
-    const Seconds saved = C > 0 ? elapsed / C * C : 0;
+    Seconds work = 0;
+    const Seconds saved = keep_checkpointed(j, now, work);
     // Back to its last checkpoint as a requeued job would be, on its own
     // nodes, working again after the restart time.
     metrics_.lost(LossCause::kFailure, static_cast<std::uint32_t>(working), j.run_start + saved, now);
     j.remaining -= saved;
+    j.restore = j.remaining < j.shape.duration ? opt_.victims.checkpoint_restore : 0;
     running_by_end_.erase({j.run_start + j.limit, index});
     j.restart_from = now;
     j.run_start = now + opt_.in_job_restart;
     ++j.run; // the end planned for the run before is stale
     running_by_end_.insert({j.run_start + j.limit, index});
-    events_.push({j.run_start + j.remaining, EventKind::kJobEnd, index, j.run, 0, 0});
+    events_.push({j.run_start + j.restore + j.remaining, EventKind::kJobEnd, index, j.run, 0, 0});
     ++counters_.in_job_restarts;
     metrics_.restarted(true, opt_.in_job_restart, true);
 }

@@ -122,6 +122,7 @@ struct SimJob {
     Seconds queued_at = 0; // its place in the queue: submit time, or last requeue (RequeueOrder::kRequeue)
     Seconds first_start = -1;
     Seconds remaining = 0; // run time still to do, from its last checkpoint
+    Seconds restore = 0;   // the current run first loads its checkpoint this long (no work)
     Seconds run_start = 0;
     std::uint32_t run = 0; // runs started so far
     std::vector<nvlblock::NodeIndex> nodes;
@@ -225,6 +226,10 @@ class World {
     bool start(std::uint32_t index, const nvlblock::Placement& p, Seconds now);
     void finish(std::uint32_t index, Seconds now);
     void kill(std::uint32_t index, Seconds now, LossCause cause, const std::vector<nvlblock::NodeIndex>& failed);
+    // The work of its run a job keeps when it stops `now`: back to its last
+    // periodic checkpoint (none if it writes none); `work` gets the run's work
+    // (its time less the checkpoint's loading).
+    Seconds keep_checkpointed(const SimJob& j, Seconds now, Seconds& work) const;
     // nvrx: a failure of `failed` absorbed by the job's standbys (in_job_spares.hpp);
     // false when the job has none that can (it is then killed and requeued).
     bool absorb_in_job(std::uint32_t index, Seconds now, const std::vector<nvlblock::NodeIndex>& failed);
