@@ -16,18 +16,9 @@ usage: choice_table.py TITLE FILE.json[,FILE.json...] [TITLE FILES ...] > choice
 """
 import json
 import sys
+from durations import dur
 
 MIN_CLASS_JOBS = 20
-
-
-def dur(s):
-    if s <= 0:
-        return "0"
-    if s < 60:
-        return f"{s:.0f}s"
-    if s < 3600:
-        return f"{s / 60:.3g}m"
-    return f"{s / 3600:.3g}h"
 
 
 def pct(x):

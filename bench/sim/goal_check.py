@@ -22,17 +22,15 @@ usage: goal_check.py TITLE FILE.json[,FILE.json...] [TITLE FILES ...] > goal.md
 import json
 import math
 import sys
+from durations import dur as _dur
+
 
 IN_PLACE = 0.95
 RESTART_P95_S = 60
 
 
 def dur(s):
-    if s < 60:
-        return f"{s:.0f}s"
-    if s < 3600:
-        return f"{s / 60:.3g}m"
-    return f"{s / 3600:.3g}h"
+    return _dur(s, zero=None)
 
 
 def load(path):

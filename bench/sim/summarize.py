@@ -6,18 +6,11 @@ usage: summarize.py TITLE FILE.json [TITLE FILE.json ...] > table.md
 """
 import json
 import sys
+from durations import dur as _dur
 
 
 def dur(s):
-    if s <= 0:
-        return "0"
-    if s < 60:
-        return f"{s:.0f}s"
-    if s < 3600:
-        return f"{s / 60:.3g}m"
-    if s < 2 * 86400:
-        return f"{s / 3600:.3g}h"
-    return f"{s / 86400:.3g}d"
+    return _dur(s, days=True)
 
 
 def table(title, path):
