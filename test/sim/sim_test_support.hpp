@@ -47,6 +47,16 @@ inline SimOptions two_racks(QueueMode queue = QueueMode::kFifo) {
     return o;
 }
 
+// The lending scenario (test_scenarios.cpp, Scenario.LendingRunsPreemptibleWorkOnSparesAndPreemptsItForARecovery):
+// J1 and J2 fill the slices of rack001 and rack002, J3 and J4 are
+// preemptible 1-node jobs on rack001's spares, J5 an ordinary 1-node job at
+// 50; with node 5 failing at 400 (the failure {5, 400, 1400}) J1 restarts in place by
+// preempting J4.
+inline std::vector<JobSpec> lending_jobs() {
+    return {job("J1", 0, 16, 900), job("J2", 0, 16, 1800), job("J3", 0, 1, 1200, true), job("J4", 0, 1, 1200, true),
+            job("J5", 50, 1, 100)};
+}
+
 inline PolicyResult run(const SimOptions& o, PolicyKind kind, std::vector<JobSpec> jobs,
                         std::vector<FailureInterval> failures = {}, SimHooks hooks = {}) {
     auto shared = std::make_shared<const std::vector<JobSpec>>(std::move(jobs));

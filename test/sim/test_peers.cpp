@@ -152,8 +152,7 @@ TEST(Peers, BoundedSlowdownPerClass) {
 TEST(Peers, PreemptionVictimsAreCounted) {
     SimOptions o = test::two_racks();
     o.victims.grace_time = 120;
-    std::vector<JobSpec> jobs{job("J1", 0, 16, 900), job("J2", 0, 16, 1800), job("J3", 0, 1, 1200, true),
-                              job("J4", 0, 1, 1200, true), job("J5", 50, 1, 100)};
+    const std::vector<JobSpec> jobs = test::lending_jobs();
     const PolicyResult r = test::run(o, PolicyKind::kNvlblockLend, jobs, {{5, 400, 1400}});
     EXPECT_EQ(r.preempted_jobs, 1u);
     EXPECT_EQ(r.most_preemptions_one_job, 1u);

@@ -153,8 +153,7 @@ TEST(Scenario, LendingRunsPreemptibleWorkOnSparesAndPreemptsItForARecovery) {
     //   (preemptible: 1,200 + 1,310 = 2,510); lost 1,600 + 110; useful 45,700.
     // stranded: [50,400) 2 -> 700; [400,410) 35-18 = 17 -> 170; [410,420) 2 -> 20;
     //   [420,1010) 1 -> 590; total 1,480; waiting 960 s.
-    std::vector<JobSpec> jobs{job("J1", 0, 16, 900), job("J2", 0, 16, 1800), job("J3", 0, 1, 1200, true),
-                              job("J4", 0, 1, 1200, true), job("J5", 50, 1, 100)};
+    const std::vector<JobSpec> jobs = test::lending_jobs();
     const PolicyResult r = test::run(test::two_racks(), PolicyKind::kNvlblockLend, jobs, node5_fails());
     EXPECT_NEAR(r.busy_gpu_hours, 47410 * kGpuH, 1e-9);
     EXPECT_NEAR(r.busy_preemptible_gpu_hours, 2510 * kGpuH, 1e-9);
