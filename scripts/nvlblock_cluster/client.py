@@ -250,8 +250,16 @@ class Cluster:
     # -- waiting -----------------------------------------------------------
 
     def failure_context(self) -> str:
-        """What a timed-out wait shows beside its message (subclasses add more)."""
-        return f"queue now:\n{self._safe(self.queue_text)}"
+        """What a timed-out wait shows beside its message (subclasses add more):
+        the queue, and every job slurmctld still knows (finished ones too,
+        which squeue leaves out) with how it ended."""
+        return (f"queue now:\n{self._safe(self.queue_text)}"
+                f"\njobs slurmctld knows:\n{self._safe(self.jobs_text)}")
+
+    def jobs_text(self) -> str:
+        keys = ("JobState", "Reason", "Restarts", "ExitCode", "NodeList", "BatchHost")
+        return "\n".join(f"  {jobid} " + " ".join(f"{k}={j.get(k, '')}" for k in keys)
+                         for jobid, j in sorted(self.jobs().items()))
 
     def wait_for(self, predicate: Callable[[], object], timeout: float, what: str,
                  interval: float = 0.5):

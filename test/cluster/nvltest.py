@@ -256,7 +256,14 @@ class Cluster(client.Cluster):
 
     def failure_context(self):
         return (super().failure_context()
-                + f"\ntopology now:\n{self._safe(self._topology_text)}")
+                + f"\ntopology now:\n{self._safe(self._topology_text)}"
+                + f"\nslurmctld.log, last lines:\n{self._safe(self._ctld_log_tail)}")
+
+    def _ctld_log_tail(self, lines=25):
+        """The end of slurmctld's log: CI shows a failed test's output, not
+        the logs keep_logs() saves on the machine it ran on."""
+        with open(self.ctld_log, errors="replace") as f:
+            return "".join(f.readlines()[-lines:])
 
     def _topology_text(self):
         return self.run("scontrol", "show", "topology", check=False).stdout
