@@ -21,35 +21,40 @@
 
 /* plugin_name, plugin_type, plugin_id and plugin_version: topology_nvlblock.c. */
 
+/* 24.11 passes no topology context: it has one topology, this. */
+static nvlbt_topo_t *topo = NULL;
+
 extern int init(void)
 {
+	topo = nvlbt_topo_create("default");
 	return nvlbt_init();
 }
 
 extern int fini(void)
 {
-	nvlbt_fini();
+	nvlbt_topo_destroy(topo);
+	topo = NULL;
 	return SLURM_SUCCESS;
 }
 
 extern int topology_p_build_config(void)
 {
-	return nvlbt_build_config(topo_conf);
+	return nvlbt_build_config(topo, topo_conf);
 }
 
 extern int topology_p_eval_nodes(topology_eval_t *topo_eval)
 {
-	return nvlbt_eval_nodes(topo_eval);
+	return nvlbt_eval_nodes(topo, topo_eval);
 }
 
 extern int topology_p_whole_topo(bitstr_t *node_mask)
 {
-	return nvlbt_whole_topo(node_mask);
+	return nvlbt_whole_topo(topo, node_mask);
 }
 
 extern bitstr_t *topology_p_get_bitmap(char *name)
 {
-	return nvlbt_get_bitmap(name);
+	return nvlbt_get_bitmap(topo, name);
 }
 
 /* Node ranks are not ours to change: blocks are not an ordering. */
@@ -76,7 +81,7 @@ extern int topology_p_topology_free(void *topoinfo_ptr)
 
 extern int topology_p_get(topology_data_t type, void *data)
 {
-	return nvlbt_get(type, data);
+	return nvlbt_get(topo, type, data);
 }
 
 extern int topology_p_topology_pack(void *topoinfo_ptr, buf_t *buffer, uint16_t protocol_version)
@@ -96,5 +101,5 @@ extern int topology_p_topology_unpack(void **topoinfo_pptr, buf_t *buffer, uint1
 
 extern uint32_t topology_p_get_fragmentation(bitstr_t *node_mask)
 {
-	return nvlbt_fragmentation(node_mask);
+	return nvlbt_fragmentation(topo, node_mask);
 }

@@ -9,10 +9,14 @@
  * What changed since 24.11, and what we make of it:
  * - Calls carry a topology context: build_config/destroy_config/add_rm_node/
  *   generate_node_ranking get the topology_ctx_t, the others the plugin's
- *   own tctx->plugin_ctx. nvlblock keeps one planner per process, and Slurm
- *   can only give an out-of-tree plugin one context (the "default" one
- *   built from slurm.conf: topology.yaml knows only Slurm's built-in
- *   types), so the context is checked, not stored.
+ *   own tctx->plugin_ctx. nvlblock's state for the topology (its planner,
+ *   blocks and buffers: nvlbt_topo_t) lives there, made at build_config
+ *   and freed at destroy_config, as Slurm's own block plugin does. One
+ *   topology per slurmctld serves recovery (nvlblock's file, state file,
+ *   status files and epilog are the process's), and Slurm gives an
+ *   out-of-tree plugin only one context anyway (the "default" one built
+ *   from slurm.conf: topology.yaml knows only Slurm's built-in types), so a
+ *   second topology naming nvlblock is refused with a clear error.
  * - topology.conf's path comes in the context (the global topo_conf is gone).
  * - --exclusive=topo is honoured only for plugins that export
  *   supports_exclusive_topo = true.
@@ -44,8 +48,9 @@
 /* cons_tres ignores --exclusive=topo for plugins that do not say this. */
 const bool supports_exclusive_topo = true;
 
-/* The context build_config accepted: Slurm gives us at most one. */
-static const topology_ctx_t *our_ctx = NULL;
+/* The topology built, also in its context's plugin_ctx: fini gets no
+ * context and must still end it when Slurm did not call destroy_config. */
+static nvlbt_topo_t *built = NULL;
 
 extern int init(void)
 {
@@ -54,25 +59,35 @@ extern int init(void)
 
 extern void fini(void)
 {
-	nvlbt_fini();
-	our_ctx = NULL;
+	nvlbt_topo_destroy(built);
+	built = NULL;
 }
 
 extern int topology_p_build_config(topology_ctx_t *tctx)
 {
-	if (our_ctx && (our_ctx != tctx)) {
-		error("topology/nvlblock: topology '%s' cannot use nvlblock too: nvlblock serves one topology, '%s'",
-		      tctx->name, our_ctx->name);
-		return SLURM_ERROR;
+	nvlbt_topo_t *topo = tctx->plugin_ctx;
+
+	if (!topo) {
+		if (built) {
+			error("topology/nvlblock: topology '%s' cannot use nvlblock too: nvlblock serves one topology, "
+			      "'%s'",
+			      tctx->name, nvlbt_topo_name(built));
+			return SLURM_ERROR;
+		}
+		topo = built = nvlbt_topo_create(tctx->name);
+		tctx->plugin_ctx = topo;
 	}
-	our_ctx = tctx;
-	return nvlbt_build_config(tctx->topo_conf);
+	return nvlbt_build_config(topo, tctx->topo_conf);
 }
 
 extern int topology_p_destroy_config(topology_ctx_t *tctx)
 {
-	nvlbt_fini();
-	our_ctx = NULL;
+	nvlbt_topo_t *topo = tctx->plugin_ctx;
+
+	if (topo == built)
+		built = NULL;
+	nvlbt_topo_destroy(topo);
+	tctx->plugin_ctx = NULL;
 	return SLURM_SUCCESS;
 }
 
@@ -87,30 +102,29 @@ extern int topology_p_destroy_config(topology_ctx_t *tctx)
  */
 extern int topology_p_add_rm_node(node_record_t *node_ptr, char *unit, topology_ctx_t *tctx)
 {
-	if (our_ctx && tctx && (tctx != our_ctx))
-		return SLURM_SUCCESS; /* another topology's unit: not ours */
-	return nvlbt_add_rm_node(node_ptr, unit);
+	return nvlbt_add_rm_node(tctx ? tctx->plugin_ctx : NULL, node_ptr, unit);
 }
 
 extern int topology_p_eval_nodes(topology_eval_t *topo_eval)
 {
-	int rc = nvlbt_eval_nodes(topo_eval);
+	nvlbt_topo_t *topo = topo_eval->tctx ? topo_eval->tctx->plugin_ctx : NULL;
+	int rc = nvlbt_eval_nodes(topo, topo_eval);
 
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 11, 0)
 	if (rc == SLURM_SUCCESS)
-		nvlbt_attach_segments(topo_eval);
+		nvlbt_attach_segments(topo, topo_eval);
 #endif
 	return rc;
 }
 
 extern int topology_p_whole_topo(bitstr_t *node_mask, void *pctx)
 {
-	return nvlbt_whole_topo(node_mask);
+	return nvlbt_whole_topo(pctx, node_mask);
 }
 
 extern bitstr_t *topology_p_get_bitmap(char *name, void *pctx)
 {
-	return nvlbt_get_bitmap(name);
+	return nvlbt_get_bitmap(pctx, name);
 }
 
 /* Node ranks are not ours to change: blocks are not an ordering. */
@@ -131,7 +145,7 @@ extern int topology_p_split_hostlist(hostlist_t *hl, hostlist_t ***sp_hl, int *c
 
 extern int topology_p_get(topology_data_t type, void *data, void *pctx)
 {
-	return nvlbt_get(type, data);
+	return nvlbt_get(pctx, type, data);
 }
 
 extern int TOPOINFO_OP(free)(void *topoinfo_ptr)
@@ -157,5 +171,5 @@ extern int TOPOINFO_OP(unpack)(void **topoinfo_pptr, buf_t *buffer, uint16_t pro
 
 extern uint32_t topology_p_get_fragmentation(bitstr_t *node_mask, void *pctx)
 {
-	return nvlbt_fragmentation(node_mask);
+	return nvlbt_fragmentation(pctx, node_mask);
 }

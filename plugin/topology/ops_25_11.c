@@ -45,7 +45,7 @@ static void _log_segments(job_record_t *job_ptr, nvlbt_segments_t *segments)
 	xfree(text);
 }
 
-extern void nvlbt_attach_segments(topology_eval_t *topo_eval)
+extern void nvlbt_attach_segments(const nvlbt_topo_t *topo, topology_eval_t *topo_eval)
 {
 	job_record_t *job_ptr = topo_eval->job_ptr;
 	dynamic_plugin_data_t *info;
@@ -55,7 +55,8 @@ extern void nvlbt_attach_segments(topology_eval_t *topo_eval)
 		return;
 	info = xmalloc(sizeof(*info));
 	info->plugin_id = plugin_id;
-	info->data = nvlbt_segments_build(topo_eval->node_map, job_ptr->details ? job_ptr->details->segment_size : 0);
+	info->data =
+		nvlbt_segments_build(topo, topo_eval->node_map, job_ptr->details ? job_ptr->details->segment_size : 0);
 	job_ptr->topo_jobinfo = info;
 	if (slurm_conf.debug_flags & DEBUG_FLAG_SELECT_TYPE)
 		_log_segments(job_ptr, info->data);
@@ -91,7 +92,7 @@ extern int topology_p_jobinfo_get(topology_jobinfo_type_t type, void *topo_jobin
 /* "<topology>:<block>", the form scontrol update node topology= takes. */
 extern void topology_p_get_topology_str(node_record_t *node_ptr, char **topology_str_ptr, topology_ctx_t *tctx)
 {
-	const char *block = node_ptr ? nvlbt_block_name_of(node_ptr->index) : NULL;
+	const char *block = node_ptr ? nvlbt_block_name_of(tctx->plugin_ctx, node_ptr->index) : NULL;
 
 	if (block)
 		xstrfmtcat(*topology_str_ptr, "%s%s:%s", *topology_str_ptr ? "," : "", tctx->name, block);

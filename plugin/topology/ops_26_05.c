@@ -45,7 +45,7 @@ extern int topology_p_eval_node(topology_eval_t *topo_eval, int node_inx)
 extern int topology_p_get_rank(bitstr_t *node_bitmap, uint32_t **node_rank, uint32_t *size, void *pctx)
 {
 	int count = node_bitmap ? bit_set_count(node_bitmap) : 0;
-	uint32_t outside = (uint32_t) nvlbt_block_count();
+	uint32_t outside = (uint32_t) nvlbt_block_count(pctx);
 	int n = 0;
 
 	*node_rank = NULL;
@@ -54,7 +54,7 @@ extern int topology_p_get_rank(bitstr_t *node_bitmap, uint32_t **node_rank, uint
 		return SLURM_SUCCESS;
 	*node_rank = xcalloc(count, sizeof(uint32_t));
 	for (int i = 0; (i = bit_ffs_from_bit(node_bitmap, i)) >= 0 && (n < count); i++) {
-		int b = nvlbt_block_index_of(i);
+		int b = nvlbt_block_index_of(pctx, i);
 
 		(*node_rank)[n++] = ((b >= 0) ? (uint32_t) b : outside) << TOPO_RANK_ID_SHIFT;
 	}

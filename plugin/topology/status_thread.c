@@ -41,6 +41,8 @@ static bool running = false;
 static bool stopping = false;
 static pthread_mutex_t thread_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t thread_cond = PTHREAD_COND_INITIALIZER;
+/* The topology served (nvlbt_status_start); it outlives the thread. */
+static const nvlbt_topo_t *served = NULL;
 
 /* Time moves for the core here, and only here (and in the simulator's own
  * loop): jobs whose wait for their block is over fall back. Placement never
@@ -139,7 +141,7 @@ static void *_status_loop(void *arg)
 		time_t now = time(NULL);
 		bool reports;
 
-		if (!planner || !nvlbt_block_count())
+		if (!planner || !nvlbt_block_count(served))
 			continue;
 		if (!nvlbt_in_control()) {
 			/* A controller in standby (or going down): its job
@@ -153,7 +155,7 @@ static void *_status_loop(void *arg)
 		_tick(planner, now, reports, &json, &prom, &policy);
 		if (reports)
 			last_files = now;
-		if (nvlbt_reclaims_spares() && nvlb_pending_jobs(planner, NULL, 0)) {
+		if (nvlbt_reclaims_spares(served) && nvlb_pending_jobs(planner, NULL, 0)) {
 			lock_slurmctld(reclaim_locks);
 			nvlbt_reclaim_spares(planner, now);
 			unlock_slurmctld(reclaim_locks);
@@ -168,12 +170,13 @@ static void *_status_loop(void *arg)
 	return NULL;
 }
 
-extern void nvlbt_status_start(void)
+extern void nvlbt_status_start(const nvlbt_topo_t *topo)
 {
 	nvlbt_files_start();
 	slurm_mutex_lock(&thread_lock);
 	if (!running) {
 		stopping = false;
+		served = topo;
 		NVLB_THREAD_CREATE("nvlb_status", &thread_id, _status_loop, NULL);
 		running = true;
 	}
@@ -194,6 +197,7 @@ extern void nvlbt_status_stop(void)
 	NVLB_THREAD_JOIN(thread_id);
 	slurm_mutex_lock(&thread_lock);
 	running = false;
+	served = NULL;
 	slurm_mutex_unlock(&thread_lock);
 	nvlbt_files_stop();
 }

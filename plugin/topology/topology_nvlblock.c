@@ -39,101 +39,128 @@ const char plugin_type[] = "topology/nvlblock";
 const uint32_t plugin_id = NVLBT_PLUGIN_ID;
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-static bitstr_t **block_bitmaps = NULL;
-static int block_bitmap_cnt = 0;
-static char **block_names = NULL;
-/* Block index per slurmctld node index, -1 outside every block. */
-static int32_t *node_block = NULL;
-static int node_block_cnt = 0;
-static bool reclaim_anywhere = false;
-/* The thread of the last build_config: slurmctld's read_slurm_conf, which
- * then re-applies the node topology Slurm saved (add_rm_node from that
- * thread is a restore; scontrol update and dynamic nodes come from RPC
- * threads). */
-static pthread_t config_thread;
-static bool config_thread_set = false;
-
 /*
- * Buffers of one evaluation, kept between evaluations: Slurm evaluates many
- * times per scheduling pass, and node-sized allocations per evaluation cost
- * more than the decision (eval_lock: evaluations are serialised by
- * slurmctld's node write lock already; this keeps the buffers safe anyway).
+ * One topology's state: what nvlblock keeps for the topology Slurm names in
+ * a context (25.05+ pass it back as tctx->plugin_ctx; 24.11 has one and
+ * ops_24_11.c keeps it). Nothing here is shared between two of them.
  */
-static struct {
-	int count;       /* node_record_count they are sized for */
-	uint8_t *avail;  /* nodes the job may use */
-	uint8_t *states; /* node states for this evaluation */
-	uint32_t *nodes; /* the core's answer */
-} eval_buf = {0};
-static pthread_mutex_t eval_lock = PTHREAD_MUTEX_INITIALIZER;
+struct nvlbt_topo {
+	char *name; /* Slurm's name for the topology ("default" from slurm.conf) */
+	/* The core's planner. The topology that serves recovery registers it
+	 * as the process planner too, where prep's epilog and the status
+	 * thread find it (nvlb_process_planner_set: the core then owns it). */
+	nvlb_planner_t *planner;
+	bitstr_t **block_bitmaps;
+	int block_bitmap_cnt;
+	char **block_names;
+	/* Block index per slurmctld node index, -1 outside every block. */
+	int32_t *node_block;
+	int node_block_cnt;
+	bool reclaim_anywhere;
+	/* The thread of the last build_config: slurmctld's read_slurm_conf,
+	 * which then re-applies the node topology Slurm saved (add_rm_node
+	 * from that thread is a restore; scontrol update and dynamic nodes
+	 * come from RPC threads). */
+	pthread_t config_thread;
+	bool config_thread_set;
+	/*
+	 * Buffers of one evaluation, kept between evaluations: Slurm evaluates
+	 * many times per scheduling pass, and node-sized allocations per
+	 * evaluation cost more than the decision (eval_lock: evaluations are
+	 * serialised by slurmctld's node write lock already; this keeps the
+	 * buffers safe anyway).
+	 */
+	struct {
+		int count;       /* node_record_count they are sized for */
+		uint8_t *avail;  /* nodes the job may use */
+		uint8_t *states; /* node states for this evaluation */
+		uint32_t *nodes; /* the core's answer */
+	} eval_buf;
+	pthread_mutex_t eval_lock;
+};
 
-static void _free_eval_buffers(void)
+extern nvlbt_topo_t *nvlbt_topo_create(const char *name)
 {
-	xfree(eval_buf.avail);
-	xfree(eval_buf.states);
-	xfree(eval_buf.nodes);
-	eval_buf.count = 0;
+	nvlbt_topo_t *topo = xmalloc(sizeof(*topo));
+
+	topo->name = xstrdup(name);
+	slurm_mutex_init(&topo->eval_lock);
+	return topo;
 }
 
-static void _size_eval_buffers(void)
+extern const char *nvlbt_topo_name(const nvlbt_topo_t *topo)
 {
-	if (eval_buf.count == node_record_count)
+	return topo ? topo->name : NULL;
+}
+
+static void _free_eval_buffers(nvlbt_topo_t *topo)
+{
+	xfree(topo->eval_buf.avail);
+	xfree(topo->eval_buf.states);
+	xfree(topo->eval_buf.nodes);
+	topo->eval_buf.count = 0;
+}
+
+static void _size_eval_buffers(nvlbt_topo_t *topo)
+{
+	if (topo->eval_buf.count == node_record_count)
 		return;
-	_free_eval_buffers();
-	eval_buf.avail = xcalloc(node_record_count + 1, 1);
-	eval_buf.states = xcalloc(node_record_count + 1, 1);
-	eval_buf.nodes = xcalloc(node_record_count + 1, sizeof(uint32_t));
-	eval_buf.count = node_record_count;
+	_free_eval_buffers(topo);
+	topo->eval_buf.avail = xcalloc(node_record_count + 1, 1);
+	topo->eval_buf.states = xcalloc(node_record_count + 1, 1);
+	topo->eval_buf.nodes = xcalloc(node_record_count + 1, sizeof(uint32_t));
+	topo->eval_buf.count = node_record_count;
 }
 
-static void _free_block_bitmaps(void)
+static void _free_block_bitmaps(nvlbt_topo_t *topo)
 {
-	for (int i = 0; i < block_bitmap_cnt; i++) {
-		FREE_NULL_BITMAP(block_bitmaps[i]);
-		xfree(block_names[i]);
+	for (int i = 0; i < topo->block_bitmap_cnt; i++) {
+		FREE_NULL_BITMAP(topo->block_bitmaps[i]);
+		xfree(topo->block_names[i]);
 	}
-	xfree(block_bitmaps);
-	xfree(block_names);
-	xfree(node_block);
-	block_bitmap_cnt = 0;
-	node_block_cnt = 0;
+	xfree(topo->block_bitmaps);
+	xfree(topo->block_names);
+	xfree(topo->node_block);
+	topo->block_bitmap_cnt = 0;
+	topo->node_block_cnt = 0;
 }
 
-static void _build_block_bitmaps(nvlb_planner_t *planner)
+static void _build_block_bitmaps(nvlbt_topo_t *topo)
 {
+	nvlb_planner_t *planner = topo->planner;
 	size_t blocks = nvlb_block_count(planner);
 	uint32_t *nodes = xcalloc(node_record_count + 1, sizeof(uint32_t));
 
-	_free_block_bitmaps();
-	reclaim_anywhere = false;
-	block_bitmaps = xcalloc(blocks + 1, sizeof(bitstr_t *));
-	block_names = xcalloc(blocks + 1, sizeof(char *));
-	node_block = xcalloc(node_record_count + 1, sizeof(int32_t));
+	_free_block_bitmaps(topo);
+	topo->reclaim_anywhere = false;
+	topo->block_bitmaps = xcalloc(blocks + 1, sizeof(bitstr_t *));
+	topo->block_names = xcalloc(blocks + 1, sizeof(char *));
+	topo->node_block = xcalloc(node_record_count + 1, sizeof(int32_t));
 	for (int i = 0; i < node_record_count; i++)
-		node_block[i] = -1;
-	node_block_cnt = node_record_count;
+		topo->node_block[i] = -1;
+	topo->node_block_cnt = node_record_count;
 	for (size_t b = 0; b < blocks; b++) {
 		nvlb_block_info_t info;
 		size_t n = nvlb_block_nodes(planner, b, nodes, node_record_count);
 
-		block_bitmaps[b] = bit_alloc(node_record_count);
+		topo->block_bitmaps[b] = bit_alloc(node_record_count);
 		for (size_t i = 0; (i < n) && (i < (size_t) node_record_count); i++) {
-			bit_set(block_bitmaps[b], nodes[i]);
-			node_block[nodes[i]] = (int32_t) b;
+			bit_set(topo->block_bitmaps[b], nodes[i]);
+			topo->node_block[nodes[i]] = (int32_t) b;
 		}
 		if (nvlb_block_info(planner, b, &info) == NVLB_OK) {
-			block_names[b] = xstrdup(info.name);
+			topo->block_names[b] = xstrdup(info.name);
 			if (info.reclaim)
-				reclaim_anywhere = true;
+				topo->reclaim_anywhere = true;
 		}
 	}
-	block_bitmap_cnt = blocks;
+	topo->block_bitmap_cnt = blocks;
 	xfree(nodes);
 }
 
-extern bool nvlbt_reclaims_spares(void)
+extern bool nvlbt_reclaims_spares(const nvlbt_topo_t *topo)
 {
-	return reclaim_anywhere;
+	return topo && topo->reclaim_anywhere;
 }
 
 extern int nvlbt_init(void)
@@ -142,16 +169,28 @@ extern int nvlbt_init(void)
 	return SLURM_SUCCESS;
 }
 
-extern void nvlbt_fini(void)
+/* What the process serves for this topology (the status thread, the kept
+ * node states and pending reasons, the process planner) goes with it. */
+extern void nvlbt_topo_destroy(nvlbt_topo_t *topo)
 {
-	nvlbt_status_stop();
-	_free_block_bitmaps();
-	slurm_mutex_lock(&eval_lock);
-	_free_eval_buffers();
-	slurm_mutex_unlock(&eval_lock);
-	nvlbs_forget_node_states();
-	nvlbs_forget_reasons();
-	nvlb_process_planner_set(NULL);
+	if (!topo)
+		return;
+	if (topo->planner && (topo->planner == nvlb_process_planner())) {
+		nvlbt_status_stop();
+		nvlbs_forget_node_states();
+		nvlbs_forget_reasons();
+		nvlb_process_planner_set(NULL); /* frees the planner */
+	} else {
+		nvlb_planner_free(topo->planner);
+	}
+	topo->planner = NULL;
+	_free_block_bitmaps(topo);
+	slurm_mutex_lock(&topo->eval_lock);
+	_free_eval_buffers(topo);
+	slurm_mutex_unlock(&topo->eval_lock);
+	slurm_mutex_destroy(&topo->eval_lock);
+	xfree(topo->name);
+	xfree(topo);
 }
 
 /* The file to read: nvlblock.yaml beside slurm.conf, else topology.conf. */
@@ -197,9 +236,9 @@ static void _load_saved_state(nvlb_planner_t *planner)
 	nvlbs_flush_log(planner);
 }
 
-extern int nvlbt_build_config(const char *topology_conf)
+extern int nvlbt_build_config(nvlbt_topo_t *topo, const char *topology_conf)
 {
-	nvlb_planner_t *planner = nvlb_process_planner();
+	nvlb_planner_t *planner = topo->planner;
 	const char **names;
 	char *path;
 	nvlb_error_t err;
@@ -210,8 +249,8 @@ extern int nvlbt_build_config(const char *topology_conf)
 	/* Only slurmctld places jobs; other daemons and clients only print. */
 	if (!running_in_slurmctld())
 		return SLURM_SUCCESS;
-	config_thread = pthread_self();
-	config_thread_set = true;
+	topo->config_thread = pthread_self();
+	topo->config_thread_set = true;
 
 	path = _config_path(topology_conf);
 	names = xcalloc(node_record_count + 1, sizeof(char *));
@@ -249,7 +288,11 @@ extern int nvlbt_build_config(const char *topology_conf)
 			_log_problems("nvlblock: ", &err);
 			fatal("nvlblock: cannot load %s", path);
 		}
-		nvlb_process_planner_set(planner);
+		topo->planner = planner;
+		/* The one topology a slurmctld recovers in: prep's epilog and
+		 * the status thread reach its planner as the process planner. */
+		if (!nvlb_process_planner())
+			nvlb_process_planner_set(planner);
 		_load_saved_state(planner);
 	} else if (nvlb_planner_reload(planner, path, names, node_record_count, SLURM_VERSION_NUMBER, &err) !=
 		   NVLB_OK) {
@@ -269,8 +312,9 @@ extern int nvlbt_build_config(const char *topology_conf)
 	nvlb_set_requeue_delay(planner, cred_expiration() + 1);
 	if (!last_good)
 		nvlbt_keep_last_good(planner);
-	_build_block_bitmaps(planner);
-	nvlbt_status_start();
+	_build_block_bitmaps(topo);
+	if (planner == nvlb_process_planner())
+		nvlbt_status_start(topo);
 	(void) nvlb_policy_info(planner, &policy);
 	info("nvlblock: %zu blocks, %zu nodes from %s%s; recovery wait %" PRId64 " s, reclaim budget %" PRId64
 	     " s, block fault at %.0f%% failed",
@@ -283,23 +327,23 @@ done:
 	return rc;
 }
 
-extern int nvlbt_block_count(void)
+extern int nvlbt_block_count(const nvlbt_topo_t *topo)
 {
-	return block_bitmap_cnt;
+	return topo ? topo->block_bitmap_cnt : 0;
 }
 
-extern int nvlbt_block_index_of(int node_index)
+extern int nvlbt_block_index_of(const nvlbt_topo_t *topo, int node_index)
 {
-	if (!node_block || (node_index < 0) || (node_index >= node_block_cnt))
+	if (!topo || !topo->node_block || (node_index < 0) || (node_index >= topo->node_block_cnt))
 		return -1;
-	return node_block[node_index];
+	return topo->node_block[node_index];
 }
 
-extern const char *nvlbt_block_name_of(int node_index)
+extern const char *nvlbt_block_name_of(const nvlbt_topo_t *topo, int node_index)
 {
-	int b = nvlbt_block_index_of(node_index);
+	int b = nvlbt_block_index_of(topo, node_index);
 
-	return (b >= 0) ? block_names[b] : NULL;
+	return (b >= 0) ? topo->block_names[b] : NULL;
 }
 
 /* Nodes this job could use now: Slurm's node_map less nodes without CPUs
@@ -396,62 +440,61 @@ static int _answer(topology_eval_t *topo_eval, const nvlb_placement_t *out)
  * status thread (every tick, and at once when a failure is recorded). Failed
  * nodes Slurm offers (it asks whether the job could ever run) are answered
  * as healthy by the core (Planner::place). */
-extern int nvlbt_eval_nodes(topology_eval_t *topo_eval)
+extern int nvlbt_eval_nodes(nvlbt_topo_t *topo, topology_eval_t *topo_eval)
 {
-	nvlb_planner_t *planner = nvlb_process_planner();
+	nvlb_planner_t *planner = topo ? topo->planner : NULL;
 	nvlb_request_t req = {0};
 	nvlb_placement_t out = {0};
 	uint32_t *nodelist;
 	int rc;
 
-	if (!planner || !block_bitmap_cnt || (nvlb_node_count(planner) != (size_t) node_record_count))
+	if (!planner || !topo->block_bitmap_cnt || (nvlb_node_count(planner) != (size_t) node_record_count))
 		return common_topo_choose_nodes(topo_eval);
 
-	slurm_mutex_lock(&eval_lock);
-	_size_eval_buffers();
-	_available(topo_eval, eval_buf.avail);
-	nvlbs_node_states_into(eval_buf.states);
+	slurm_mutex_lock(&topo->eval_lock);
+	_size_eval_buffers(topo);
+	_available(topo_eval, topo->eval_buf.avail);
+	nvlbs_node_states_into(topo->eval_buf.states);
 	nvlbs_request_facts(planner, topo_eval->job_ptr, time(NULL), &req, &nodelist);
 	req.min_nodes = topo_eval->min_nodes;
 	req.max_nodes = topo_eval->max_nodes;
 	req.req_nodes = topo_eval->req_nodes;
-	req.available = eval_buf.avail;
-	out.nodes = eval_buf.nodes;
+	req.available = topo->eval_buf.avail;
+	out.nodes = topo->eval_buf.nodes;
 	out.nodes_capacity = node_record_count;
-	if (nvlb_place(planner, eval_buf.states, node_record_count, &req, &out) != NVLB_OK) {
+	if (nvlb_place(planner, topo->eval_buf.states, node_record_count, &req, &out) != NVLB_OK) {
 		error("nvlblock: %pJ: placement failed: %s", topo_eval->job_ptr, out.message);
 		rc = SLURM_ERROR;
 	} else {
 		rc = _answer(topo_eval, &out);
 	}
-	slurm_mutex_unlock(&eval_lock);
+	slurm_mutex_unlock(&topo->eval_lock);
 	nvlbs_flush_log(planner);
 	xfree(nodelist);
 	return rc;
 }
 
-extern int nvlbt_whole_topo(bitstr_t *node_mask)
+extern int nvlbt_whole_topo(const nvlbt_topo_t *topo, bitstr_t *node_mask)
 {
-	for (int b = 0; b < block_bitmap_cnt; b++)
-		if (bit_overlap_any(block_bitmaps[b], node_mask))
-			bit_or(node_mask, block_bitmaps[b]);
+	for (int b = 0; topo && (b < topo->block_bitmap_cnt); b++)
+		if (bit_overlap_any(topo->block_bitmaps[b], node_mask))
+			bit_or(node_mask, topo->block_bitmaps[b]);
 	return SLURM_SUCCESS;
 }
 
-extern bitstr_t *nvlbt_get_bitmap(const char *name)
+extern bitstr_t *nvlbt_get_bitmap(const nvlbt_topo_t *topo, const char *name)
 {
-	nvlb_planner_t *planner = nvlb_process_planner();
 	int32_t b;
 
-	if (!planner || !name)
+	if (!topo || !topo->planner || !name)
 		return NULL;
-	b = nvlb_find_block(planner, name);
-	return ((b >= 0) && (b < block_bitmap_cnt)) ? block_bitmaps[b] : NULL;
+	b = nvlb_find_block(topo->planner, name);
+	return ((b >= 0) && (b < topo->block_bitmap_cnt)) ? topo->block_bitmaps[b] : NULL;
 }
 
-extern uint32_t nvlbt_fragmentation(bitstr_t *node_mask)
+extern uint32_t nvlbt_fragmentation(const nvlbt_topo_t *topo, bitstr_t *node_mask)
 {
-	nvlb_planner_t *planner = nvlb_process_planner();
+	nvlb_planner_t *planner = topo ? topo->planner : NULL;
 	uint8_t *mask;
 	uint32_t stranded;
 
@@ -465,9 +508,9 @@ extern uint32_t nvlbt_fragmentation(bitstr_t *node_mask)
 	return stranded;
 }
 
-extern nvlbt_topoinfo_t *nvlbt_topoinfo_build(void)
+extern nvlbt_topoinfo_t *nvlbt_topoinfo_build(const nvlbt_topo_t *topo)
 {
-	nvlb_planner_t *planner = nvlb_process_planner();
+	nvlb_planner_t *planner = topo ? topo->planner : NULL;
 	nvlbt_topoinfo_t *info = xmalloc(sizeof(*info));
 	nvlb_report_data_t *data;
 	uint8_t *states;
@@ -511,7 +554,7 @@ extern nvlbt_topoinfo_t *nvlbt_topoinfo_build(void)
 	return info;
 }
 
-extern int nvlbt_get(topology_data_t type, void *data)
+extern int nvlbt_get(const nvlbt_topo_t *topo, topology_data_t type, void *data)
 {
 	switch (type) {
 	case TOPO_DATA_TOPOLOGY_PTR: {
@@ -519,11 +562,11 @@ extern int nvlbt_get(topology_data_t type, void *data)
 
 		*pptr = xmalloc(sizeof(dynamic_plugin_data_t));
 		(*pptr)->plugin_id = plugin_id;
-		(*pptr)->data = nvlbt_topoinfo_build();
+		(*pptr)->data = nvlbt_topoinfo_build(topo);
 		return SLURM_SUCCESS;
 	}
 	case TOPO_DATA_REC_CNT:
-		*(int *) data = nvlbt_block_count();
+		*(int *) data = nvlbt_block_count(topo);
 		return SLURM_SUCCESS;
 	case TOPO_DATA_EXCLUSIVE_TOPO:
 		/* 24.11's cons_tres ignores --exclusive=topo unless this says 1
@@ -536,9 +579,9 @@ extern int nvlbt_get(topology_data_t type, void *data)
 	}
 }
 
-extern nvlbt_segments_t *nvlbt_segments_build(bitstr_t *nodes, uint16_t segment_size)
+extern nvlbt_segments_t *nvlbt_segments_build(const nvlbt_topo_t *topo, bitstr_t *nodes, uint16_t segment_size)
 {
-	nvlb_planner_t *planner = nvlb_process_planner();
+	nvlb_planner_t *planner = topo ? topo->planner : NULL;
 	nvlbt_segments_t *segments = xmalloc(sizeof(*segments));
 	uint32_t *indices, *segment_of;
 	size_t count, nsegs;
@@ -598,11 +641,11 @@ static nvlb_job_nodes_t *_jobs_on_node(int index, size_t *count)
 	return jobs;
 }
 
-extern int nvlbt_add_rm_node(node_record_t *node_ptr, const char *unit)
+extern int nvlbt_add_rm_node(nvlbt_topo_t *topo, node_record_t *node_ptr, const char *unit)
 {
-	nvlb_planner_t *planner = nvlb_process_planner();
+	nvlb_planner_t *planner = topo ? topo->planner : NULL;
 	nvlb_unit_kind_t kind = !unit ? NVLB_UNIT_CONFIGURED : (!unit[0] ? NVLB_UNIT_NONE : NVLB_UNIT_BLOCK);
-	bool restoring = config_thread_set && pthread_equal(pthread_self(), config_thread);
+	bool restoring = topo && topo->config_thread_set && pthread_equal(pthread_self(), topo->config_thread);
 	nvlb_job_nodes_t *jobs;
 	nvlb_change_t outcome = NVLB_CHANGE_REFUSED;
 	char message[512];
@@ -635,7 +678,7 @@ extern int nvlbt_add_rm_node(node_record_t *node_ptr, const char *unit)
 		debug("topology/nvlblock: %s: nothing changed", message);
 		return SLURM_SUCCESS;
 	case NVLB_CHANGE_APPLIED:
-		_build_block_bitmaps(planner);
+		_build_block_bitmaps(topo);
 		info("nvlblock: %s%s", message, restoring ? " (Slurm's saved node topology)" : "");
 		return SLURM_SUCCESS;
 	default:
@@ -645,7 +688,8 @@ extern int nvlbt_add_rm_node(node_record_t *node_ptr, const char *unit)
 		/* slurmctld stops if a saved node topology is refused here. */
 		error("topology/nvlblock: cannot restore node %s's saved topology (%s): %s; it stays in %s",
 		      node_ptr->name, unit ? unit : "none", message,
-		      nvlbt_block_name_of(node_ptr->index) ? nvlbt_block_name_of(node_ptr->index) : "no block");
+		      nvlbt_block_name_of(topo, node_ptr->index) ? nvlbt_block_name_of(topo, node_ptr->index)
+								 : "no block");
 		return SLURM_SUCCESS;
 	}
 	error("topology/nvlblock: cannot put node %s into %s%s%s: %s", node_ptr->name,

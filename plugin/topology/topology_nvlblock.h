@@ -43,24 +43,37 @@ typedef struct {
 } nvlbt_segments_t;
 
 extern int nvlbt_init(void);
-extern void nvlbt_fini(void);
+
+/*
+ * One topology's state (topology_nvlblock.c): its planner, its blocks as
+ * Slurm bitmaps, its evaluation buffers. Every call below that answers for
+ * a topology takes the one Slurm named: 25.05+ keep it in the context Slurm
+ * passes (tctx->plugin_ctx, ops_25_05.c), 24.11 has one (ops_24_11.c).
+ * The first topology built serves recovery: its planner is the process
+ * planner that prep's epilog and the status thread use.
+ */
+typedef struct nvlbt_topo nvlbt_topo_t;
+extern nvlbt_topo_t *nvlbt_topo_create(const char *name);
+extern void nvlbt_topo_destroy(nvlbt_topo_t *topo);
+extern const char *nvlbt_topo_name(const nvlbt_topo_t *topo);
+
 /* topology_conf: Slurm's topology.conf path (read when there is no nvlblock.yaml). */
-extern int nvlbt_build_config(const char *topology_conf);
-extern int nvlbt_eval_nodes(topology_eval_t *topo_eval);
+extern int nvlbt_build_config(nvlbt_topo_t *topo, const char *topology_conf);
+extern int nvlbt_eval_nodes(nvlbt_topo_t *topo, topology_eval_t *topo_eval);
 /* Slurm 25.05+'s add_rm_node: unit is a block name, "" (out of every block)
  * or NULL (Slurm cleared the node's topology: back to the block nvlblock's
  * file gives it). Needs slurmctld's node write and job read locks. */
-extern int nvlbt_add_rm_node(node_record_t *node_ptr, const char *unit);
-extern int nvlbt_whole_topo(bitstr_t *node_mask);
-extern bitstr_t *nvlbt_get_bitmap(const char *name);
-extern int nvlbt_block_count(void);
+extern int nvlbt_add_rm_node(nvlbt_topo_t *topo, node_record_t *node_ptr, const char *unit);
+extern int nvlbt_whole_topo(const nvlbt_topo_t *topo, bitstr_t *node_mask);
+extern bitstr_t *nvlbt_get_bitmap(const nvlbt_topo_t *topo, const char *name);
+extern int nvlbt_block_count(const nvlbt_topo_t *topo);
 /* The block a node (slurmctld node index) is in: its index or -1, its name or NULL. */
-extern int nvlbt_block_index_of(int node_index);
-extern const char *nvlbt_block_name_of(int node_index);
+extern int nvlbt_block_index_of(const nvlbt_topo_t *topo, int node_index);
+extern const char *nvlbt_block_name_of(const nvlbt_topo_t *topo, int node_index);
 /* topology_p_get: TOPO_DATA_TOPOLOGY_PTR (tagged with our plugin_id),
  * TOPO_DATA_REC_CNT, TOPO_DATA_EXCLUSIVE_TOPO. */
-extern int nvlbt_get(topology_data_t type, void *data);
-extern nvlbt_topoinfo_t *nvlbt_topoinfo_build(void);
+extern int nvlbt_get(const nvlbt_topo_t *topo, topology_data_t type, void *data);
+extern nvlbt_topoinfo_t *nvlbt_topoinfo_build(const nvlbt_topo_t *topo);
 /* packed_info.c: free, pack, unpack and print the topology info and the
  * segment lists (nothing there needs slurmctld). */
 extern void nvlbt_topoinfo_free(nvlbt_topoinfo_t *info);
@@ -70,17 +83,17 @@ extern int nvlbt_topoinfo_unpack(nvlbt_topoinfo_t **out, buf_t *buffer, uint16_t
 /* unit: a block name (Slurm 25.05+'s block=/unit=); nodes_list: a node list,
  * or (24.11's one argument) a block name; either may be NULL. */
 extern int nvlbt_topoinfo_print(nvlbt_topoinfo_t *info, const char *nodes_list, const char *unit, char **out);
-extern uint32_t nvlbt_fragmentation(bitstr_t *node_mask);
+extern uint32_t nvlbt_fragmentation(const nvlbt_topo_t *topo, bitstr_t *node_mask);
 /* Per block of the allocation, runs of segment_size nodes (all of the
  * block's nodes when 0); nodes outside every block form one more segment. */
-extern nvlbt_segments_t *nvlbt_segments_build(bitstr_t *nodes, uint16_t segment_size);
+extern nvlbt_segments_t *nvlbt_segments_build(const nvlbt_topo_t *topo, bitstr_t *nodes, uint16_t segment_size);
 extern void nvlbt_segments_free(nvlbt_segments_t *segments);
 extern void nvlbt_segments_pack(nvlbt_segments_t *segments, buf_t *buffer);
 extern int nvlbt_segments_unpack(nvlbt_segments_t **out, buf_t *buffer);
 /* ops_25_11.c (Slurm 25.11+), after an eval_nodes that placed the job: its
  * segments as the job's topology info when it asked for an IMEX channel per
  * segment. */
-extern void nvlbt_attach_segments(topology_eval_t *topo_eval);
+extern void nvlbt_attach_segments(const nvlbt_topo_t *topo, topology_eval_t *topo_eval);
 
 /* last_good.c: copies of the topology files last accepted, under
  * StateSaveLocation; on a reconfigure that meets a broken file, the copy of
@@ -89,7 +102,7 @@ extern void nvlbt_keep_last_good(nvlb_planner_t *planner);
 extern char *nvlbt_last_good_copy(const char *path);
 
 /* Whether any block reclaims its spares (`reserve: reclaim`). */
-extern bool nvlbt_reclaims_spares(void);
+extern bool nvlbt_reclaims_spares(const nvlbt_topo_t *topo);
 /* reclaim.c: requeue the jobs the core names so that jobs waiting to restart
  * in place get their blocks back. Needs slurmctld's job and node write locks. */
 extern void nvlbt_reclaim_spares(nvlb_planner_t *planner, time_t now);
@@ -110,7 +123,9 @@ extern void nvlbt_files_request(bool save, char *json, char *json_path, char *pr
 extern void nvlbt_files_start(void);
 extern void nvlbt_files_stop(void);
 
-extern void nvlbt_status_start(void);
+/* The status thread serves one topology, the one recovery is in (its
+ * planner is the process planner); stopped before that topology goes. */
+extern void nvlbt_status_start(const nvlbt_topo_t *topo);
 extern void nvlbt_status_stop(void);
 
 #endif

@@ -524,6 +524,65 @@ START_TEST(test_recovery_flow) {
 }
 END_TEST
 
+/* The plugin keeps one planner per topology context (plugin/topology:
+ * nvlbt_topo_t in tctx->plugin_ctx) and registers one as the process
+ * planner: two planners in one process share nothing, whatever happens to
+ * the other or to the registration. */
+static bool count_reason(void* ctx, uint32_t job_id, const char* text) {
+    (void)job_id;
+    (void)text;
+    (*(int*)ctx)++;
+    return true;
+}
+
+START_TEST(test_two_planners_share_nothing) {
+    nvlb_planner_t* other = NULL;
+    nvlb_error_t err;
+    uint32_t job[16], failed = 3, nodes[64];
+    nvlb_request_t req = request(200, 16, 1010);
+    nvlb_placement_t out;
+    uint64_t other_version;
+    int reasons = 0;
+
+    ck_assert_int_eq(nvlb_planner_load(yaml_path, NULL, 0, 0, &other, &err), NVLB_OK);
+    nvlb_process_planner_set(other);
+    ck_assert_ptr_eq(nvlb_process_planner(), other);
+    other_version = nvlb_state_version(other);
+
+    /* A failure, a hold and a pending reason in one planner... */
+    for (uint32_t i = 0; i < 16; i++)
+        job[i] = i;
+    ck_assert_int_eq(nvlb_job_failed(planner, 100, job, 16, &failed, 1, 1000), NVLB_OK);
+    nvlb_reason_note(planner, 300, "nvlblock: waiting");
+    ck_assert_uint_eq(nvlb_pending_jobs(planner, NULL, 0), 1);
+
+    /* ...are not in the other: nothing pending, no reason kept, the same
+     * state version, and rack01 is free for a new job there. */
+    ck_assert_uint_eq(nvlb_pending_jobs(other, NULL, 0), 0);
+    ck_assert_uint_eq(nvlb_reasons_each(other, count_reason, &reasons), 0);
+    ck_assert_int_eq(reasons, 0);
+    ck_assert_uint_eq(nvlb_state_version(other), other_version);
+    memset(&out, 0, sizeof out);
+    out.nodes = nodes;
+    out.nodes_capacity = 64;
+    ck_assert_int_eq(nvlb_place(other, states, NODES, &req, &out), NVLB_OK);
+    ck_assert_int_eq(out.reason, NVLB_PLACED);
+    ck_assert_int_eq(nvlb_block_of(other, nodes[0]), 0);
+    /* The planner holding rack01 puts the same job on rack02. */
+    memset(&out, 0, sizeof out);
+    out.nodes = nodes;
+    out.nodes_capacity = 64;
+    ck_assert_int_eq(nvlb_place(planner, states, NODES, &req, &out), NVLB_OK);
+    ck_assert_int_eq(out.reason, NVLB_PLACED);
+    ck_assert_int_eq(nvlb_block_of(planner, nodes[0]), 1);
+
+    /* Ending the registered one leaves the other whole. */
+    nvlb_process_planner_set(NULL);
+    ck_assert_ptr_null(nvlb_process_planner());
+    ck_assert_uint_eq(nvlb_pending_jobs(planner, NULL, 0), 1);
+}
+END_TEST
+
 START_TEST(test_reclaim_flow) {
     static const char* const yaml = "defaults:\n  slice: 16\n  spares: 2\n  reserve: reclaim\n"
                                     "recovery:\n  reclaim_budget: 5m\n  reclaim_from:\n    accounts: [ml]\n"
@@ -1146,6 +1205,7 @@ static Suite* capi_suite(void) {
     tcase_add_test(recovery, test_recovery_flow);
     tcase_add_test(recovery, test_recovery_gone);
     tcase_add_test(recovery, test_reclaim_flow);
+    tcase_add_test(recovery, test_two_planners_share_nothing);
     tcase_add_test(recovery, test_failure_signs);
     tcase_add_test(recovery, test_advance_moves_time);
     tcase_add_test(recovery, test_can_ever_run);
