@@ -15,7 +15,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nvltest import Cluster, ClusterTest, main, rack_nodes, rack_of, racks_of  # noqa: E402
+from nvltest import Cluster, ClusterTest, main, rack_nodes, rack_name_of, racks_of  # noqa: E402
 
 
 class PlacementCases:
@@ -81,7 +81,7 @@ class PlacementCases:
         with self.cluster("excl") as c:
             job = c.sbatch("-N4", "--exclusive=topo")
             nodes = c.wait_running(job)
-            rack = rack_of(nodes[0])
+            rack = rack_name_of(nodes[0])
             self.assertOnRack(nodes, rack)
             states = c.wait_for(
                 lambda: (lambda s: s if all(s[n] == "block" for n in set(rack_nodes(rack)) - set(nodes))

@@ -17,7 +17,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nvltest import (REQUEUE_DELAY, Cluster, ClusterTest, main, rack_nodes,  # noqa: E402
-                     rack_of, racks_of)
+                     rack_name_of, racks_of)
 
 RECOVERY_WAIT = 25
 # A restart takes the requeue delay plus a scheduling pass or two.
@@ -41,7 +41,7 @@ def slice_job_with_bait(test, c):
     rack, bait rack)."""
     job = c.sbatch("-N16", "--requeue", "-J", "slice")
     nodes = c.wait_running(job)
-    rack = rack_of(nodes[0])
+    rack = rack_name_of(nodes[0])
     test.assertOnRack(nodes, rack)
     bait_rack = other_rack(rack)
     bait = c.sbatch("-N2", "-w", ",".join(rack_nodes(bait_rack)[:2]), "-J", "bait")
@@ -188,7 +188,7 @@ class NvlblockRecovery(ClusterTest):
         with nvlblock_cluster("rec5", flags=["--recovery-wait", "120", "--slurmd-timeout", "10"]) as c:
             job = c.sbatch("-N16", "--requeue")
             nodes = c.wait_running(job)
-            rack = rack_of(nodes[0])
+            rack = rack_name_of(nodes[0])
             dead = nodes[11]
             c.nvlcluster("stop-node", dead, "--kill")
             c.wait_log(rf"nvlblock: recovery JobId={job} lost 1 of 16 nodes \({dead}\)", 60)
@@ -253,7 +253,7 @@ class NvlblockRecovery(ClusterTest):
             # tightest fit for a small job.
             job = c.sbatch("-N8", "--requeue", "-J", "slice8")
             nodes = c.wait_running(job)
-            rack = rack_of(nodes[0])
+            rack = rack_name_of(nodes[0])
             bait_rack = other_rack(rack)
             c.wait_running(c.sbatch("-N2", "-w", ",".join(rack_nodes(bait_rack)[:2]), "-J", "bait"))
             idle_rack = ({"rack01", "rack02", "rack03"} - {rack, bait_rack}).pop()
