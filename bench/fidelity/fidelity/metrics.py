@@ -29,11 +29,8 @@ def overlap(a0, a1, b0, b1):
     return max(0.0, min(a1, b1) - max(a0, b0))
 
 
-def metrics(rec, jobs, window):
-    W = float(window)
-    healthy = NODES * W
-    for _, d0, d1 in rec["downs"]:
-        healthy -= overlap(d0, d1, 0.0, W)
+def busy_node_seconds(rec, jobs, W):
+    """(node-seconds busy in [0, W), node-seconds busy in all, when the last run ends)."""
     busy = busy_all = 0.0
     last_end = 0.0
     for j in jobs:
@@ -42,6 +39,11 @@ def metrics(rec, jobs, window):
             busy += len(r["nodes"]) * overlap(r["start"], end, 0.0, W)
             busy_all += len(r["nodes"]) * (end - r["start"])
             last_end = max(last_end, end)
+    return busy, busy_all, last_end
+
+
+def first_waits(rec, jobs):
+    """First start - submit per job that started, by job class."""
     waits = {"all": [], "1 node": [], "2-8 nodes": [], "slice (16 nodes)": []}
     for j in jobs:
         runs = rec["runs"][j["name"]]
@@ -51,6 +53,11 @@ def metrics(rec, jobs, window):
         waits["all"].append(w)
         cls = "slice (16 nodes)" if j["kind"] == "slice" else "1 node" if j["nodes"] == 1 else "2-8 nodes"
         waits[cls].append(w)
+    return waits
+
+
+def restarts_after_failures(rec, jobs):
+    """Every run that followed a run killed by a failure, and whether it was in place."""
     restarts = []
     for j in jobs:
         runs = rec["runs"][j["name"]]
@@ -65,9 +72,12 @@ def metrics(rec, jobs, window):
                              "delay": round(new["start"] - prev["end"], 1), "new": compress(new["nodes"]),
                              "new_racks": racks_label(new["nodes"]), "in_place": in_place,
                              "same_nodes_plus_spares": len(set(prev["nodes"]) & set(new["nodes"]))})
-    unstarted = [j["name"] for j in jobs if not rec["runs"][j["name"]]]
-    # Refill gaps: a node's idle time between one job and the next when that is under 5 s
-    # (a queue was waiting; the simulator refills in the same second, Slurm at its next pass).
+    return restarts
+
+
+def refill_gaps(rec, jobs, W):
+    """A node's idle time between one job and the next when that is under 5 s
+    (a queue was waiting; the simulator refills in the same second, Slurm at its next pass)."""
     per_node = {}
     for j in jobs:
         for r in rec["runs"][j["name"]]:
@@ -79,6 +89,19 @@ def metrics(rec, jobs, window):
         for (_, e0), (s1, _) in zip(runs, runs[1:]):
             if 0 <= e0 < W and 0 <= s1 - e0 < 5:
                 gaps.append(s1 - e0)
+    return gaps
+
+
+def metrics(rec, jobs, window):
+    W = float(window)
+    healthy = NODES * W
+    for _, d0, d1 in rec["downs"]:
+        healthy -= overlap(d0, d1, 0.0, W)
+    busy, busy_all, last_end = busy_node_seconds(rec, jobs, W)
+    waits = first_waits(rec, jobs)
+    restarts = restarts_after_failures(rec, jobs)
+    unstarted = [j["name"] for j in jobs if not rec["runs"][j["name"]]]
+    gaps = refill_gaps(rec, jobs, W)
     healthy_all = NODES * last_end - sum(overlap(d0, d1, 0.0, last_end) for _, d0, d1 in rec["downs"])
     return {
         "window_s": W,
