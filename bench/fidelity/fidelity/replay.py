@@ -59,9 +59,9 @@ class RealCluster(client.Cluster):
         return os.path.join(self.dir, "log", "slurmctld.log")
 
 
-def replay(cluster, jobs, failures, args):
-    """Submit the jobs and apply the failures at their times; wait for the queue
-    to drain. Returns the harness's own record of what it did."""
+def replay_events(jobs, failures):
+    """(at, order, kind, what) sorted by time: at the same second a node comes
+    back before one goes down, and both before the submissions, in workload order."""
     events = []
     for f in failures:
         events.append((f["down"], 1, "down", f["node"]))
@@ -70,41 +70,22 @@ def replay(cluster, jobs, failures, args):
     for k, j in enumerate(jobs):
         events.append((j["submit"], 2 + k, "submit", j))
     events.sort(key=lambda e: (e[0], e[1]))
-    t0 = time.time() + 3.0
-    submitted, node_events = {}, []
-    lags = []
-    load = []  # (t, 1-minute load average): the replay is timing-sensitive, other work on the host shows here
-    for at, _, kind, what in events:
-        if not load or time.time() - t0 - load[-1][0] >= 10:
-            load.append((round(time.time() - t0, 1), os.getloadavg()[0]))
-        delay = t0 + at - time.time()
-        if delay > 0:
-            time.sleep(delay)
-        t_call = time.time() - t0
-        if kind == "submit":
-            j = what
-            argv = ["sbatch", "-J", j["name"], "-N", str(j["nodes"]), f"--time={j['limit'] // 60}",
-                    "-o", "/dev/null", "-e", "/dev/null"]
-            if j["segment"]:
-                argv.append(f"--segment={j['segment']}")
-            argv.append("--requeue" if j["requeue"] else "--no-requeue" if args.no_requeue_trace else "--requeue")
-            argv += ["--wrap", job_script(j["duration"])]
-            submitted[j["name"]] = {"id": cluster.sbatch(*argv[1:]), "call_s": round(t_call, 3),
-                                    "done_s": round(time.time() - t0, 3)}
-            lags.append(t_call - at)
-        else:
-            name = real_name(what)
-            if kind == "down":
-                cluster.set_down(name, reason="fidelity")
-            else:
-                cluster.resume(name)
-            node_events.append({"node": what, "event": kind, "at_s": round(t_call, 3),
-                                "done_s": round(time.time() - t0, 3), "planned_s": at})
-            log(f"t={t_call:6.1f} s: {name} {kind} (planned {at} s)")
-        if kind == "submit" and len(submitted) % 50 == 0:
-            log(f"t={t_call:6.1f} s: {len(submitted)}/{len(jobs)} submitted")
-    log(f"all {len(jobs)} jobs submitted; sbatch started late by mean {statistics.mean(lags):.2f} s, "
-        f"max {max(lags):.2f} s; waiting for the queue to drain")
+    return events
+
+
+def sbatch_args(j, args):
+    """sbatch's arguments for a workload job."""
+    argv = ["-J", j["name"], "-N", str(j["nodes"]), f"--time={j['limit'] // 60}",
+            "-o", "/dev/null", "-e", "/dev/null"]
+    if j["segment"]:
+        argv.append(f"--segment={j['segment']}")
+    argv.append("--requeue" if j["requeue"] else "--no-requeue" if args.no_requeue_trace else "--requeue")
+    return argv + ["--wrap", job_script(j["duration"])]
+
+
+def wait_drained(cluster, args, t0, load):
+    """Wait until squeue lists no job, sampling the load average every 5 s;
+    return the seconds since t0."""
     deadline = time.time() + args.drain_timeout
     while True:
         p = cluster.run("squeue", "-h", "-o", "%i %T", check=False)
@@ -115,7 +96,41 @@ def replay(cluster, jobs, failures, args):
             raise RuntimeError(f"queue not drained after {args.drain_timeout} s: {len(left)} jobs left")
         load.append((round(time.time() - t0, 1), os.getloadavg()[0]))
         time.sleep(5)
-    t_end = time.time() - t0
+    return time.time() - t0
+
+
+def replay(cluster, jobs, failures, args):
+    """Submit the jobs and apply the failures at their times; wait for the queue
+    to drain. Returns the harness's own record of what it did."""
+    t0 = time.time() + 3.0
+    submitted, node_events = {}, []
+    lags = []
+    load = []  # (t, 1-minute load average): the replay is timing-sensitive, other work on the host shows here
+    for at, _, kind, what in replay_events(jobs, failures):
+        if not load or time.time() - t0 - load[-1][0] >= 10:
+            load.append((round(time.time() - t0, 1), os.getloadavg()[0]))
+        delay = t0 + at - time.time()
+        if delay > 0:
+            time.sleep(delay)
+        t_call = time.time() - t0
+        if kind == "submit":
+            submitted[what["name"]] = {"id": cluster.sbatch(*sbatch_args(what, args)), "call_s": round(t_call, 3),
+                                       "done_s": round(time.time() - t0, 3)}
+            lags.append(t_call - at)
+            if len(submitted) % 50 == 0:
+                log(f"t={t_call:6.1f} s: {len(submitted)}/{len(jobs)} submitted")
+            continue
+        name = real_name(what)
+        if kind == "down":
+            cluster.set_down(name, reason="fidelity")
+        else:
+            cluster.resume(name)
+        node_events.append({"node": what, "event": kind, "at_s": round(t_call, 3),
+                            "done_s": round(time.time() - t0, 3), "planned_s": at})
+        log(f"t={t_call:6.1f} s: {name} {kind} (planned {at} s)")
+    log(f"all {len(jobs)} jobs submitted; sbatch started late by mean {statistics.mean(lags):.2f} s, "
+        f"max {max(lags):.2f} s; waiting for the queue to drain")
+    t_end = wait_drained(cluster, args, t0, load)
     log(f"queue drained at t={t_end:.0f} s")
     return {"t0": t0, "submitted": submitted, "node_events": node_events, "drained_s": round(t_end, 1),
             "loadavg": load}
