@@ -26,8 +26,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 from nvlblock_cluster import timers  # noqa: E402
 from nvlblock_cluster.client import CommandError, parse_kv  # noqa: E402,F401
-from nvlblock_cluster.naming import rack_name_of, rack_nodes  # noqa: E402,F401
-from nvlblock_cluster.naming import rack_counts as racks_of  # noqa: E402
+from nvlblock_cluster.naming import rack_counts, rack_name_of, rack_nodes  # noqa: E402,F401
 from nvlblock_cluster.scratch import ScratchCluster as Cluster, log  # noqa: E402,F401
 
 # A requeued job may not start before cred_expire + 1 s; then a scheduling
@@ -76,7 +75,7 @@ class ClusterTest(unittest.TestCase):
             self.assertEqual(metrics["nvlblock_block_health" + label], HEALTH_METRIC[b["Health"]], label)
 
     def assertOnRack(self, nodes, rack, msg=None):
-        self.assertEqual(racks_of(nodes), {rack: len(nodes)}, msg or f"{nodes} not all on {rack}")
+        self.assertEqual(rack_counts(nodes), {rack: len(nodes)}, msg or f"{nodes} not all on {rack}")
 
 
 def main():

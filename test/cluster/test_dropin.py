@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nvltest import Cluster, ClusterTest, main, rack_name_of, racks_of  # noqa: E402
+from nvltest import Cluster, ClusterTest, main, rack_name_of, rack_counts  # noqa: E402
 
 # Plain jobs whose every placement is unique up to renaming idle racks.
 PLAIN_SEQUENCE = [["-N4"], ["-N2"], ["-N16"], ["-N8", "--segment=4"], ["-N18"], ["-N3"], ["-N1"]]
@@ -126,7 +126,7 @@ class ExtraNodes(ClusterTest):
         blk = self.scenario("block")
         print(f"nvlblock: {nvl}\ntopology/block: {blk}", file=sys.stderr)
         for r in (nvl, blk):
-            self.assertNotIn(None, racks_of(r["idle_cluster"]), r)
+            self.assertNotIn(None, rack_counts(r["idle_cluster"]), r)
             self.assertEqual(r["blocks_full"], ["cpu01", "cpu02"], r)
         # Where they differ: 24.11's topology/block refuses --nodelist of a
         # server outside every block at submission whenever the partition
