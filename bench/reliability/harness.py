@@ -16,7 +16,7 @@ The sampler runs beside each scenario and, every second, checks:
 It also reads slurmctld's log for the recoveries: how many failed jobs came
 back in place, elsewhere, and how fast.
 
-Standard library only; test/cluster/nvltest.py starts the clusters.
+Standard library only; nvlblock_cluster.scratch (scripts/) starts the clusters.
 """
 
 import json
@@ -31,10 +31,11 @@ from datetime import datetime
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(REPO, "test", "cluster"))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
-from nvltest import Cluster, log, parse_kv, rack_of  # noqa: E402,F401
+from nvlblock_cluster.client import parse_kv  # noqa: E402
 from nvlblock_cluster.hostlist import expand_hostlist  # noqa: E402
+from nvlblock_cluster.naming import rack_name_of  # noqa: E402,F401
+from nvlblock_cluster.scratch import ScratchCluster as Cluster, log  # noqa: E402,F401
 
 # Job states that end a job for good without it having completed: seen in
 # three samples in a row (a requeue passes through NODE_FAIL or PREEMPTED

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import harness  # noqa: E402
-from harness import Cluster, Churn, Sampler, log, rack_of  # noqa: E402,F401
+from harness import Cluster, Churn, Sampler, log, rack_name_of  # noqa: E402,F401
 
 # cred_expire=10 on test clusters: a requeued job may start 11 s later; a
 # failed job's nodes are held 11 + 30 s at least, so the recovery wait is
@@ -170,9 +170,10 @@ def run_flap(args, rng):
             final = c.job(job)
         finally:
             sampler.stop()
+        nodes = c.expand(final.get("NodeList", "")) if final.get("NodeList") else None
         return {"nodes": 36, "faults": flaps, "flapping_node": flapper, "slice_jobs": 1,
                 "slice_job_restarts": int(final.get("Restarts", "0")), "slice_job_state": final.get("JobState"),
-                "slice_job_rack": rack_of(c.expand(final.get("NodeList", ""))[0]) if final.get("NodeList") else None,
+                "slice_job_rack": rack_name_of(nodes[0]) if nodes else None,
                 "seconds": round(time.monotonic() - t0), "recoveries": harness.recoveries(c),
                 "invariants": sampler.summary(), "reserve": args.reserve}
 

@@ -9,6 +9,7 @@ own cluster, one after the other, in one run of a benchmark.
 """
 
 import concurrent.futures
+import functools
 import os
 import re
 import shutil
@@ -20,7 +21,7 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
-from nvlblock_cluster import client  # noqa: E402
+from nvlblock_cluster import client, common  # noqa: E402
 
 # name -> (nvlcluster --plugin, extra nvlcluster arguments, extra slurm.conf lines).
 # flat: nvlcluster's block cluster with the TopologyPlugin line replaced, so
@@ -36,8 +37,7 @@ VARIANTS = {
 }
 
 
-def log(msg):
-    print(f"sched-cost: {msg}", file=sys.stderr, flush=True)
+log = functools.partial(common.log, tag="sched-cost")
 
 
 class Cluster(client.Cluster):

@@ -28,9 +28,14 @@ class ClusterError(Exception):
     """A failure to report to the user as one clear message (exit status 1)."""
 
 
-def log(msg: str) -> None:
-    """Progress goes to stderr: stdout is reserved for `eval "$(nvlcluster up)"`."""
-    print(f"nvlcluster: {msg}", file=sys.stderr, flush=True)
+def log(msg: str, tag: str = "nvlcluster", clock: bool = False, stdout: bool = False) -> None:
+    """One progress line: "tag: msg", or "[tag HH:MM:SS] msg" with `clock`
+    (the harnesses, whose lines are read back against daemon logs). To
+    stderr by default: stdout is reserved for `eval "$(nvlcluster up)"`;
+    programs whose stdout is their log pass stdout=True. The stream is looked
+    up per call, so a redirected sys.stderr is honoured."""
+    head = f"[{tag} {time.strftime('%H:%M:%S')}]" if clock else f"{tag}:"
+    print(f"{head} {msg}", file=sys.stdout if stdout else sys.stderr, flush=True)
 
 
 def poll(predicate: Callable[[], T], timeout: float, interval: float = 0.2) -> Tuple[bool, T]:

@@ -66,13 +66,26 @@ def node_index(node: str) -> Optional[int]:
     return int(m.group(1)) if m else None
 
 
-def rack_of(node: str, per_rack: int = 18) -> Optional[str]:
-    """The rack (block) of a node: gb0001-gb0018 -> rack01; None for a
-    node in no rack (an --extra-nodes server)."""
+def rack_index_of(offset: int, per_rack: int = 18) -> int:
+    """The 0-based rack of the node at 0-based `offset` in topology order
+    (gb0001 is offset 0, in rack 0 = rack01)."""
+    return offset // per_rack
+
+
+def rack_name_of(node: str, per_rack: int = 18) -> Optional[str]:
+    """The rack (block) name of a node name: gb0001-gb0018 -> rack01; None
+    for a node in no rack (an --extra-nodes server)."""
     i = node_index(node)
     if i is None:
         return None
-    return f"rack{(i - 1) // per_rack + 1:02d}"
+    return f"rack{rack_index_of(i - 1, per_rack) + 1:02d}"
+
+
+def block_containing(node: str, blocks: Dict[str, Iterable[str]]) -> Optional[str]:
+    """The name of the block whose member list holds `node`, for layouts
+    given as lists rather than by the naming rule above (the Docker and
+    network-namespace clusters); None if no block does."""
+    return next((name for name, members in blocks.items() if node in members), None)
 
 
 def rack_nodes(rack: str, per_rack: int = 18) -> List[str]:
@@ -85,6 +98,6 @@ def rack_counts(nodes: Iterable[str], per_rack: int = 18) -> Dict[Optional[str],
     """{rack: count} of a node list (None for nodes in no rack)."""
     out: Dict[Optional[str], int] = {}
     for n in nodes:
-        r = rack_of(n, per_rack)
+        r = rack_name_of(n, per_rack)
         out[r] = out.get(r, 0) + 1
     return out

@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nvltest import Cluster, ClusterTest, main, rack_of, racks_of  # noqa: E402
+from nvltest import Cluster, ClusterTest, main, rack_name_of, rack_counts  # noqa: E402
 
 # Plain jobs whose every placement is unique up to renaming idle racks.
 PLAIN_SEQUENCE = [["-N4"], ["-N2"], ["-N16"], ["-N8", "--segment=4"], ["-N18"], ["-N3"], ["-N1"]]
@@ -49,7 +49,7 @@ def canonical(placements, per_rack=18):
     for nodes in placements:
         job = []
         for n in nodes:
-            rack = rack_of(n)
+            rack = rack_name_of(n)
             label = names.setdefault(rack, "ABCDEFGH"[len(names)])
             job.append(f"{label}{(int(n[2:]) - 1) % per_rack}")
         out.append(sorted(job))
@@ -80,7 +80,7 @@ class DropIn(ClusterTest):
             # by node order (its one-node shortcut); nvlblock keeps best
             # fit: the -N1 job goes to the partly used rack of the -N3.
             i = PLAIN_SEQUENCE.index(["-N1"])
-            self.assertEqual(rack_of(nvl[i][0]), rack_of(nvl[i - 1][0]), nvl)
+            self.assertEqual(rack_name_of(nvl[i][0]), rack_name_of(nvl[i - 1][0]), nvl)
             nvl, blk = nvl[:i] + nvl[i + 1:], blk[:i] + blk[i + 1:]
         self.assertEqual(canonical(nvl), canonical(blk))
         # The same refusals as block at submission. 24.11 refuses both;
@@ -126,7 +126,7 @@ class ExtraNodes(ClusterTest):
         blk = self.scenario("block")
         print(f"nvlblock: {nvl}\ntopology/block: {blk}", file=sys.stderr)
         for r in (nvl, blk):
-            self.assertNotIn(None, racks_of(r["idle_cluster"]), r)
+            self.assertNotIn(None, rack_counts(r["idle_cluster"]), r)
             self.assertEqual(r["blocks_full"], ["cpu01", "cpu02"], r)
         # Where they differ: 24.11's topology/block refuses --nodelist of a
         # server outside every block at submission whenever the partition

@@ -11,7 +11,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nvltest import REQUEUE_DELAY, Cluster, ClusterTest, main, rack_nodes, rack_of  # noqa: E402
+from nvltest import REQUEUE_DELAY, Cluster, ClusterTest, main, rack_nodes, rack_name_of  # noqa: E402
 
 FLAGS = ["--lending", "--preempt-partition", "--recovery-wait", "120", "--status-interval", "1"]
 
@@ -25,7 +25,7 @@ class Lending(ClusterTest):
     def start_slice_and_lent(self, c, lent_wrap="sleep 3600"):
         job = c.sbatch("-N16", "--requeue", "-J", "slice")
         nodes = c.wait_running(job)
-        rack = rack_of(nodes[0])
+        rack = rack_name_of(nodes[0])
         self.assertOnRack(nodes, rack)
         spares = sorted(set(rack_nodes(rack)) - set(nodes))
         lent = c.sbatch("-p", "lend", "-N2", "--requeue", "-J", "lent", wrap=lent_wrap)
@@ -37,7 +37,7 @@ class Lending(ClusterTest):
         # Ordinary work may not borrow spares: an ordinary 2-node job goes
         # to the other rack.
         other = c.sbatch("-N2", "-J", "ordinary")
-        self.assertNotIn(rack, {rack_of(n) for n in c.wait_running(other)})
+        self.assertNotIn(rack, {rack_name_of(n) for n in c.wait_running(other)})
         return job, nodes, rack, lent, lent_nodes
 
     def test_lent_job_preempted_when_recovery_needs_the_spare(self):

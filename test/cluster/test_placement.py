@@ -15,7 +15,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nvltest import Cluster, ClusterTest, main, rack_nodes, rack_of, racks_of  # noqa: E402
+from nvltest import Cluster, ClusterTest, main, rack_nodes, rack_name_of, rack_counts  # noqa: E402
 
 
 class PlacementCases:
@@ -41,14 +41,14 @@ class PlacementCases:
             j16 = c.sbatch("-N16", "--segment=16")
             n16 = c.wait_running(j16)
             self.assertEqual(len(n16), 16)
-            self.assertEqual(len(racks_of(n16)), 1, n16)
+            self.assertEqual(len(rack_counts(n16)), 1, n16)
             c.cancel(j16)
             c.wait_idle()
 
             # -N32 --segment=16: two racks, 16 each.
             j32 = c.sbatch("-N32", "--segment=16")
             n32 = c.wait_running(j32)
-            self.assertEqual(sorted(racks_of(n32).values()), [16, 16], racks_of(n32))
+            self.assertEqual(sorted(rack_counts(n32).values()), [16, 16], rack_counts(n32))
 
             # -N5 --segment=2: refused at submission (from 26.05 by sbatch
             # itself, before slurmctld sees it).
@@ -65,13 +65,13 @@ class PlacementCases:
             self.pin(c, "rack02", 0, 2)
             job = c.sbatch("-N24", "--segment=8")
             nodes = c.wait_running(job)
-            per_rack = racks_of(nodes)
+            per_rack = rack_counts(nodes)
             self.assertEqual(sum(per_rack.values()), 24)
             for rack, count in per_rack.items():
                 self.assertEqual(count % 8, 0, f"a segment split across racks: {per_rack}")
             # Four segments of 4 on what is left: still whole in each rack.
             job2 = c.sbatch("-N8", "--segment=4")
-            per_rack2 = racks_of(c.wait_running(job2))
+            per_rack2 = rack_counts(c.wait_running(job2))
             for rack, count in per_rack2.items():
                 self.assertEqual(count % 4, 0, f"a segment split across racks: {per_rack2}")
 
@@ -81,7 +81,7 @@ class PlacementCases:
         with self.cluster("excl") as c:
             job = c.sbatch("-N4", "--exclusive=topo")
             nodes = c.wait_running(job)
-            rack = rack_of(nodes[0])
+            rack = rack_name_of(nodes[0])
             self.assertOnRack(nodes, rack)
             states = c.wait_for(
                 lambda: (lambda s: s if all(s[n] == "block" for n in set(rack_nodes(rack)) - set(nodes))
@@ -93,7 +93,7 @@ class PlacementCases:
                 self.assertTrue(all(states[n] == "idle" for n in rack_nodes(other)), states)
             # Ordinary work stays off the blocked rack.
             small = c.sbatch("-N2")
-            self.assertNotIn(rack, racks_of(c.wait_running(small)))
+            self.assertNotIn(rack, rack_counts(c.wait_running(small)))
 
     # -- -N min-max ---------------------------------------------------------
 
@@ -102,12 +102,12 @@ class PlacementCases:
             job = c.sbatch("-N", "4-16")
             nodes = c.wait_running(job)
             self.assertTrue(4 <= len(nodes) <= 16, nodes)
-            self.assertEqual(len(racks_of(nodes)), 1, f"-N 4-16 split across racks: {nodes}")
+            self.assertEqual(len(rack_counts(nodes)), 1, f"-N 4-16 split across racks: {nodes}")
             self.assertEqual(len(nodes), self.MIN_MAX_COUNT,
                              f"{self.PLUGIN}: -N 4-16 on an idle cluster got {len(nodes)} nodes")
             job2 = c.sbatch("-N", "4-16")
             nodes2 = c.wait_running(job2)
-            self.assertEqual(len(racks_of(nodes2)), 1, nodes2)
+            self.assertEqual(len(rack_counts(nodes2)), 1, nodes2)
             self.assertFalse(set(nodes) & set(nodes2))
 
     # -- packing --------------------------------------------------------------
@@ -125,8 +125,8 @@ class PlacementCases:
             # whole, rather than split.
             big = c.sbatch("-N12")
             nodes = c.wait_running(big)
-            self.assertEqual(len(racks_of(nodes)), 1, nodes)
-            self.assertNotIn("rack02", racks_of(nodes))
+            self.assertEqual(len(rack_counts(nodes)), 1, nodes)
+            self.assertNotIn("rack02", rack_counts(nodes))
 
     # -- a job that only needs a repair --------------------------------------
 

@@ -42,7 +42,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nvltest import REQUEUE_DELAY, Cluster, ClusterTest, main, rack_nodes, rack_of  # noqa: E402
+from nvltest import REQUEUE_DELAY, Cluster, ClusterTest, main, rack_nodes, rack_name_of  # noqa: E402
 
 # GraceTime of partition lend: a preempted job there gets SIGCONT and
 # SIGTERM, and Slurm requeues it this long afterwards (at its next time-limit
@@ -113,7 +113,7 @@ class Rack:
     def __init__(self, c, test, taken=()):
         self.job = c.sbatch("-N16", "--requeue", "-J", "slice")
         self.nodes = c.wait_running(self.job, 60)
-        self.rack = rack_of(self.nodes[0])
+        self.rack = rack_name_of(self.nodes[0])
         test.assertOnRack(self.nodes, self.rack)
         test.assertNotIn(self.rack, taken, f"slice job {self.job} on a rack already used")
         self.spares = sorted(set(rack_nodes(self.rack)) - set(self.nodes))
@@ -270,7 +270,7 @@ class Reclaim(ClusterTest):
             # job, a preemptable and an ordinary 1-node job then fill.
             wide = c.sbatch("-N20", "--requeue", "-J", "wide")
             wide_nodes = c.wait_running(wide, 60)
-            wide_racks = sorted({rack_of(n) for n in wide_nodes})
+            wide_racks = sorted({rack_name_of(n) for n in wide_nodes})
             self.assertEqual(len(wide_racks), 2, wide_nodes)
             full = next(r for r in wide_racks if set(rack_nodes(r)) <= set(wide_nodes))
             part = next(r for r in wide_racks if r != full)
@@ -357,7 +357,7 @@ class Reclaim(ClusterTest):
         with Cluster("reclaim-b", racks=2, plugin="block", flags=PREEMPT) as c:
             job = c.sbatch("-N16", "--requeue", "-J", "slice")
             nodes = c.wait_running(job)
-            rack = rack_of(nodes[0])
+            rack = rack_name_of(nodes[0])
             self.assertOnRack(nodes, rack)
             spares = sorted(set(rack_nodes(rack)) - set(nodes))
             lent = c.sbatch("-N1", "--requeue", "-p", "lend", "-J", "lent", "-w", spares[0])
@@ -365,7 +365,7 @@ class Reclaim(ClusterTest):
             untouched = {lent: c.wait_running(lent), ordinary: c.wait_running(ordinary)}
             c.set_down(nodes[5])
             new = c.wait_restarted(job, REQUEUE_DELAY + 40)
-            self.assertNotIn(rack, {rack_of(n) for n in new}, f"block restarted {job} on {rack}: {new}")
+            self.assertNotIn(rack, {rack_name_of(n) for n in new}, f"block restarted {job} on {rack}: {new}")
             self.assertUntouched(c, untouched)
             self.assertEqual(c.log_lines(r"preempted JobId="), [])
 

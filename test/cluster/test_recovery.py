@@ -17,7 +17,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nvltest import (REQUEUE_DELAY, Cluster, ClusterTest, main, rack_nodes,  # noqa: E402
-                     rack_of, racks_of)
+                     rack_name_of, rack_counts)
 
 RECOVERY_WAIT = 25
 # A restart takes the requeue delay plus a scheduling pass or two.
@@ -41,7 +41,7 @@ def slice_job_with_bait(test, c):
     rack, bait rack)."""
     job = c.sbatch("-N16", "--requeue", "-J", "slice")
     nodes = c.wait_running(job)
-    rack = rack_of(nodes[0])
+    rack = rack_name_of(nodes[0])
     test.assertOnRack(nodes, rack)
     bait_rack = other_rack(rack)
     bait = c.sbatch("-N2", "-w", ",".join(rack_nodes(bait_rack)[:2]), "-J", "bait")
@@ -86,7 +86,7 @@ class NvlblockRecovery(ClusterTest):
             self.assertTrue(healthy <= set(new), f"lost prior healthy nodes: {sorted(healthy - set(new))}")
             self.assertEqual(len(spares), 1, f"expected exactly one spare, got {sorted(spares)}")
             self.assertNotIn(failed, new)
-            self.assertNotIn(bait_rack, racks_of(new))
+            self.assertNotIn(bait_rack, rack_counts(new))
             print(f"nvlblock: restarted in place on {rack} {took:.1f} s after the failure "
                   f"(spare {spares.pop()})", file=sys.stderr)
             c.wait_log(rf"nvlblock: recovery JobId={job} restarted in place on {rack}: "
@@ -138,8 +138,8 @@ class NvlblockRecovery(ClusterTest):
                                RESTART_TIMEOUT, f"job {job} to restart after the fallback")
             waited = time.time() - t_fail
             self.assertEqual(len(final), 16)
-            self.assertNotIn(rack, racks_of(final), f"fell back onto its own degraded rack: {final}")
-            self.assertEqual(len(racks_of(final)), 1, final)
+            self.assertNotIn(rack, rack_counts(final), f"fell back onto its own degraded rack: {final}")
+            self.assertEqual(len(rack_counts(final)), 1, final)
             self.assertGreaterEqual(waited, RECOVERY_WAIT - 1, "restarted before recovery.wait ran out")
             c.wait_log(rf"nvlblock: recovery JobId={job} restarted elsewhere", 10)
             status = c.wait_status(lambda s: s["recoveries"]["fallbacks"] == 1, 10,
@@ -188,7 +188,7 @@ class NvlblockRecovery(ClusterTest):
         with nvlblock_cluster("rec5", flags=["--recovery-wait", "120", "--slurmd-timeout", "10"]) as c:
             job = c.sbatch("-N16", "--requeue")
             nodes = c.wait_running(job)
-            rack = rack_of(nodes[0])
+            rack = rack_name_of(nodes[0])
             dead = nodes[11]
             c.nvlcluster("stop-node", dead, "--kill")
             c.wait_log(rf"nvlblock: recovery JobId={job} lost 1 of 16 nodes \({dead}\)", 60)
@@ -218,9 +218,9 @@ class NvlblockRecovery(ClusterTest):
             took = time.monotonic() - t_fail
             # Not on the faulted rack, and not on the bait rack: 16 free
             # nodes there only with its 2 spares.
-            self.assertNotIn(rack, racks_of(new))
-            self.assertNotIn(bait_rack, racks_of(new), "the job ate another rack's spares")
-            self.assertEqual(len(racks_of(new)), 1)
+            self.assertNotIn(rack, rack_counts(new))
+            self.assertNotIn(bait_rack, rack_counts(new), "the job ate another rack's spares")
+            self.assertEqual(len(rack_counts(new)), 1)
             self.assertLess(took, 120, "the job waited for its faulted rack")
 
             b = c.topology_block(rack)
@@ -253,7 +253,7 @@ class NvlblockRecovery(ClusterTest):
             # tightest fit for a small job.
             job = c.sbatch("-N8", "--requeue", "-J", "slice8")
             nodes = c.wait_running(job)
-            rack = rack_of(nodes[0])
+            rack = rack_name_of(nodes[0])
             bait_rack = other_rack(rack)
             c.wait_running(c.sbatch("-N2", "-w", ",".join(rack_nodes(bait_rack)[:2]), "-J", "bait"))
             idle_rack = ({"rack01", "rack02", "rack03"} - {rack, bait_rack}).pop()
@@ -262,7 +262,7 @@ class NvlblockRecovery(ClusterTest):
             excl = c.sbatch("-p", "excl", "-N2", "-J", "excl")
             excl_nodes = c.wait_running(excl, timeout=REQUEUE_DELAY)
             self.assertOnRack(excl_nodes, idle_rack,
-                              f"the ExclusiveTopo job took {racks_of(excl_nodes)}, not the idle {idle_rack}")
+                              f"the ExclusiveTopo job took {rack_counts(excl_nodes)}, not the idle {idle_rack}")
             new = c.wait_restarted(job, RESTART_TIMEOUT)
             self.assertOnRack(new, rack, f"job {job} did not restart on {rack}: {new}")
             self.assertTrue(set(nodes) - {nodes[3]} <= set(new))
@@ -279,7 +279,7 @@ class BlockRecovery(ClusterTest):
             c.set_down(failed)
             new = c.wait_restarted(job, RESTART_TIMEOUT)
             took = time.monotonic() - t_fail
-            print(f"topology/block: job {job} had {rack}, restarted on {racks_of(new)} "
+            print(f"topology/block: job {job} had {rack}, restarted on {rack_counts(new)} "
                   f"{took:.1f} s after the failure", file=sys.stderr)
             self.assertEqual(len(new), 16)
             # Best fit: the bait rack has exactly 16 free nodes, its own rack 17.

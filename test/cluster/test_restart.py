@@ -11,7 +11,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nvltest import REQUEUE_DELAY, Cluster, ClusterTest, main, rack_of  # noqa: E402
+from nvltest import REQUEUE_DELAY, Cluster, ClusterTest, main, rack_name_of  # noqa: E402
 
 
 def state_lines(c, kind):
@@ -24,7 +24,7 @@ class Restart(ClusterTest):
         with Cluster("restart", racks=3, flags=["--status-interval", "1", "--recovery-wait", "120"]) as c:
             job = c.sbatch("-N16", "--requeue")
             nodes = c.wait_running(job)
-            rack = rack_of(nodes[0])
+            rack = rack_name_of(nodes[0])
             self.assertOnRack(nodes, rack)
             failed = nodes[6]
             t_fail_wall = time.time()

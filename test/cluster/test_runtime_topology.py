@@ -27,14 +27,14 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nvltest import REQUEUE_DELAY, Cluster, ClusterTest, main  # noqa: E402
-from nvltest import racks_of as rack_counts  # noqa: E402
+from nvltest import rack_counts  # noqa: E402
 
 PER_RACK = 17
 UNAVAILABLE = "Requested topology configuration is not available"
 RESTART_TIMEOUT = REQUEUE_DELAY + 40
 
 
-def racks_of(nodes):
+def rack_counts17(nodes):
     return rack_counts(nodes, PER_RACK)
 
 
@@ -73,7 +73,7 @@ class RuntimeTopology(ClusterTest):
             reapply_all()
             self.assertEqual(c.log_lines(r"nvlblock: node gb\d+ (moved|left|joined)"), [])
             job = c.sbatch("-N36", "--segment=12")
-            self.assertEqual(racks_of(c.wait_running(job)), {r: 12 for r in racks})
+            self.assertEqual(rack_counts17(c.wait_running(job)), {r: 12 for r in racks})
             # Re-applied under the running job, then a new job: still 12+12+12.
             reapply_all()
             self.assertEqual(c.state(job), "RUNNING")
@@ -81,7 +81,7 @@ class RuntimeTopology(ClusterTest):
             c.wait_idle()
             job = c.sbatch("-N36", "--segment=12")
             nodes = c.wait_running(job)
-            self.assertEqual(racks_of(nodes), {r: 12 for r in racks}, "the #225 case")
+            self.assertEqual(rack_counts17(nodes), {r: 12 for r in racks}, "the #225 case")
 
             # Refused: a node of the job, whose 11 other rack01 nodes it would leave.
             mine = next(n for n in nodes if n in rack17("rack01"))

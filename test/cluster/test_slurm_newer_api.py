@@ -32,7 +32,7 @@ import time
 import textwrap
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nvltest import Cluster, ClusterTest, main, rack_nodes, rack_of  # noqa: E402
+from nvltest import Cluster, ClusterTest, main, rack_nodes, rack_name_of  # noqa: E402
 
 # One 18-node rack split into two interleaved 9-node blocks: odd-numbered
 # nodes in "odd", even-numbered in "even". Node order and block order differ.
@@ -120,7 +120,7 @@ class NewerSlurmApi(ClusterTest):
                 self.skipTest("--requeue=expedite came with Slurm 25.11")
             job = c.sbatch("-N16", "--requeue=expedite")
             nodes = c.wait_running(job)
-            rack = rack_of(nodes[0])
+            rack = rack_name_of(nodes[0])
             self.assertOnRack(nodes, rack)
             # The other rack is left with exactly 16 free nodes: the best
             # fit anywhere else.

@@ -18,7 +18,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nvltest import Cluster, ClusterTest, main, rack_of  # noqa: E402
+from nvltest import Cluster, ClusterTest, main, rack_name_of  # noqa: E402
 
 FLAGS = ["--extra-conf", "SchedulerParameters=sched_interval=5,bf_interval=5,bf_busy_nodes",
          "TopologyParam=RoutePart", "DebugFlags=Route",
@@ -48,7 +48,7 @@ class SlurmParams(ClusterTest):
                          "RoutePart did not see slurmctld's partitions")
         c.cancel(first)
         again = c.wait_running(third, timeout=60)
-        self.assertEqual({rack_of(n) for n in again}, {rack_of(nodes_first[0])})
+        self.assertEqual({rack_name_of(n) for n in again}, {rack_name_of(nodes_first[0])})
         ping = c.run("scontrol", "ping").stdout
         self.assertIn("is UP", ping)
 

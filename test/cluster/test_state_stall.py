@@ -21,7 +21,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nvltest import REQUEUE_DELAY, Cluster, ClusterTest, log, main, rack_nodes, rack_of  # noqa: E402
+from nvltest import REQUEUE_DELAY, Cluster, ClusterTest, log, main, rack_nodes, rack_name_of  # noqa: E402
 
 SKIP = 77
 
@@ -117,7 +117,7 @@ class StateStall(ClusterTest):
     def frozen_recovery(self, c, fs):
         job = c.sbatch("-N16", "--requeue", "-J", "slice")
         nodes = c.wait_running(job)
-        rack = rack_of(nodes[0])
+        rack = rack_name_of(nodes[0])
         other = next(r for r in ("rack01", "rack02") if r != rack)
         # Queued now, runnable later: it starts while the state is frozen.
         later = c.sbatch("-N2", "--begin=now+20", "-J", "later")

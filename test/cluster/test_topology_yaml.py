@@ -25,7 +25,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nvltest import REPO, Cluster, ClusterTest, CommandError, main, rack_nodes, rack_of  # noqa: E402
+from nvltest import REPO, Cluster, ClusterTest, CommandError, main, rack_nodes, rack_name_of  # noqa: E402
 
 PER_RACK = 4
 # A Slinky-style file: CPU-style flat default, the racks as a block topology.
@@ -165,7 +165,7 @@ class TopologyYaml(ClusterTest):
                                   "3", "1"), b)
             job = c.sbatch("-N3")
             nodes = c.wait_running(job)
-            self.assertEqual(len({rack_of(n, PER_RACK) for n in nodes}), 1, nodes)
+            self.assertEqual(len({rack_name_of(n, PER_RACK) for n in nodes}), 1, nodes)
 
     def test_a_generators_file_under_another_name_places_like_block(self):
         with Cluster("topoyaml-nvl", racks=3, nodes_per_rack=4, flags=["--slice", "4", "--spares", "0"]) as c:

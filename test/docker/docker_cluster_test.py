@@ -32,6 +32,7 @@ printed when a step fails.
 
 import argparse
 import fcntl
+import functools
 import os
 import re
 import shutil
@@ -43,8 +44,10 @@ import time
 
 SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 sys.path.insert(0, os.path.join(SRC, "scripts"))
+from nvlblock_cluster import common  # noqa: E402
 from nvlblock_cluster.common import poll  # noqa: E402
 from nvlblock_cluster.hostlist import expand_hostlist as expand  # noqa: E402
+from nvlblock_cluster.naming import block_containing  # noqa: E402
 
 SKIP = 77
 PROJECT = "nvlblocktest"
@@ -55,8 +58,9 @@ RACKS = {"rack01": NODES[:4], "rack02": NODES[4:]}
 LOCK = os.path.join(tempfile.gettempdir(), "nvlblock-docker-test.lock")
 
 
-def log(msg):
-    print(f"[docker-test {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+# To stdout: the test's output is its log, interleaved with the docker
+# commands it prints.
+log = functools.partial(common.log, tag="docker-test", clock=True, stdout=True)
 
 
 class Failure(Exception):
@@ -69,10 +73,6 @@ def run(argv, timeout=120, check=True, env=None, input_text=None):
     if check and p.returncode != 0:
         raise Failure(f"{' '.join(argv)} exited {p.returncode}:\n{p.stdout}{p.stderr}")
     return p
-
-
-def rack_of(node):
-    return next(r for r, members in RACKS.items() if node in members)
 
 
 class Engine:
@@ -371,7 +371,7 @@ class DockerClusterTest:
             raise Failure(f"the --segment job ended {state}")
         nodes = expand(re.search(r" NodeList=(\S+)", self.compose.ctld("scontrol", "show", "job", str(seg_job))
                                  .stdout).group(1))
-        per_rack = sorted(sum(1 for n in nodes if rack_of(n) == r) for r in RACKS)
+        per_rack = sorted(sum(1 for n in nodes if block_containing(n, RACKS) == r) for r in RACKS)
         if per_rack != [2, 2]:
             raise Failure(f"--segment=2 job on {nodes}: expected 2 nodes in each rack")
         out = self.next_printed(rf" exec nvlctld cat /shared/{seg_job}\.out$")
@@ -417,7 +417,7 @@ class DockerClusterTest:
         state = self.wait(f"slice job {job} to run", lambda: (lambda j: j if j[0] == "RUNNING" else None)(
             self.job(job)), 90)
         nodes = state[1]
-        racks = {rack_of(n) for n in nodes}
+        racks = {block_containing(n, RACKS) for n in nodes}
         if len(racks) != 1:
             raise Failure(f"slice job {job} (-N3, slice 3) spans racks: {nodes}")
         rack = racks.pop()
@@ -434,7 +434,7 @@ class DockerClusterTest:
                           240, interval=3)
         took = time.monotonic() - t_kill
         again = state[1]
-        if {rack_of(n) for n in again} != {rack} or set(again) != set(nodes) - {victim} | set(spare):
+        if {block_containing(n, RACKS) for n in again} != {rack} or set(again) != set(nodes) - {victim} | set(spare):
             raise Failure(f"job {job} restarted on {again}; expected {sorted(set(nodes) - {victim} | set(spare))} "
                           f"(its rack {rack}: its 2 healthy nodes and the spare)")
         lines = self.ctld_log(rf"nvlblock: recovery JobId={job} restarted in place on {rack}")

@@ -15,6 +15,7 @@ files test/cluster/nvltest.py uses, so concurrent cluster tests never collide.
 """
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -27,14 +28,14 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 NVLCLUSTER = os.path.join(REPO, "scripts", "nvlcluster")
 sys.path.insert(0, os.path.join(REPO, "scripts"))
+from nvlblock_cluster import common  # noqa: E402
 from nvlblock_cluster.hostlist import expand_hostlist  # noqa: E402
 from nvlblock_cluster.ports import PortBlock  # noqa: E402
 from nvlblock_cluster.slurmconf import fragment_conf  # noqa: E402
 PORT_FIRST, PORT_LAST, PORT_STEP = 26000, 29999, 100
 
 
-def log(msg):
-    print(f"[example-cluster {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+log = functools.partial(common.log, tag="example-cluster", clock=True)
 
 
 def expected_blocks(path, expand):

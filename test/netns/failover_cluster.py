@@ -74,6 +74,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 import netns_hosts  # noqa: E402
 from netns_hosts import Failure, Network, log  # noqa: E402
+from nvlblock_cluster.naming import block_containing  # noqa: E402
 
 netns_hosts.LOG_TAG[0] = "failover"
 DOCKER_ETC = os.path.join(netns_hosts.REPO, "docker", "etc")
@@ -93,10 +94,6 @@ SLOW_START = 4
 LOCAL = "local"          # DIR/local: each host's own directory (pid file, log)
 FINISHED = ("COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "OUT_OF_MEMORY",
             "BOOT_FAIL", "DEADLINE")
-
-
-def rack_of(node):
-    return next((r for r, members in RACKS.items() if node in members), None)
 
 
 # --------------------------------------------------------------------------
@@ -412,7 +409,7 @@ def in_place(c, job, old_nodes, failed, rack, timeout):
     nodes, j = c.wait_job(job, lambda j: j.get("JobState") == "RUNNING" and int(j.get("Restarts", "0")) >= 1,
                           timeout, "running again after its requeue")
     healthy = [n for n in old_nodes if n != failed]
-    expect(len(nodes) == 3 and all(rack_of(n) == rack for n in nodes),
+    expect(len(nodes) == 3 and all(block_containing(n, RACKS) == rack for n in nodes),
            f"job {job} restarted on {nodes}, not 3 nodes of {rack}")
     expect(set(healthy) <= set(nodes) and failed not in nodes,
            f"job {job} restarted on {nodes}: expected its healthy nodes {healthy} and a spare")
@@ -470,12 +467,12 @@ def scenario(c, watch, version):
     # 2. Jobs; a failure under A; the primary killed inside the recovery.
     a = c.sbatch_job("-N3", "--requeue")
     a_nodes, _ = c.wait_job(a, lambda j: j.get("JobState") == "RUNNING", 60, "running")
-    rack_a = rack_of(a_nodes[0])
-    expect(len(a_nodes) == 3 and all(rack_of(n) == rack_a for n in a_nodes), f"job {a} on {a_nodes}")
+    rack_a = block_containing(a_nodes[0], RACKS)
+    expect(len(a_nodes) == 3 and all(block_containing(n, RACKS) == rack_a for n in a_nodes), f"job {a} on {a_nodes}")
     bj = c.sbatch_job("-N3")
     b_nodes, _ = c.wait_job(bj, lambda j: j.get("JobState") == "RUNNING", 60, "running")
-    rack_b = rack_of(b_nodes[0])
-    expect(rack_b != rack_a and all(rack_of(n) == rack_b for n in b_nodes), f"job {bj} on {b_nodes}")
+    rack_b = block_containing(b_nodes[0], RACKS)
+    expect(rack_b != rack_a and all(block_containing(n, RACKS) == rack_b for n in b_nodes), f"job {bj} on {b_nodes}")
     cj = c.sbatch_job("-N3", "--requeue")
     tracked = [a, bj, cj]
     log(f"job {a} on {rack_a} {','.join(a_nodes)}; job {bj} on {rack_b} {','.join(b_nodes)}; job {cj} waits")
@@ -555,7 +552,7 @@ def scenario(c, watch, version):
            f"job {a} after the primary's return: {j.get('JobState')} {j.get('NodeList')} Restarts={j.get('Restarts')}")
     c.run("scancel", str(bj))
     c_nodes, _ = c.wait_job(cj, lambda j: j.get("JobState") == "RUNNING", 60, "running (placed by the primary)")
-    expect(len(c_nodes) == 3 and all(rack_of(n) == rack_b for n in c_nodes), f"job {cj} on {c_nodes}")
+    expect(len(c_nodes) == 3 and all(block_containing(n, RACKS) == rack_b for n in c_nodes), f"job {cj} on {c_nodes}")
     log(f"job {cj} placed by the primary on {rack_b} {','.join(c_nodes)}")
     c.check_jobs(tracked)
 

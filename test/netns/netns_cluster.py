@@ -45,6 +45,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 import netns_hosts  # noqa: E402
 from netns_hosts import Failure, Network, log  # noqa: E402
+from nvlblock_cluster.naming import block_containing  # noqa: E402
 
 REPO = netns_hosts.REPO
 DOCKER_ETC = os.path.join(REPO, "docker", "etc")
@@ -108,13 +109,6 @@ class Layout:
         return "\n".join(out) + "\n"
 
 
-def rack_of(node, blocks):
-    for name, members in blocks.items():
-        if node in members:
-            return name
-    return None
-
-
 def scenario(c, layout):
     names = [n for n, _, _ in layout.nodes]
     log(f"waiting for {len(names)} nodes to be idle")
@@ -171,7 +165,7 @@ def scenario(c, layout):
         raise Failure(f"job {job} ended {state}; output:\n{output}")
     per_rack = {}
     for n in nodes:
-        per_rack.setdefault(rack_of(n, blocks), []).append(n)
+        per_rack.setdefault(block_containing(n, blocks), []).append(n)
     log(f"job {job} ran on {','.join(nodes)}: {per_rack}")
     if len(nodes) != 4 or sorted(len(v) for v in per_rack.values()) != [2, 2] or None in per_rack:
         raise Failure(f"job {job}: expected 2 nodes on each rack (one segment of 2 per rack), got {per_rack}")

@@ -27,7 +27,7 @@ import time
 SKIP = 77
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
-from nvlblock_cluster import client  # noqa: E402
+from nvlblock_cluster import client, common  # noqa: E402
 from nvlblock_cluster.common import poll  # noqa: E402
 
 NS_PREFIX = "nvlpkg-"
@@ -36,7 +36,9 @@ LOG_TAG = ["netns"]
 
 
 def log(msg):
-    print(f"[{LOG_TAG[0]} {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+    # The tag is read per call: failover_cluster.py sets it after importing
+    # this module. To stdout: these programs' output is their log.
+    common.log(msg, tag=LOG_TAG[0], clock=True, stdout=True)
 
 
 class Failure(Exception):

@@ -42,7 +42,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "cluster"))
-from nvltest import REQUEUE_DELAY, Cluster, ClusterTest, rack_of, read_prometheus  # noqa: E402
+from nvltest import REQUEUE_DELAY, Cluster, ClusterTest, rack_name_of, read_prometheus  # noqa: E402
 
 SKIP = 77
 OPTS = None
@@ -179,7 +179,7 @@ class FromPackage(ClusterTest):
 
             job = c.sbatch("-N16", "--segment=16", "--requeue")
             nodes = c.wait_running(job)
-            rack = rack_of(nodes[0])
+            rack = rack_name_of(nodes[0])
             self.assertOnRack(nodes, rack)
             failed = nodes[5]
             c.set_down(failed)

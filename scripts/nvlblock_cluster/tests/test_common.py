@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+import contextlib
+import io
 import socket
 import tempfile
 import unittest
+from unittest import mock
 
-from nvlblock_cluster.common import poll, wait_until
+from nvlblock_cluster.common import log, poll, wait_until
 from nvlblock_cluster.ports import PortBlock, port_free
 
 
@@ -15,6 +18,21 @@ class PollTest(unittest.TestCase):
     def test_timeout_returns_the_last_value(self):
         self.assertEqual(poll(lambda: [], timeout=0, interval=0), (False, []))
         self.assertFalse(wait_until(lambda: False, timeout=0, interval=0))
+
+
+class LogTest(unittest.TestCase):
+    def lines(self, **kw):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
+                mock.patch("time.strftime", return_value="12:34:56"):
+            log("hello", **kw)
+        return out.getvalue(), err.getvalue()
+
+    def test_plain_tagged_and_clocked_lines(self):
+        self.assertEqual(self.lines(), ("", "nvlcluster: hello\n"))
+        self.assertEqual(self.lines(tag="sched-cost"), ("", "sched-cost: hello\n"))
+        self.assertEqual(self.lines(tag="nvltest", clock=True), ("", "[nvltest 12:34:56] hello\n"))
+        self.assertEqual(self.lines(tag="netns", clock=True, stdout=True), ("[netns 12:34:56] hello\n", ""))
 
 
 class PortBlockTest(unittest.TestCase):

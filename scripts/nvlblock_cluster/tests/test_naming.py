@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 import unittest
 
-from nvlblock_cluster.naming import (extra_names, extra_range, node_index, node_name, node_range,
-                                     node_width, rack_counts, rack_nodes, rack_of, racks_of)
+from nvlblock_cluster.naming import (block_containing, extra_names, extra_range, node_index, node_name,
+                                     node_range, node_width, rack_counts, rack_index_of, rack_name_of,
+                                     rack_nodes, racks_of)
 
 
 class NamingTest(unittest.TestCase):
@@ -25,13 +26,23 @@ class NamingTest(unittest.TestCase):
     def test_names_back_to_racks(self):
         self.assertEqual(node_index("gb0019"), 19)
         self.assertIsNone(node_index("cpu01"))
-        self.assertEqual(rack_of("gb0018"), "rack01")
-        self.assertEqual(rack_of("gb0019"), "rack02")
-        self.assertEqual(rack_of("gb0005", per_rack=4), "rack02")
-        self.assertIsNone(rack_of("cpu01"))
+        self.assertEqual(rack_name_of("gb0018"), "rack01")
+        self.assertEqual(rack_name_of("gb0019"), "rack02")
+        self.assertEqual(rack_name_of("gb0005", per_rack=4), "rack02")
+        self.assertIsNone(rack_name_of("cpu01"))
         self.assertEqual(rack_nodes("rack02", per_rack=2), ["gb0003", "gb0004"])
         self.assertEqual(rack_counts(["gb0001", "gb0002", "gb0019", "cpu01"]),
                          {"rack01": 2, "rack02": 1, None: 1})
+
+    def test_rack_index_of_a_0_based_offset(self):
+        self.assertEqual([rack_index_of(i) for i in (0, 17, 18, 71)], [0, 0, 1, 3])
+        self.assertEqual(rack_index_of(4, per_rack=4), 1)
+
+    def test_block_containing_reads_the_member_lists(self):
+        blocks = {"rack01": ["gb0001", "gb0003"], "rack02": ["gb0002"]}
+        self.assertEqual(block_containing("gb0003", blocks), "rack01")
+        self.assertEqual(block_containing("gb0002", blocks), "rack02")
+        self.assertIsNone(block_containing("gb0004", blocks))
 
 
 if __name__ == "__main__":
