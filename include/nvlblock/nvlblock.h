@@ -132,7 +132,7 @@ typedef struct nvlb_policy_info {
     const char* status_prometheus;     /* "" when not set */
     bool from_topology_conf;           /* plain topology.conf: behaves as topology/block */
     const char* source;                /* the file read */
-    const char* included_conf;         /* nvlblock.yaml's topology_conf as written; "" when none */
+    const char* included_conf;         /* nvlblock.yaml's topology_conf or topology_yaml as written; "" when none */
     const char* included_conf_path;    /* ...and the path it was read from */
     int64_t recovery_reclaim_budget_s; /* recovery.reclaim_budget (reserve: reclaim, rule 3b) */
 } nvlb_policy_info_t;

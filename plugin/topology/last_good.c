@@ -10,7 +10,8 @@
  * execve(), and a fatal error at start-up ends the controller. The new
  * process cannot keep a previous topology in memory: there is none. So
  * every accepted topology is copied to <StateSaveLocation>/nvlblock-config/
- * (nvlblock.yaml, and the topology.conf it names by a plain file name), and
+ * (nvlblock.yaml, and the topology.conf or topology.yaml file it includes by
+ * a relative path, e.g. a generator's topology.d/racks.yaml), and
  * a reconfigure (SLURMCTLD_RECONF in the environment, set by Slurm) that
  * meets a broken file loads that copy instead, with the errors logged.
  */
@@ -75,6 +76,30 @@ static void _copy(const char *from, const char *dir, const char *name)
 	xfree(to);
 }
 
+/* A relative path inside the directory: no "..", not absolute. */
+static bool _stays_inside(const char *relative)
+{
+	return relative[0] && (relative[0] != '/') && !xstrstr(relative, "..");
+}
+
+/* The folders of `relative` under dir (topology.d/ of topology.d/racks.yaml). */
+static bool _make_parents(const char *dir, const char *relative)
+{
+	char *path = xstrdup_printf("%s/%s", dir, relative);
+	bool ok = true;
+
+	for (char *slash = path + strlen(dir) + 1; ok && (slash = strchr(slash, '/')); slash++) {
+		*slash = '\0';
+		if ((mkdir(path, 0700) != 0) && (errno != EEXIST)) {
+			error("nvlblock: cannot create %s: %m", path);
+			ok = false;
+		}
+		*slash = '/';
+	}
+	xfree(path);
+	return ok;
+}
+
 extern void nvlbt_keep_last_good(nvlb_planner_t *planner)
 {
 	nvlb_policy_info_t policy;
@@ -89,9 +114,10 @@ extern void nvlbt_keep_last_good(nvlb_planner_t *planner)
 		xfree(dir);
 		return;
 	}
-	/* An included topology.conf named by a plain file name resolves
-	 * beside the copy; one named by a path is read where it is. */
-	if (policy.included_conf[0] && !strchr(policy.included_conf, '/'))
+	/* An included file named by a relative path resolves beside the
+	 * copy, so it is copied too, into the same folders; one named by an
+	 * absolute path is read where it is (docs/admin.md 5.5). */
+	if (_stays_inside(policy.included_conf) && _make_parents(dir, policy.included_conf))
 		_copy(policy.included_conf_path, dir, policy.included_conf);
 	_copy(policy.source, dir, _base(policy.source));
 	xfree(dir);

@@ -184,6 +184,20 @@ class TopologyYaml(ClusterTest):
             self.assertEqual([b["BlockName"] for b in c.topology()], ["domain-b", "domain-a"])
             self.assertEqual(c.topology_block("domain-a")["Nodes"], "gb[0001-0006]")
             nvl = place_sequence(c)
+            # The generator writes a broken file and the site reconfigures:
+            # slurmctld starts afresh (re-executed), keeps the blocks it last
+            # accepted (its copy of nvlblock.yaml and of topology.d/racks.yaml)
+            # and its jobs.
+            running = sorted(i for i, j in c.jobs().items() if j.get("JobState") == "RUNNING")
+            self.assertEqual(len(running), len(SEGMENT_SEQUENCE), c.jobs_text())
+            with open(c.path("etc", "topology.d", "racks.yaml"), "w") as f:
+                f.write(GENERATED.replace("block_sizes: [6]", "block_sizes: [six]"))
+            c.run("scontrol", "reconfigure", check=False)
+            c.wait_log(r"keeping the previous topology \(.*nvlblock-config/nvlblock\.yaml", 30)
+            c.wait_for(lambda: c.topology(), 30, "slurmctld answering after the reconfigure")
+            self.assertEqual([b["BlockName"] for b in c.topology()], ["domain-b", "domain-a"])
+            self.assertEqual(sorted(i for i, j in c.jobs().items() if j.get("JobState") == "RUNNING"), running,
+                             c.jobs_text())
         with Cluster("topoyaml-blk", racks=3, nodes_per_rack=4, plugin="block") as c:
             # topology/block reads the same file as topology.yaml beside slurm.conf.
             with open(c.path("etc", "topology.yaml"), "w") as f:
