@@ -4,18 +4,61 @@
 #include "recovery/rules.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 namespace nvlblock {
+
+namespace {
+
+constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL;
+constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+
+std::uint64_t load8(const void* p) {
+    std::uint64_t w;
+    std::memcpy(&w, p, sizeof w);
+    return w;
+}
+
+// Bit 7 of each byte set where that byte is not zero; exact per byte (the
+// addition never carries out of a byte's low seven bits).
+std::uint64_t nonzero(std::uint64_t x) {
+    return (((x & kLow7) + kLow7) | x) & kHigh;
+}
+
+// The first node that Slurm offers and that has failed, or states.size().
+// Asked on every decision over every node: eight nodes (one word of each
+// byte array) per step, exact for any byte value, so this is the same test
+// as is_failed() per node.
+std::size_t first_offered_failed(std::span<const NodeState> states, std::span<const std::uint8_t> available) {
+    static_assert(sizeof(NodeState) == 1 && static_cast<int>(NodeState::kDown) == 3 &&
+                      static_cast<int>(NodeState::kDrained) == 4,
+                  "the word test below reads these values");
+    const auto* st = reinterpret_cast<const unsigned char*>(states.data());
+    const std::size_t n = states.size();
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const std::uint64_t s = load8(st + i);
+        // Bytes equal to 3 or 4: those where s ^ 3 or s ^ 4 is zero.
+        const std::uint64_t failed = ~(nonzero(s ^ (kOnes * 3)) & nonzero(s ^ (kOnes * 4))) & kHigh;
+        if (failed & nonzero(load8(available.data() + i)))
+            break; // the node is in this word: found below
+    }
+    for (; i < n; ++i)
+        if (available[i] && is_failed(states[i]))
+            return i;
+    return n;
+}
+
+} // namespace
 
 std::span<const NodeState> offered_as_healthy(std::span<const NodeState> states,
                                               std::span<const std::uint8_t> available,
                                               std::vector<NodeState>& scratch) {
     if (available.size() != states.size())
         return states;
-    std::size_t i = 0;
-    while (i < states.size() && !(available[i] && is_failed(states[i])))
-        ++i;
+    std::size_t i = first_offered_failed(states, available);
     if (i == states.size())
         return states;
     scratch.assign(states.begin(), states.end());
@@ -77,7 +120,7 @@ Placement Planner::place(std::span<const NodeState> raw_states, Request request,
             std::vector<std::uint8_t> offered;
             request.available = without_busy_nodes(states, request.available, claim, offered);
             request.recovery = std::move(claim);
-            return nvlblock::place(snapshot(states, now), request);
+            return decide(states, request, now);
         }
     }
     // A restart elsewhere prefers the groups of the blocks it had.
@@ -88,7 +131,15 @@ Placement Planner::place(std::span<const NodeState> raw_states, Request request,
                 std::find(request.prefer_blocks.begin(), request.prefer_blocks.end(), b) == request.prefer_blocks.end())
                 request.prefer_blocks.push_back(b);
         }
-    return nvlblock::place(snapshot(states, now), request);
+    return decide(states, request, now);
+}
+
+Placement Planner::decide(std::span<const NodeState> states, const Request& request, std::int64_t now) const {
+    Snapshot snap = snapshot(states, now);
+    if (request.available.empty() || request.available.size() == states.size())
+        snap.attach_room_index(room_cache_.index(*topology_, states, snap.tallies(), request.available),
+                               request.available);
+    return nvlblock::place(snap, request);
 }
 
 std::size_t Planner::advance(std::span<const NodeState> states, std::int64_t now) {
@@ -150,6 +201,7 @@ void Planner::replace_topology(Topology topology) {
     auto next = std::make_shared<const Topology>(std::move(topology));
     recovery_.remap(*topology_, *next);
     tally_cache_.reset(); // counted for the old blocks
+    room_cache_.reset();
     topology_ = std::move(next);
     configured_ = topology_;
 }
@@ -160,6 +212,7 @@ TopologyChange Planner::change_node_block(const NodeAssignment& asked, std::span
         nvlblock::change_node_block(*topology_, *configured_, asked, running, recovery_.ledger(), restoring);
     if (c.outcome == TopologyChange::Outcome::kChanged && c.topology) {
         tally_cache_.reset(); // counted for the old blocks
+        room_cache_.reset();
         topology_ = std::make_shared<const Topology>(std::move(*c.topology));
         c.topology.reset();
     }
