@@ -27,22 +27,25 @@ std::uint64_t nonzero(std::uint64_t x) {
     return (((x & kLow7) + kLow7) | x) & kHigh;
 }
 
+// Bit 7 of each byte set where the byte is a failed node's state (down or
+// drained: s ^ 3 or s ^ 4 is zero there).
+std::uint64_t failed_bytes(std::uint64_t s) {
+    static_assert(sizeof(NodeState) == 1 && static_cast<int>(NodeState::kFree) == 0 &&
+                      static_cast<int>(NodeState::kDown) == 3 && static_cast<int>(NodeState::kDrained) == 4,
+                  "the word tests here read these values");
+    return ~(nonzero(s ^ (kOnes * 3)) & nonzero(s ^ (kOnes * 4))) & kHigh;
+}
+
 // The first node that Slurm offers and that has failed, or states.size().
 // Asked on every decision over every node: eight nodes (one word of each
 // byte array) per step, exact for any byte value, so this is the same test
 // as is_failed() per node.
 std::size_t first_offered_failed(std::span<const NodeState> states, std::span<const std::uint8_t> available) {
-    static_assert(sizeof(NodeState) == 1 && static_cast<int>(NodeState::kDown) == 3 &&
-                      static_cast<int>(NodeState::kDrained) == 4,
-                  "the word test below reads these values");
     const auto* st = reinterpret_cast<const unsigned char*>(states.data());
     const std::size_t n = states.size();
     std::size_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        const std::uint64_t s = load8(st + i);
-        // Bytes equal to 3 or 4: those where s ^ 3 or s ^ 4 is zero.
-        const std::uint64_t failed = ~(nonzero(s ^ (kOnes * 3)) & nonzero(s ^ (kOnes * 4))) & kHigh;
-        if (failed & nonzero(load8(available.data() + i)))
+        if (failed_bytes(load8(st + i)) & nonzero(load8(available.data() + i)))
             break; // the node is in this word: found below
     }
     for (; i < n; ++i)
@@ -62,7 +65,20 @@ std::span<const NodeState> offered_as_healthy(std::span<const NodeState> states,
     if (i == states.size())
         return states;
     scratch.assign(states.begin(), states.end());
-    for (; i < scratch.size(); ++i)
+    // From the first one on, eight nodes per step: the offered failed bytes
+    // are cleared (kFree is 0). On a cluster with failures this runs on
+    // nearly every decision Slurm asks with a map.
+    auto* out = reinterpret_cast<unsigned char*>(scratch.data());
+    const std::size_t n = scratch.size();
+    for (; i + 8 <= n; i += 8) {
+        const std::uint64_t s = load8(out + i);
+        const std::uint64_t m = failed_bytes(s) & nonzero(load8(available.data() + i));
+        if (m) {
+            const std::uint64_t cleared = s & ~((m >> 7) * 0xff); // 0xff in each marked byte
+            std::memcpy(out + i, &cleared, sizeof cleared);
+        }
+    }
+    for (; i < n; ++i)
         if (available[i] && is_failed(scratch[i]))
             scratch[i] = NodeState::kFree;
     return scratch;

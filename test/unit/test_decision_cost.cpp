@@ -346,6 +346,39 @@ TEST(DecisionCost, DecisionsWithTheRoomIndexEqualThoseWithout) {
     EXPECT_GT(refused, 100);
 }
 
+// offered_as_healthy (eight nodes per step) against its definition: every
+// offered node that is down or drained reads as free, nothing else changes;
+// any byte values, lengths that are not a multiple of eight.
+TEST(DecisionCost, OfferedFailedNodesWordAtATimeMatchTheDefinition) {
+    std::mt19937 rng(29);
+    std::uniform_int_distribution<int> st(0, 9), pct(0, 99);
+    for (int round = 0; round < 200; ++round) {
+        const std::size_t n = static_cast<std::size_t>(round % 50) + static_cast<std::size_t>(round / 50) * 97;
+        std::vector<NodeState> states(n);
+        std::vector<std::uint8_t> avail(n);
+        const int failed_pct = round % 4 == 0 ? 0 : round % 4 == 1 ? 2 : 30;
+        for (std::size_t i = 0; i < n; ++i) {
+            const int p = pct(rng);
+            states[i] = p < failed_pct ? static_cast<NodeState>(3 + p % 2) : static_cast<NodeState>(st(rng) % 3);
+            if (pct(rng) < 5)
+                states[i] = static_cast<NodeState>(st(rng)); // not node states too
+            avail[i] = pct(rng) < 50 ? 0 : static_cast<std::uint8_t>(1 + pct(rng) * 2);
+        }
+        std::vector<NodeState> want = states;
+        bool changed = false;
+        for (std::size_t i = 0; i < n; ++i)
+            if (avail[i] && is_failed(want[i])) {
+                want[i] = NodeState::kFree;
+                changed = true;
+            }
+        std::vector<NodeState> scratch;
+        const std::span<const NodeState> got = offered_as_healthy(states, avail, scratch);
+        ASSERT_EQ(got.size(), n);
+        EXPECT_EQ(got.data() == states.data(), !changed) << "round " << round;
+        EXPECT_TRUE(std::equal(got.begin(), got.end(), want.begin())) << "round " << round;
+    }
+}
+
 // A planner's decisions (tallies kept across calls, holds of jobs waiting to
 // restart) equal those of the engine on a snapshot counted from scratch, over
 // a random walk of states, availability maps and requests.
