@@ -165,7 +165,11 @@ std::vector<BlockIndex> blocks_to_view(const Snapshot& snap, const Request& req,
         for (const RecoveryNeed& need : req.recovery->blocks)
             add(need.block);
     if (out.size() != with_room) {
-        std::sort(out.begin(), out.end());
+        // The blocks with room are already in order and may be most of the
+        // cluster; the others are a handful: sort those, then merge.
+        const auto mid = out.begin() + static_cast<std::ptrdiff_t>(with_room);
+        std::sort(mid, out.end());
+        std::inplace_merge(out.begin(), mid, out.end());
         out.erase(std::unique(out.begin(), out.end()), out.end());
     }
     return out;
