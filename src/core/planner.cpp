@@ -4,22 +4,81 @@
 #include "recovery/rules.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 namespace nvlblock {
+
+namespace {
+
+constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL;
+constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+
+std::uint64_t load8(const void* p) {
+    std::uint64_t w;
+    std::memcpy(&w, p, sizeof w);
+    return w;
+}
+
+// Bit 7 of each byte set where that byte is not zero; exact per byte (the
+// addition never carries out of a byte's low seven bits).
+std::uint64_t nonzero(std::uint64_t x) {
+    return (((x & kLow7) + kLow7) | x) & kHigh;
+}
+
+// Bit 7 of each byte set where the byte is a failed node's state (down or
+// drained: s ^ 3 or s ^ 4 is zero there).
+std::uint64_t failed_bytes(std::uint64_t s) {
+    static_assert(sizeof(NodeState) == 1 && static_cast<int>(NodeState::kFree) == 0 &&
+                      static_cast<int>(NodeState::kDown) == 3 && static_cast<int>(NodeState::kDrained) == 4,
+                  "the word tests here read these values");
+    return ~(nonzero(s ^ (kOnes * 3)) & nonzero(s ^ (kOnes * 4))) & kHigh;
+}
+
+// The first node that Slurm offers and that has failed, or states.size().
+// Asked on every decision over every node: eight nodes (one word of each
+// byte array) per step, exact for any byte value, so this is the same test
+// as is_failed() per node.
+std::size_t first_offered_failed(std::span<const NodeState> states, std::span<const std::uint8_t> available) {
+    const auto* st = reinterpret_cast<const unsigned char*>(states.data());
+    const std::size_t n = states.size();
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        if (failed_bytes(load8(st + i)) & nonzero(load8(available.data() + i)))
+            break; // the node is in this word: found below
+    }
+    for (; i < n; ++i)
+        if (available[i] && is_failed(states[i]))
+            return i;
+    return n;
+}
+
+} // namespace
 
 std::span<const NodeState> offered_as_healthy(std::span<const NodeState> states,
                                               std::span<const std::uint8_t> available,
                                               std::vector<NodeState>& scratch) {
     if (available.size() != states.size())
         return states;
-    std::size_t i = 0;
-    while (i < states.size() && !(available[i] && is_failed(states[i])))
-        ++i;
+    std::size_t i = first_offered_failed(states, available);
     if (i == states.size())
         return states;
     scratch.assign(states.begin(), states.end());
-    for (; i < scratch.size(); ++i)
+    // From the first one on, eight nodes per step: the offered failed bytes
+    // are cleared (kFree is 0). On a cluster with failures this runs on
+    // nearly every decision Slurm asks with a map.
+    auto* out = reinterpret_cast<unsigned char*>(scratch.data());
+    const std::size_t n = scratch.size();
+    for (; i + 8 <= n; i += 8) {
+        const std::uint64_t s = load8(out + i);
+        const std::uint64_t m = failed_bytes(s) & nonzero(load8(available.data() + i));
+        if (m) {
+            const std::uint64_t cleared = s & ~((m >> 7) * 0xff); // 0xff in each marked byte
+            std::memcpy(out + i, &cleared, sizeof cleared);
+        }
+    }
+    for (; i < n; ++i)
         if (available[i] && is_failed(scratch[i]))
             scratch[i] = NodeState::kFree;
     return scratch;
@@ -77,7 +136,7 @@ Placement Planner::place(std::span<const NodeState> raw_states, Request request,
             std::vector<std::uint8_t> offered;
             request.available = without_busy_nodes(states, request.available, claim, offered);
             request.recovery = std::move(claim);
-            return nvlblock::place(snapshot(states, now), request);
+            return decide(states, request, now);
         }
     }
     // A restart elsewhere prefers the groups of the blocks it had.
@@ -88,7 +147,15 @@ Placement Planner::place(std::span<const NodeState> raw_states, Request request,
                 std::find(request.prefer_blocks.begin(), request.prefer_blocks.end(), b) == request.prefer_blocks.end())
                 request.prefer_blocks.push_back(b);
         }
-    return nvlblock::place(snapshot(states, now), request);
+    return decide(states, request, now);
+}
+
+Placement Planner::decide(std::span<const NodeState> states, const Request& request, std::int64_t now) const {
+    Snapshot snap = snapshot(states, now);
+    if (request.available.empty() || request.available.size() == states.size())
+        snap.attach_room_index(room_cache_.index(*topology_, states, snap.tallies(), request.available),
+                               request.available);
+    return nvlblock::place(snap, request);
 }
 
 std::size_t Planner::advance(std::span<const NodeState> states, std::int64_t now) {
@@ -150,6 +217,7 @@ void Planner::replace_topology(Topology topology) {
     auto next = std::make_shared<const Topology>(std::move(topology));
     recovery_.remap(*topology_, *next);
     tally_cache_.reset(); // counted for the old blocks
+    room_cache_.reset();
     topology_ = std::move(next);
     configured_ = topology_;
 }
@@ -160,6 +228,7 @@ TopologyChange Planner::change_node_block(const NodeAssignment& asked, std::span
         nvlblock::change_node_block(*topology_, *configured_, asked, running, recovery_.ledger(), restoring);
     if (c.outcome == TopologyChange::Outcome::kChanged && c.topology) {
         tally_cache_.reset(); // counted for the old blocks
+        room_cache_.reset();
         topology_ = std::make_shared<const Topology>(std::move(*c.topology));
         c.topology.reset();
     }

@@ -16,6 +16,7 @@
 #include "core/topology_change.hpp"
 #include "model/topology.hpp"
 #include "placement/engine.hpp"
+#include "placement/room_index.hpp"
 #include "placement/tally_cache.hpp"
 #include "recovery/reclaim.hpp"
 #include "recovery/recovery.hpp"
@@ -102,6 +103,10 @@ class Planner {
     TopologyChange change_node_block(const NodeAssignment& asked, std::span<const JobNodes> running, bool restoring);
 
   private:
+    // One decision through the engine, with the room index of `states`
+    // under the request's map attached (the same answer as without it).
+    Placement decide(std::span<const NodeState> states, const Request& request, std::int64_t now) const;
+
     std::shared_ptr<const Topology> topology_;
     std::shared_ptr<const Topology> configured_;
     Recovery recovery_;
@@ -110,6 +115,8 @@ class Planner {
     mutable std::vector<RecoveryClaim> claims_cache_;
     // Block tallies recounted only where node states changed between calls.
     mutable TallyCache tally_cache_;
+    // Blocks by room under each map asked with, updated the same way.
+    mutable RoomIndexCache room_cache_;
 };
 
 // Slurm offers a node that is down, drained, failing or not responding only

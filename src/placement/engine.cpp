@@ -3,7 +3,9 @@
 
 #include "placement/availability_counts.hpp"
 #include "placement/block_choice.hpp"
+#include "placement/block_limits.hpp"
 #include "placement/level_choice.hpp"
+#include "placement/room_index.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -49,10 +51,21 @@ const RecoveryNeed* own_need(const Request& req, BlockIndex b) {
     return nullptr;
 }
 
-// Fills `v` (default-constructed, `block` set by the caller) for `block`.
-// Inlined into view_blocks(): it runs for every block of every decision.
+// Nodes a request could take on the block were it idle with today's
+// failures (0 on a faulted block, which offers nothing).
+int room_if_empty(const Block& block, const BlockTally& t, bool may_take_spares) {
+    if (t.fault)
+        return 0;
+    const int n = t.size, f = t.failed;
+    const bool reclaim = block.settings.reserve == SpareReserve::kReclaim;
+    return std::max(0, (may_take_spares || reclaim) ? n - f : n - std::max(f, t.spares_configured));
+}
+
+// Fills `v` (default-constructed, `block` set by the caller) for `block`;
+// `cached`: the block's counts under the request's map, when the room index
+// has them. Inlined into view_blocks(): it runs for every block looked at.
 [[gnu::always_inline]] inline void view_block(const Snapshot& snap, const Request& req, const Block& block,
-                                              const BlockTally& t, BlockView& v) {
+                                              const BlockTally& t, const AvailabilityCounts* cached, BlockView& v) {
     const BlockIndex b = v.block;
     const bool lending = block.settings.lending && req.preemptible;
 
@@ -73,7 +86,7 @@ const RecoveryNeed* own_need(const Request& req, BlockIndex b) {
         available = t.free;
         lent_unavailable = block.settings.lending ? t.lent : 0; // elsewhere lent nodes count as busy
     } else {
-        const AvailabilityCounts c = count_available(block, snap.states(), req.available);
+        const AvailabilityCounts c = cached ? *cached : count_available(block, snap.states(), req.available);
         available = c.available;
         v.preempted = c.preempted;
         lent_unavailable = block.settings.lending ? c.lent_unavailable : 0;
@@ -103,30 +116,94 @@ const RecoveryNeed* own_need(const Request& req, BlockIndex b) {
         for (NodeIndex n : v.own->prior_healthy)
             v.prior_usable += snap.topology().block_of(n) == b && usable_by(snap, req, n);
 
-    const int n = t.size, f = t.failed;
-    // Spares still held back, counted among the nodes this request can see
-    // plus those lent out: a healthy block keeps max(0, S - F) of them free.
-    // Reclaimed spares are not held back: a recovery takes them back (rule 3b).
-    const bool reclaim = block.settings.reserve == SpareReserve::kReclaim;
-    const int reserve = reclaim ? 0 : t.spare_reserve();
     const int by_nodes = v.usable - (held_others - held_nodes_others); // less holds not yet tied to nodes
-    const int ordinary = std::min(by_nodes, by_nodes + lent_unavailable - reserve);
     // A recovering job may use the spares it lost; lending lets preemptible work use them.
-    v.limit = std::max(0, (v.own || lending) ? by_nodes : ordinary);
-    v.spare_limit = std::max(0, by_nodes);
-    v.room_if_empty = std::max(0, (v.own || lending || reclaim) ? n - f : n - std::max(f, t.spares_configured));
-    v.exclusive_ok = available == n - f && held_others == 0;
+    const BlockLimits l = block_limits(block, t, by_nodes, lent_unavailable, v.own || lending);
+    v.limit = l.limit;
+    v.spare_limit = l.spare_limit;
+    v.room_if_empty = room_if_empty(block, t, v.own || lending);
+    v.exclusive_ok = available == t.size - t.failed && held_others == 0;
 }
 
-// Every block as one request sees it. Runs for every block on every
-// decision: the common case (no holds, no recovery) reads only the block's
-// tally, its settings and, with an availability map, its nodes.
-std::vector<BlockView> view_blocks(const Snapshot& snap, const Request& req) {
+// The blocks as one request sees them. Either every block is listed, or
+// (with a room index) only those where the request may take a node now or
+// whose view depends on the job (holds, its own recovery blocks): every
+// other block has no room for it now (limit 0), and what the rules ask of
+// those blocks (whether any has an available node, how many would hold the
+// job were spares not withheld, their room if idle) is read from the index
+// and the tallies instead.
+struct Views {
+    std::vector<BlockView> list;      // in block order
+    const RoomIndex* index = nullptr; // null: every block is in `list`
+
+    // The view of a listed block (every block when index is null).
+    const BlockView& of(BlockIndex b) const {
+        if (!index)
+            return list[static_cast<std::size_t>(b)];
+        const auto it =
+            std::lower_bound(list.begin(), list.end(), b, [](const BlockView& v, BlockIndex x) { return v.block < x; });
+        return *it;
+    }
+};
+
+// The blocks a request must look at closely, given the room index: in block
+// order, once each.
+std::vector<BlockIndex> blocks_to_view(const Snapshot& snap, const Request& req, const RoomIndex& index) {
+    std::vector<BlockIndex> out;
+    index.for_each_with_room(req.preemptible, [&](BlockIndex b) { out.push_back(b); });
+    const std::size_t with_room = out.size();
+    const auto blocks = static_cast<BlockIndex>(snap.topology().block_count());
+    auto add = [&](BlockIndex b) {
+        if (b >= 0 && b < blocks)
+            out.push_back(b);
+    };
+    for (BlockIndex b : snap.hold_blocks())
+        add(b);
+    for (BlockIndex b : snap.held_blocks())
+        add(b);
+    if (req.recovery)
+        for (const RecoveryNeed& need : req.recovery->blocks)
+            add(need.block);
+    if (out.size() != with_room) {
+        // The blocks with room are already in order and may be most of the
+        // cluster; the others are a handful: sort those, then merge.
+        const auto mid = out.begin() + static_cast<std::ptrdiff_t>(with_room);
+        std::sort(mid, out.end());
+        std::inplace_merge(out.begin(), mid, out.end());
+        out.erase(std::unique(out.begin(), out.end()), out.end());
+    }
+    return out;
+}
+
+// Every block as one request sees it, or (with a room index) the blocks
+// that matter. Runs on every decision: the common case (no holds, no
+// recovery) reads only the block's tally, its settings and, with an
+// availability map and no index, its nodes.
+Views view_all_blocks(const Snapshot& snap, const Request& req) {
     const std::vector<Block>& blocks = snap.topology().blocks();
-    std::vector<BlockView> views(blocks.size());
+    Views views;
+    views.list.resize(blocks.size());
     for (std::size_t i = 0; i < blocks.size(); ++i) {
-        views[i].block = static_cast<BlockIndex>(i);
-        view_block(snap, req, blocks[i], snap.tally(views[i].block), views[i]);
+        views.list[i].block = static_cast<BlockIndex>(i);
+        view_block(snap, req, blocks[i], snap.tally(views.list[i].block), nullptr, views.list[i]);
+    }
+    return views;
+}
+
+Views view_blocks(const Snapshot& snap, const Request& req) {
+    const std::vector<Block>& blocks = snap.topology().blocks();
+    Views views;
+    views.index = snap.room_index(req.available);
+    if (!views.index)
+        return view_all_blocks(snap, req);
+    const std::vector<BlockIndex> look = blocks_to_view(snap, req, *views.index);
+    views.list.resize(look.size());
+    const bool mapped = !req.available.empty();
+    for (std::size_t i = 0; i < look.size(); ++i) {
+        const BlockIndex b = look[i];
+        views.list[i].block = b;
+        const AvailabilityCounts* cached = mapped ? &views.index->offer(b).counts : nullptr;
+        view_block(snap, req, blocks[static_cast<std::size_t>(b)], snap.tally(b), cached, views.list[i]);
     }
     return views;
 }
@@ -211,15 +288,15 @@ Refusal shaped(Refusal::Kind kind, const Request& req) {
 // own blocks: it stays on the same NVLink domains. Prior nodes first. When
 // its blocks cannot hold it even so, `short_by` says how many nodes they lack
 // in all (what reclaiming on any of them must free, rule 3b).
-std::optional<Placement> shift_within_own_blocks(const Snapshot& snap, const Request& req,
-                                                 const std::vector<BlockView>& views, std::uint32_t& short_by) {
+std::optional<Placement> shift_within_own_blocks(const Snapshot& snap, const Request& req, const Views& views,
+                                                 std::uint32_t& short_by) {
     const int unit = req.segment > 1 ? static_cast<int>(req.segment) : 1;
     std::vector<int> room, take;
     int total = 0, rem = 0;
     for (const RecoveryNeed& need : req.recovery->blocks) {
         if (snap.tally(need.block).fault)
             return std::nullopt;
-        const BlockView& v = views[static_cast<std::size_t>(need.block)];
+        const BlockView& v = views.of(need.block);
         room.push_back(v.limit / unit * unit);
         take.push_back(std::min(static_cast<int>(need.need), room.back()));
         total += static_cast<int>(need.need);
@@ -236,12 +313,19 @@ std::optional<Placement> shift_within_own_blocks(const Snapshot& snap, const Req
     }
     Placement p;
     for (std::size_t i = 0; i < take.size(); ++i) {
-        const BlockView& v = views[static_cast<std::size_t>(req.recovery->blocks[i].block)];
+        const BlockView& v = views.of(req.recovery->blocks[i].block);
         gather_nodes(snap, req, v, take[i], p.nodes);
         p.spares_used +=
             static_cast<std::uint32_t>(take[i]) - std::min(v.prior_usable, static_cast<std::uint32_t>(take[i]));
     }
     return p;
+}
+
+int largest_block_of(const Topology& topo) {
+    int largest = 0;
+    for (const Block& b : topo.blocks())
+        largest = std::max(largest, b.size());
+    return largest;
 }
 
 // Refused for good, as topology/block refuses it at submission.
@@ -251,14 +335,14 @@ Placement refuse_unavailable(Reason r, Refusal why) {
     return p;
 }
 
-Placement place_recovery(const Snapshot& snap, const Request& req, const std::vector<BlockView>& views) {
+Placement place_recovery(const Snapshot& snap, const Request& req, const Views& views) {
     Placement p;
     std::uint32_t spares = 0;
     std::vector<Shortfall> short_blocks;
     for (const RecoveryNeed& need : req.recovery->blocks) {
         const Block& block = snap.topology().block(need.block);
         const BlockTally& t = snap.tally(need.block);
-        const BlockView& v = views[static_cast<std::size_t>(need.block)];
+        const BlockView& v = views.of(need.block);
         Shortfall sf;
         sf.block = need.block;
         sf.need = need.need;
@@ -391,10 +475,10 @@ std::optional<Placement> invalid_request(const Topology& topo, const Request& re
 
 // Like topology/block: work that can use no block node is scheduled without
 // topology; a --nodelist is wholly inside the blocks or wholly outside.
-std::optional<Placement> outside_topology(const Topology& topo, const Request& req,
-                                          const std::vector<BlockView>& views) {
-    const bool any_block_node =
-        std::any_of(views.begin(), views.end(), [](const BlockView& v) { return v.available > 0; });
+std::optional<Placement> outside_topology(const Topology& topo, const Request& req, const Views& views) {
+    const bool any_block_node = views.index ? views.index->any_available()
+                                            : std::any_of(views.list.begin(), views.list.end(),
+                                                          [](const BlockView& v) { return v.available > 0; });
     bool required_outside = false, required_inside = false;
     for (NodeIndex n : req.required)
         (topo.block_of(n) == kNoBlock ? required_outside : required_inside) = true;
@@ -460,7 +544,7 @@ std::optional<Placement> unusable_required(const Snapshot& snap, const Request& 
 // How a request's node counts are carved into blocks.
 struct Carving {
     const Request& req;
-    const std::vector<BlockView>& views;
+    const Views& views;
     int largest_slice = 0;
 
     // The unit a count is carved in: --segment if given; a job that fits in a
@@ -478,8 +562,8 @@ struct Carving {
     // block's slice; an implicit one only its room.
     std::vector<BlockRoom> rooms_for(bool use_spares, int unit) const {
         std::vector<BlockRoom> rooms;
-        rooms.reserve(views.size());
-        for (const BlockView& v : views) {
+        rooms.reserve(views.list.size());
+        for (const BlockView& v : views.list) {
             if (req.exclusive_topo && !v.exclusive_ok)
                 continue;
             const int lim = use_spares ? v.spare_limit : v.limit;
@@ -529,7 +613,7 @@ std::optional<Placement> place_largest_count(const Snapshot& snap, const Carving
         Placement p;
         p.reason = Reason::kPlaced;
         for (const BlockTake& t : *takes)
-            gather_nodes(snap, req, carve.views[static_cast<std::size_t>(t.block)], t.count, p.nodes);
+            gather_nodes(snap, req, carve.views.of(t.block), t.count, p.nodes);
         std::sort(p.nodes.begin(), p.nodes.end());
         p.blocks = static_cast<std::uint32_t>(takes->size());
         p.group = std::move(scope.group);
@@ -538,35 +622,63 @@ std::optional<Placement> place_largest_count(const Snapshot& snap, const Carving
     return std::nullopt;
 }
 
+// Blocks left out of the views (no room now: limit 0) that would hold
+// `unit` nodes if spares were not withheld: the index counts every block,
+// less the listed ones, which the caller counts from their views.
+long unlisted_with_spares(const Carving& carve, const RoomIndex& index, int unit) {
+    long n = index.spare_at_least(unit, carve.req.segment);
+    for (const BlockView& v : carve.views.list)
+        n -= carve.fits(v) && index.offer(v.block).spare_limit >= unit;
+    return n;
+}
+
 // A job that fits in one block and finds none: spares withheld, or too busy.
 Placement refuse_one_block(const Carving& carve, int unit) {
     int largest = 0;
-    std::uint32_t would_fit = 0;
-    for (const BlockView& v : carve.views) {
+    long would_fit = 0;
+    for (const BlockView& v : carve.views.list) {
         largest = std::max(largest, v.limit);
         if (segment_cap(v.limit, unit, carve.fits(v)) < unit && segment_cap(v.spare_limit, unit, carve.fits(v)) >= unit)
             ++would_fit;
     }
+    if (carve.views.index)
+        would_fit += unlisted_with_spares(carve, *carve.views.index, unit);
     Refusal why = shaped(would_fit ? Refusal::Kind::kOneBlockSpares : Refusal::Kind::kOneBlockNoRoom, carve.req);
     why.unit = unit;
     why.offered = largest;
     Placement p = refuse(would_fit ? Reason::kSparesWithheld : Reason::kNoBlockFits, why);
-    p.blocks_if_spares = would_fit;
+    p.blocks_if_spares = static_cast<std::uint32_t>(would_fit);
     return p;
 }
 
+// What the blocks would hold for the request were they idle with today's
+// failures, counted until it reaches `want` (only whether it does, or the
+// sum below it, is asked). Every block counts, listed in the views or not;
+// the request is not a recovery here, so no block is its own.
+long room_if_idle(const Snapshot& snap, const Request& req, int unit, long want) {
+    const Topology& topo = snap.topology();
+    long ever = 0;
+    for (std::size_t i = 0; i < topo.block_count() && ever < want; ++i) {
+        const Block& block = topo.blocks()[i];
+        const bool lending = block.settings.lending && req.preemptible;
+        const bool fits = req.segment == 0 || static_cast<int>(req.segment) <= block.settings.slice;
+        ever += segment_cap(room_if_empty(block, snap.tally(static_cast<BlockIndex>(i)), lending), unit, fits);
+    }
+    return ever;
+}
+
 // Nothing fits now: say why, in the most useful terms.
-Placement refuse_no_fit(const Topology& topo, const Carving& carve, std::optional<Placement> level_refusal) {
+Placement refuse_no_fit(const Snapshot& snap, const Carving& carve, std::optional<Placement> level_refusal) {
+    const Topology& topo = snap.topology();
     const Request& req = carve.req;
     const std::uint32_t want = req.min_nodes;
     if (req.exclusive_topo)
         return refuse(Reason::kExclusiveNoBlock, shaped(Refusal::Kind::kExclusive, req));
     const int unit = carve.unit_for(want);
-    long ever = 0, now_total = 0;
-    for (const BlockView& v : carve.views) {
-        ever += segment_cap(v.room_if_empty, unit, carve.fits(v));
+    long now_total = 0;
+    for (const BlockView& v : carve.views.list)
         now_total += segment_cap(v.limit, unit, carve.fits(v));
-    }
+    const long ever = room_if_idle(snap, req, unit, static_cast<long>(want));
     if (ever < static_cast<long>(want)) {
         Refusal why = shaped(Refusal::Kind::kTooLarge, req);
         why.offered = ever;
@@ -574,12 +686,14 @@ Placement refuse_no_fit(const Topology& topo, const Carving& carve, std::optiona
     }
     if (level_refusal)
         return *level_refusal;
-    int largest_block = 0;
-    for (const Block& b : topo.blocks())
-        largest_block = std::max(largest_block, b.size());
+    const int largest_block = carve.views.index ? carve.views.index->largest_block() : largest_block_of(topo);
     if (unit == static_cast<int>(want) && static_cast<int>(want) <= largest_block)
         return refuse_one_block(carve, unit);
-    if (auto with_spares = choose_blocks(carve.rooms_for(true, unit), static_cast<int>(want), unit)) {
+    // Rooms with spares are asked of every block: without an index, the
+    // views of all of them.
+    const Views all = carve.views.index ? view_all_blocks(snap, req) : Views{};
+    const Carving every{req, carve.views.index ? all : carve.views, carve.largest_slice};
+    if (auto with_spares = choose_blocks(every.rooms_for(true, unit), static_cast<int>(want), unit)) {
         Placement p = refuse(Reason::kSparesWithheld, shaped(Refusal::Kind::kSparesWithheld, req));
         p.blocks_if_spares = static_cast<std::uint32_t>(with_spares->size());
         return p;
@@ -596,7 +710,7 @@ Placement place(const Snapshot& snap, const Request& req) {
     if (auto refused = invalid_request(topo, req))
         return *refused;
     // Every block as this request sees it (counted once, used by every rule below).
-    const std::vector<BlockView> views = view_blocks(snap, req);
+    const Views views = view_blocks(snap, req);
     if (auto refused = outside_topology(topo, req, views))
         return *refused;
     const std::vector<std::uint32_t> counts = counts_to_try(req);
@@ -604,14 +718,15 @@ Placement place(const Snapshot& snap, const Request& req) {
         return *refused;
     if (req.recovery)
         return place_recovery(snap, req, views);
-    std::vector<int> required_in(views.size(), 0);
+    // Per block, the --nodelist nodes there (none asked: never read).
+    std::vector<int> required_in(req.required.empty() ? 0 : topo.block_count(), 0);
     if (auto refused = unusable_required(snap, req, required_in))
         return *refused;
     const Carving carve{req, views, topo.largest_slice()};
     std::optional<Placement> level_refusal;
     if (auto placed = place_largest_count(snap, carve, counts, required_in, level_refusal))
         return *placed;
-    return refuse_no_fit(topo, carve, std::move(level_refusal));
+    return refuse_no_fit(snap, carve, std::move(level_refusal));
 }
 
 } // namespace nvlblock

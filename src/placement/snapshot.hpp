@@ -20,6 +20,8 @@
 
 namespace nvlblock {
 
+class RoomIndex;
+
 // Held capacity of one block for jobs waiting to restart there.
 struct BlockHold {
     std::uint32_t job_id = 0;
@@ -79,6 +81,24 @@ class Snapshot {
                std::binary_search(held_blocks_.begin(), held_blocks_.end(), b);
     }
 
+    // Blocks with holds, and blocks of held nodes (sorted; a block may be
+    // listed in both): the blocks where a request's view depends on its job.
+    std::span<const BlockIndex> hold_blocks() const { return hold_blocks_; }
+    std::span<const BlockIndex> held_blocks() const { return held_blocks_; }
+
+    // The index of blocks by room (room_index.hpp) for these states under
+    // `available`, when one was attached for exactly that map (same array,
+    // or both empty); else null and the engine looks at every block.
+    void attach_room_index(std::shared_ptr<const RoomIndex> index, std::span<const std::uint8_t> available) {
+        room_index_ = std::move(index);
+        room_map_ = available;
+    }
+    const RoomIndex* room_index(std::span<const std::uint8_t> available) const {
+        const bool same =
+            available.size() == room_map_.size() && (available.empty() || available.data() == room_map_.data());
+        return same ? room_index_.get() : nullptr;
+    }
+
   private:
     void add_claims(std::span<const RecoveryClaim> claims);
     std::span<const BlockHold> holds_on(BlockIndex b) const;
@@ -93,6 +113,8 @@ class Snapshot {
     std::vector<BlockHold> holds_;
     std::vector<std::pair<NodeIndex, std::uint32_t>> held_;
     std::vector<BlockIndex> held_blocks_; // blocks of the held nodes, sorted, once each
+    std::shared_ptr<const RoomIndex> room_index_;
+    std::span<const std::uint8_t> room_map_;
 };
 
 } // namespace nvlblock

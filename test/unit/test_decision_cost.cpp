@@ -2,9 +2,12 @@
 //
 // The shortcuts that keep a decision cheap give the answers of the plain
 // definitions: word-at-a-time availability counts, block tallies kept across
-// decisions, and a planner's cached decisions against fresh snapshots.
+// decisions, the index of blocks by room, and a planner's cached decisions
+// against fresh snapshots.
 #include "core/planner.hpp"
 #include "placement/availability_counts.hpp"
+#include "placement/block_limits.hpp"
+#include "placement/room_index.hpp"
 #include "placement/tally_cache.hpp"
 #include "recovery/rules.hpp"
 #include "test_support.hpp"
@@ -160,6 +163,220 @@ TEST(DecisionCost, TalliesOfAnotherTopologyAreCountedAfresh) {
     const auto tb = cache.tallies(b, test::all(b));
     EXPECT_EQ((*tb)[0].spares_configured, 0);
     EXPECT_THROW(cache.tallies(b, std::vector<NodeState>(3)), std::invalid_argument);
+}
+
+// Blocks of mixed settings (slices 4, 8 and 16; spares 0-3; lending on some;
+// reclaimed spares on some), sizes 8 to 20, the last listed out of order.
+Topology mixed_blocks(int blocks) {
+    std::string y = "defaults:\n  slice: 16\n  spares: 2\npreemptible:\n  qos: [lend]\nblocks:\n";
+    int node = 1;
+    for (int r = 1; r <= blocks; ++r) {
+        const int n = 8 + (r * 7) % 13, spares = r % 4;
+        y += "  - name: b" + std::to_string(r) + "\n    nodes: ";
+        if (r == blocks) {
+            for (int k = n - 1; k >= 0; --k)
+                y += (k == n - 1 ? "" : ",") + std::string("n") + std::to_string(node + k);
+        } else {
+            y += "n[" + std::to_string(node) + "-" + std::to_string(node + n - 1) + "]";
+        }
+        y += "\n    slice: " + std::to_string(std::min(n - spares, r % 3 == 0 ? 4 : r % 3 == 1 ? 8 : 16));
+        y += "\n    spares: " + std::to_string(spares);
+        y += "\n    lending: " + std::string(r % 2 ? "true" : "false");
+        if (r % 5 == 0)
+            y += "\n    reserve: reclaim";
+        y += "\n";
+        node += n;
+    }
+    std::vector<std::string> universe;
+    for (int i = 1; i < node + 3; ++i)
+        universe.push_back("n" + std::to_string(i));
+    return yaml_topology(y, &universe);
+}
+
+// What room_index.hpp keeps, recomputed from its definition for every block.
+void expect_index_matches(const Topology& t, const RoomIndex& idx, std::span<const NodeState> states,
+                          std::span<const std::uint8_t> avail, int step) {
+    ASSERT_EQ(idx.block_count(), t.block_count());
+    std::vector<BlockIndex> want_room, want_room_lending;
+    bool any = false;
+    for (std::size_t i = 0; i < t.block_count(); ++i) {
+        const Block& b = t.blocks()[i];
+        const BlockTally tally = count_block(t, b, states);
+        const BlockOffer& got = idx.offer(static_cast<BlockIndex>(i));
+        AvailabilityCounts c;
+        if (avail.empty()) {
+            c.available = tally.free;
+            c.lent_unavailable = tally.lent;
+        } else {
+            c = reference_counts(b, states, avail);
+        }
+        EXPECT_EQ(got.counts.available, c.available) << "step " << step << " block " << i;
+        EXPECT_EQ(got.counts.preempted, c.preempted) << "step " << step << " block " << i;
+        EXPECT_EQ(got.counts.lent_unavailable, c.lent_unavailable) << "step " << step << " block " << i;
+        BlockLimits l;
+        if (!tally.fault)
+            l = block_limits(b, tally, c.available, b.settings.lending ? c.lent_unavailable : 0, false);
+        EXPECT_EQ(got.limit, l.limit) << "step " << step << " block " << i;
+        EXPECT_EQ(got.spare_limit, l.spare_limit) << "step " << step << " block " << i;
+        any = any || c.available > 0;
+        if (l.limit > 0)
+            want_room.push_back(static_cast<BlockIndex>(i));
+        if (l.limit > 0 || (b.settings.lending && l.spare_limit > 0))
+            want_room_lending.push_back(static_cast<BlockIndex>(i));
+    }
+    EXPECT_EQ(idx.any_available(), any) << "step " << step;
+    std::vector<BlockIndex> got_room, got_room_lending;
+    idx.for_each_with_room(false, [&](BlockIndex b) { got_room.push_back(b); });
+    idx.for_each_with_room(true, [&](BlockIndex b) { got_room_lending.push_back(b); });
+    EXPECT_EQ(got_room, want_room) << "step " << step;
+    EXPECT_EQ(got_room_lending, want_room_lending) << "step " << step;
+    for (std::uint32_t segment : {0u, 4u, 8u, 16u})
+        for (int unit = 1; unit <= 21; unit += 4) {
+            long want = 0;
+            for (std::size_t i = 0; i < t.block_count(); ++i)
+                want += (segment == 0 || static_cast<int>(segment) <= t.blocks()[i].settings.slice) &&
+                        idx.offer(static_cast<BlockIndex>(i)).spare_limit >= unit;
+            EXPECT_EQ(idx.spare_at_least(unit, segment), want) << "step " << step << " unit " << unit;
+        }
+}
+
+// The index kept across calls (three state arrays, four maps, none) equals
+// its definition after every random update, and an index a snapshot still
+// holds does not change under it.
+TEST(DecisionCost, RoomIndexKeptAcrossCallsEqualsAFreshScan) {
+    const Topology t = mixed_blocks(150); // more than two words of block bits
+    std::vector<std::vector<NodeState>> states(3, test::all(t));
+    std::vector<std::vector<std::uint8_t>> maps(4, std::vector<std::uint8_t>(t.node_count(), 1));
+    std::mt19937 rng(17);
+    std::uniform_int_distribution<std::size_t> node(0, t.node_count() - 1);
+    std::uniform_int_distribution<int> st(0, 4), pct(0, 99);
+    RoomIndexCache cache;
+    TallyCache tallies;
+    std::shared_ptr<const RoomIndex> kept;
+    std::vector<BlockOffer> kept_copy;
+    for (int step = 0; step < 400; ++step) {
+        std::vector<NodeState>& s = states[static_cast<std::size_t>(pct(rng)) % states.size()];
+        const int m = pct(rng) % 5; // 4: no map
+        for (int k = pct(rng) % 40; k > 0; --k)
+            s[node(rng)] = static_cast<NodeState>(st(rng));
+        if (m < 4)
+            for (int k = pct(rng) % 40; k > 0; --k)
+                maps[static_cast<std::size_t>(m)][node(rng)] = static_cast<std::uint8_t>(pct(rng) % 3);
+        if (step % 60 == 59) // a whole block failing at once (a block fault)
+            for (NodeIndex n : t.blocks()[static_cast<std::size_t>(step) % t.block_count()].nodes)
+                s[n] = NodeState::kDown;
+        const std::span<const std::uint8_t> avail =
+            m < 4 ? std::span<const std::uint8_t>(maps[static_cast<std::size_t>(m)]) : std::span<const std::uint8_t>();
+        const auto got = cache.index(t, s, *tallies.tallies(t, s), avail);
+        ASSERT_TRUE(got);
+        expect_index_matches(t, *got, s, avail, step);
+        if (kept)
+            for (std::size_t b = 0; b < t.block_count(); ++b) {
+                EXPECT_EQ(kept->offer(static_cast<BlockIndex>(b)).limit, kept_copy[b].limit) << step;
+                EXPECT_EQ(kept->offer(static_cast<BlockIndex>(b)).spare_limit, kept_copy[b].spare_limit) << step;
+            }
+        if (step % 9 == 0) {
+            kept = got;
+            kept_copy.clear();
+            for (std::size_t b = 0; b < t.block_count(); ++b)
+                kept_copy.push_back(got->offer(static_cast<BlockIndex>(b)));
+        }
+    }
+    EXPECT_FALSE(cache.index(t, states[0], *tallies.tallies(t, states[0]), std::vector<std::uint8_t>(3)));
+}
+
+// The engine given the room index decides as it does looking at every block,
+// on blocks of mixed settings, with holds of jobs waiting to restart.
+TEST(DecisionCost, DecisionsWithTheRoomIndexEqualThoseWithout) {
+    const Topology t = mixed_blocks(40);
+    std::vector<NodeState> states = test::all(t);
+    std::mt19937 rng(23);
+    std::uniform_int_distribution<std::size_t> node(0, t.node_count() - 1);
+    std::uniform_int_distribution<int> st(0, 4), pct(0, 99);
+    for (NodeState& s : states) // a busy cluster: refusals of every kind too
+        s = pct(rng) < 55 ? NodeState::kBusy : static_cast<NodeState>(st(rng));
+    RoomIndexCache cache;
+    TallyCache tallies;
+    const std::uint32_t sizes[] = {1, 2, 3, 4, 5, 8, 12, 16, 17, 20, 24, 32, 64};
+    int placed = 0, refused = 0;
+    for (int step = 0; step < 600; ++step) {
+        for (int k = pct(rng) % 15; k > 0; --k)
+            states[node(rng)] = static_cast<NodeState>(st(rng) == 4 ? 1 : st(rng));
+        // Now and then a job waiting to restart on block 3 or 7 holds nodes there.
+        std::vector<RecoveryClaim> claims;
+        if (step % 3 == 0) {
+            RecoveryClaim c;
+            c.job_id = 77;
+            const Block& b = t.blocks()[step % 2 ? 3 : 7];
+            RecoveryNeed need;
+            need.block = static_cast<BlockIndex>(step % 2 ? 3 : 7);
+            need.need = static_cast<std::uint32_t>(b.size() / 2);
+            need.prior_healthy = {b.nodes[0], b.nodes[1]};
+            c.blocks.push_back(need);
+            claims.push_back(c);
+        }
+        Request r;
+        r.job_id = step % 6 == 0 ? 77 : 1000 + static_cast<std::uint32_t>(step);
+        r.min_nodes = r.max_nodes = sizes[static_cast<std::size_t>(pct(rng)) % std::size(sizes)];
+        if (pct(rng) < 30)
+            r.segment = r.min_nodes % 4 == 0 ? 4 : r.min_nodes % 8 == 0 ? 8 : 0;
+        if (pct(rng) < 20)
+            r.min_nodes = std::max<std::uint32_t>(1, r.min_nodes / 2);
+        r.preemptible = pct(rng) < 35;
+        r.exclusive_topo = pct(rng) < 5;
+        std::vector<std::uint8_t> avail;
+        if (pct(rng) < 70) {
+            avail.resize(t.node_count());
+            for (std::size_t i = 0; i < avail.size(); ++i)
+                avail[i] = states[i] == NodeState::kFree || (pct(rng) < 15 && states[i] != NodeState::kFree);
+            r.available = avail;
+        }
+        const Placement want = place(Snapshot(t, states, claims), r);
+        Snapshot with(t, states, tallies.tallies(t, states), claims);
+        with.attach_room_index(cache.index(t, states, with.tallies(), r.available), r.available);
+        const Placement got = place(with, r);
+        ASSERT_EQ(got.reason, want.reason) << "step " << step << ": " << explain(t, got) << " / " << explain(t, want);
+        EXPECT_EQ(got.nodes, want.nodes) << "step " << step;
+        EXPECT_EQ(explain(t, got), explain(t, want)) << "step " << step;
+        EXPECT_EQ(got.blocks_if_spares, want.blocks_if_spares) << "step " << step;
+        EXPECT_EQ(got.spares_used, want.spares_used) << "step " << step;
+        (got.placed() ? placed : refused) += 1;
+    }
+    EXPECT_GT(placed, 100);
+    EXPECT_GT(refused, 100);
+}
+
+// offered_as_healthy (eight nodes per step) against its definition: every
+// offered node that is down or drained reads as free, nothing else changes;
+// any byte values, lengths that are not a multiple of eight.
+TEST(DecisionCost, OfferedFailedNodesWordAtATimeMatchTheDefinition) {
+    std::mt19937 rng(29);
+    std::uniform_int_distribution<int> st(0, 9), pct(0, 99);
+    for (int round = 0; round < 200; ++round) {
+        const std::size_t n = static_cast<std::size_t>(round % 50) + static_cast<std::size_t>(round / 50) * 97;
+        std::vector<NodeState> states(n);
+        std::vector<std::uint8_t> avail(n);
+        const int failed_pct = round % 4 == 0 ? 0 : round % 4 == 1 ? 2 : 30;
+        for (std::size_t i = 0; i < n; ++i) {
+            const int p = pct(rng);
+            states[i] = p < failed_pct ? static_cast<NodeState>(3 + p % 2) : static_cast<NodeState>(st(rng) % 3);
+            if (pct(rng) < 5)
+                states[i] = static_cast<NodeState>(st(rng)); // not node states too
+            avail[i] = pct(rng) < 50 ? 0 : static_cast<std::uint8_t>(1 + pct(rng) * 2);
+        }
+        std::vector<NodeState> want = states;
+        bool changed = false;
+        for (std::size_t i = 0; i < n; ++i)
+            if (avail[i] && is_failed(want[i])) {
+                want[i] = NodeState::kFree;
+                changed = true;
+            }
+        std::vector<NodeState> scratch;
+        const std::span<const NodeState> got = offered_as_healthy(states, avail, scratch);
+        ASSERT_EQ(got.size(), n);
+        EXPECT_EQ(got.data() == states.data(), !changed) << "round " << round;
+        EXPECT_TRUE(std::equal(got.begin(), got.end(), want.begin())) << "round " << round;
+    }
 }
 
 // A planner's decisions (tallies kept across calls, holds of jobs waiting to

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "placement/room_index.hpp"
+
+#include "placement/block_limits.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace nvlblock {
+namespace {
+
+// Bytes compared per step (as in tally_cache.cpp): a few instructions per
+// 64 nodes while nothing changed.
+constexpr std::size_t kChunk = 64;
+
+std::uint64_t word_at(const unsigned char* p) {
+    std::uint64_t w;
+    std::memcpy(&w, p, sizeof w);
+    return w;
+}
+
+bool chunk_differs(const unsigned char* a, const unsigned char* b) {
+    std::uint64_t diff = 0;
+    for (std::size_t k = 0; k < kChunk; k += 8)
+        diff |= word_at(a + k) ^ word_at(b + k);
+    return diff != 0;
+}
+
+void set_bit(std::vector<std::uint64_t>& bits, BlockIndex b, bool on) {
+    const auto i = static_cast<std::size_t>(b);
+    const std::uint64_t m = 1ULL << (i % 64);
+    bits[i / 64] = on ? bits[i / 64] | m : bits[i / 64] & ~m;
+}
+
+} // namespace
+
+BlockOffer offer_of(const Block& block, const BlockTally& t, std::span<const NodeState> states,
+                    std::span<const std::uint8_t> available) {
+    // The same counts as the engine's view of a block (engine.cpp,
+    // view_block) for a request with no holds and no recovery there.
+    BlockOffer o;
+    int lent_unavailable = 0;
+    if (available.empty()) {
+        o.counts.available = t.free;
+        o.counts.lent_unavailable = t.lent;
+        lent_unavailable = block.settings.lending ? t.lent : 0;
+    } else {
+        o.counts = count_available(block, states, available);
+        lent_unavailable = block.settings.lending ? o.counts.lent_unavailable : 0;
+    }
+    if (!t.fault) {
+        const BlockLimits l = block_limits(block, t, o.counts.available, lent_unavailable, false);
+        o.limit = l.limit;
+        o.spare_limit = l.spare_limit;
+    }
+    return o;
+}
+
+void RoomIndex::init(const Topology& topo) {
+    const std::size_t n = topo.block_count();
+    offers_.assign(n, BlockOffer{});
+    ordinary_.assign((n + 63) / 64, 0);
+    lending_.assign((n + 63) / 64, 0);
+    slices_.clear();
+    int largest = 0;
+    for (const Block& b : topo.blocks()) {
+        slices_.push_back(b.settings.slice);
+        largest = std::max(largest, b.size());
+    }
+    std::sort(slices_.begin(), slices_.end());
+    slices_.erase(std::unique(slices_.begin(), slices_.end()), slices_.end());
+    slice_of_.clear();
+    for (const Block& b : topo.blocks())
+        slice_of_.push_back(
+            static_cast<int>(std::lower_bound(slices_.begin(), slices_.end(), b.settings.slice) - slices_.begin()));
+    by_spare_.assign(slices_.size(), std::vector<long>(static_cast<std::size_t>(largest) + 1, 0));
+    largest_block_ = largest;
+    with_available_ = 0;
+}
+
+// Adds (sign 1) or removes (sign -1) block b's offer from the sets and counts.
+void RoomIndex::add(const Topology& topo, BlockIndex b, int sign) {
+    const BlockOffer& o = offer(b);
+    const bool on = sign > 0;
+    if (o.limit > 0)
+        set_bit(ordinary_, b, on);
+    if (o.spare_limit > 0 && topo.block(b).settings.lending)
+        set_bit(lending_, b, on);
+    with_available_ += o.counts.available > 0 ? sign : 0;
+    by_spare_[static_cast<std::size_t>(slice_of_[static_cast<std::size_t>(b)])]
+             [static_cast<std::size_t>(o.spare_limit)] += sign;
+}
+
+long RoomIndex::spare_at_least(int unit, std::uint32_t segment) const {
+    long n = 0;
+    for (std::size_t i = 0; i < slices_.size(); ++i) {
+        if (segment != 0 && static_cast<int>(segment) > slices_[i])
+            continue;
+        const std::vector<long>& counts = by_spare_[i];
+        for (std::size_t s = static_cast<std::size_t>(std::max(unit, 0)); s < counts.size(); ++s)
+            n += counts[s];
+    }
+    return n;
+}
+
+void RoomIndexCache::reset() {
+    topo_ = nullptr;
+    slots_ = {};
+}
+
+RoomIndexCache::Slot& RoomIndexCache::slot_for(std::span<const NodeState> states,
+                                               std::span<const std::uint8_t> available) {
+    const bool mapped = !available.empty();
+    Slot* slot = nullptr;
+    for (Slot& s : slots_)
+        if (s.index && s.mapped == mapped && s.states_source == states.data() &&
+            (!mapped || s.map_source == available.data()))
+            slot = &s;
+    if (!slot) // the least recently used
+        slot = &*std::min_element(slots_.begin(), slots_.end(),
+                                  [](const Slot& a, const Slot& b) { return a.used < b.used; });
+    slot->used = ++clock_;
+    slot->states_source = states.data();
+    slot->map_source = available.data();
+    return *slot;
+}
+
+void RoomIndexCache::build(Slot& slot, const Topology& topo, std::span<const NodeState> states, const Tallies& tallies,
+                           std::span<const std::uint8_t> available) {
+    slot.mapped = !available.empty();
+    slot.states.assign(states.begin(), states.end());
+    slot.map.assign(available.begin(), available.end());
+    slot.index = std::make_shared<RoomIndex>();
+    slot.index->init(topo);
+    for (std::size_t i = 0; i < topo.block_count(); ++i) {
+        const auto b = static_cast<BlockIndex>(i);
+        slot.index->offers_[i] = offer_of(topo.block(b), tallies[i], states, available);
+        slot.index->add(topo, b, 1);
+    }
+}
+
+// The blocks with a node whose state or map byte differs from the slot's
+// copies, into touched_; the copies are brought up to date.
+void RoomIndexCache::find_touched(Slot& slot, const Topology& topo, std::span<const NodeState> states,
+                                  std::span<const std::uint8_t> available) {
+    const auto* now_s = reinterpret_cast<const unsigned char*>(states.data());
+    auto* had_s = reinterpret_cast<unsigned char*>(slot.states.data());
+    const unsigned char* now_m = slot.mapped ? available.data() : nullptr;
+    unsigned char* had_m = slot.mapped ? slot.map.data() : nullptr;
+    const std::size_t n = states.size();
+    touched_.clear();
+    auto visit = [&](std::size_t from, std::size_t to) {
+        for (std::size_t i = from; i < to; ++i) {
+            if (now_s[i] == had_s[i] && (!now_m || now_m[i] == had_m[i]))
+                continue;
+            had_s[i] = now_s[i];
+            if (now_m)
+                had_m[i] = now_m[i];
+            const BlockIndex b = topo.block_of(static_cast<NodeIndex>(i));
+            if (b != kNoBlock && !is_touched_[static_cast<std::size_t>(b)]) {
+                is_touched_[static_cast<std::size_t>(b)] = true;
+                touched_.push_back(b);
+            }
+        }
+    };
+    // Within a chunk that differs, words that do not are skipped: a job's
+    // start or end changes a few runs of nodes, not every byte of 64.
+    auto word_differs = [&](std::size_t k) {
+        return word_at(now_s + k) != word_at(had_s + k) || (now_m && word_at(now_m + k) != word_at(had_m + k));
+    };
+    std::size_t i = 0;
+    for (; i + kChunk <= n; i += kChunk)
+        if (chunk_differs(now_s + i, had_s + i) || (now_m && chunk_differs(now_m + i, had_m + i)))
+            for (std::size_t k = i; k < i + kChunk; k += 8)
+                if (word_differs(k))
+                    visit(k, k + 8);
+    visit(i, n);
+}
+
+std::shared_ptr<const RoomIndex> RoomIndexCache::index(const Topology& topo, std::span<const NodeState> states,
+                                                       const Tallies& tallies,
+                                                       std::span<const std::uint8_t> available) {
+    check_state_count(topo, states);
+    if (!available.empty() && available.size() != states.size())
+        return nullptr; // the engine refuses such a map; nothing to index
+    if (topo_ != &topo) {
+        reset();
+        topo_ = &topo;
+        is_touched_.assign(topo.block_count(), false);
+    }
+    Slot& slot = slot_for(states, available);
+    if (!slot.index || slot.mapped != !available.empty() || slot.states.size() != states.size()) {
+        build(slot, topo, states, tallies, available);
+        return slot.index;
+    }
+    find_touched(slot, topo, states, available);
+    if (touched_.empty())
+        return slot.index;
+    // A snapshot may still hold this index: update a copy then.
+    if (slot.index.use_count() > 1)
+        slot.index = std::make_shared<RoomIndex>(*slot.index);
+    RoomIndex& idx = *slot.index;
+    for (BlockIndex b : touched_) {
+        const auto i = static_cast<std::size_t>(b);
+        idx.add(topo, b, -1);
+        idx.offers_[i] = offer_of(topo.block(b), tallies[i], states, available);
+        idx.add(topo, b, 1);
+        is_touched_[i] = false;
+    }
+    return slot.index;
+}
+
+} // namespace nvlblock

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// Blocks by free room, kept across decisions. On a busy cluster most blocks
+// have no room for an ordinary request (only their spares are free), yet a
+// decision that looks at every block costs a pass over all of them: about a
+// million decisions a simulated day at 147,456 nodes. The index keeps, for one
+// state array and one availability map (or none), what each block offers a
+// request that holds nothing there, and the blocks where that is any room,
+// as bit sets; the engine then looks closely only at those blocks (and at
+// the few with holds or a recovery's own). It is a data structure, not a
+// rule: its numbers come from count_available() and block_limits(), the
+// engine's own, and the engine falls back to every block when it has none.
+//
+// The index is updated the way TallyCache updates tallies: the arrays are
+// compared with the copies last counted, 64 bytes per step, and only the
+// blocks whose nodes changed are recounted. Several (states, map) pairs are
+// kept (found by address first), since a scheduler alternates between the
+// cluster as it is and as it will be, and between maps.
+#pragma once
+
+#include "model/topology.hpp"
+#include "placement/availability_counts.hpp"
+#include "placement/node_state.hpp"
+#include "placement/snapshot.hpp"
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace nvlblock {
+
+// What a block offers a request that holds nothing there and is not
+// restarting there.
+struct BlockOffer {
+    AvailabilityCounts counts; // with a map: count_available(); without: available = free nodes
+    int limit = 0;             // nodes it may take now (0 on a faulted block)
+    int spare_limit = 0;       // nodes it could take if spares were not withheld (0 on a faulted block)
+};
+
+class RoomIndex {
+  public:
+    const BlockOffer& offer(BlockIndex b) const { return offers_[static_cast<std::size_t>(b)]; }
+    std::size_t block_count() const { return offers_.size(); }
+    // Whether some block (a faulted one too) has a node the request may see.
+    bool any_available() const { return with_available_ > 0; }
+    // Calls f(block), in block order, for every block where a request may
+    // take a node: limit > 0, or (`preemptible` work) a lending block with
+    // spare_limit > 0. Every other block offers it nothing.
+    template <class F>
+    void for_each_with_room(bool preemptible, F&& f) const {
+        for (std::size_t w = 0; w < ordinary_.size(); ++w) {
+            std::uint64_t bits = ordinary_[w] | (preemptible ? lending_[w] : 0);
+            for (; bits; bits &= bits - 1)
+                f(static_cast<BlockIndex>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
+        }
+    }
+    // Blocks with spare_limit >= unit whose slice holds `segment` (0: any).
+    long spare_at_least(int unit, std::uint32_t segment) const;
+    // The most nodes any block has (asked by refusals; kept, not recounted).
+    int largest_block() const { return largest_block_; }
+
+  private:
+    friend class RoomIndexCache;
+    void init(const Topology& topo);
+    void add(const Topology& topo, BlockIndex b, int sign);
+
+    std::vector<BlockOffer> offers_;
+    std::vector<std::uint64_t> ordinary_;     // bit per block: limit > 0
+    std::vector<std::uint64_t> lending_;      // bit per block: lends spares and spare_limit > 0
+    std::vector<int> slices_;                 // the slice sizes of the blocks, once each
+    std::vector<int> slice_of_;               // per block: its slice, as an index into slices_
+    std::vector<std::vector<long>> by_spare_; // per slice: how many blocks have each spare_limit
+    long with_available_ = 0;
+    int largest_block_ = 0;
+};
+
+// What one block offers under `states` and `available` (empty: no map, the
+// request takes free nodes), given the block's tally of `states`.
+BlockOffer offer_of(const Block& block, const BlockTally& t, std::span<const NodeState> states,
+                    std::span<const std::uint8_t> available);
+
+class RoomIndexCache {
+  public:
+    // The index of `states` (whose tallies are `tallies`) under `available`
+    // (empty or one byte per node). An index still held by a snapshot is
+    // left unchanged (copied before an update).
+    std::shared_ptr<const RoomIndex> index(const Topology& topo, std::span<const NodeState> states,
+                                           const Tallies& tallies, std::span<const std::uint8_t> available);
+    // Forget everything (the topology changed).
+    void reset();
+
+  private:
+    struct Slot {
+        const NodeState* states_source = nullptr; // the arrays last counted here (hints only)
+        const std::uint8_t* map_source = nullptr;
+        bool mapped = false;
+        std::vector<NodeState> states; // as counted
+        std::vector<std::uint8_t> map; // as counted (mapped only)
+        std::shared_ptr<RoomIndex> index;
+        std::uint64_t used = 0;
+    };
+    Slot& slot_for(std::span<const NodeState> states, std::span<const std::uint8_t> available);
+    void build(Slot& slot, const Topology& topo, std::span<const NodeState> states, const Tallies& tallies,
+               std::span<const std::uint8_t> available);
+    void find_touched(Slot& slot, const Topology& topo, std::span<const NodeState> states,
+                      std::span<const std::uint8_t> available);
+
+    const Topology* topo_ = nullptr;
+    std::array<Slot, 4> slots_;
+    std::uint64_t clock_ = 0;
+    std::vector<BlockIndex> touched_;
+    std::vector<bool> is_touched_;
+};
+
+} // namespace nvlblock
