@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "core/planner.hpp"
 
+#include "placement/byte_words.hpp"
 #include "recovery/rules.hpp"
 
 #include <algorithm>
@@ -11,21 +12,10 @@ namespace nvlblock {
 
 namespace {
 
-constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL;
-constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
-constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
-
-std::uint64_t load8(const void* p) {
-    std::uint64_t w;
-    std::memcpy(&w, p, sizeof w);
-    return w;
-}
-
-// Bit 7 of each byte set where that byte is not zero; exact per byte (the
-// addition never carries out of a byte's low seven bits).
-std::uint64_t nonzero(std::uint64_t x) {
-    return (((x & kLow7) + kLow7) | x) & kHigh;
-}
+using byte_words::kHigh;
+using byte_words::kOnes;
+using byte_words::load8;
+using byte_words::nonzero;
 
 // Bit 7 of each byte set where the byte is a failed node's state (down or
 // drained: s ^ 3 or s ^ 4 is zero there).

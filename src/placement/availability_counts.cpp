@@ -1,26 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "placement/availability_counts.hpp"
 
+#include "placement/byte_words.hpp"
+
 #include <algorithm>
 #include <cstring>
 
 namespace nvlblock {
 namespace {
 
-constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL;
-constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
-constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
-
-std::uint64_t load8(const void* p) {
-    std::uint64_t w;
-    std::memcpy(&w, p, sizeof w);
-    return w;
-}
-
-// Bit 7 of each byte set where that byte is not zero (any byte value).
-std::uint64_t nonzero(std::uint64_t x) {
-    return (((x & kLow7) + kLow7) | x) & kHigh;
-}
+using byte_words::kHigh;
+using byte_words::kLow7;
+using byte_words::kOnes;
+using byte_words::load8;
+using byte_words::nonzero;
 
 // Bytes whose bit 7 is set, counted (each byte of m is 0x80 or 0).
 int count_marked(std::uint64_t m) {

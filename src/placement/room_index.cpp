@@ -2,6 +2,7 @@
 #include "placement/room_index.hpp"
 
 #include "placement/block_limits.hpp"
+#include "placement/byte_words.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -9,22 +10,9 @@
 namespace nvlblock {
 namespace {
 
-// Bytes compared per step (as in tally_cache.cpp): a few instructions per
-// 64 nodes while nothing changed.
-constexpr std::size_t kChunk = 64;
-
-std::uint64_t word_at(const unsigned char* p) {
-    std::uint64_t w;
-    std::memcpy(&w, p, sizeof w);
-    return w;
-}
-
-bool chunk_differs(const unsigned char* a, const unsigned char* b) {
-    std::uint64_t diff = 0;
-    for (std::size_t k = 0; k < kChunk; k += 8)
-        diff |= word_at(a + k) ^ word_at(b + k);
-    return diff != 0;
-}
+using byte_words::chunk_differs;
+using byte_words::kChunk;
+using byte_words::load8;
 
 void set_bit(std::vector<std::uint64_t>& bits, BlockIndex b, bool on) {
     const auto i = static_cast<std::size_t>(b);
@@ -166,7 +154,7 @@ void RoomIndexCache::find_touched(Slot& slot, const Topology& topo, std::span<co
     // Within a chunk that differs, words that do not are skipped: a job's
     // start or end changes a few runs of nodes, not every byte of 64.
     auto word_differs = [&](std::size_t k) {
-        return word_at(now_s + k) != word_at(had_s + k) || (now_m && word_at(now_m + k) != word_at(had_m + k));
+        return load8(now_s + k) != load8(had_s + k) || (now_m && load8(now_m + k) != load8(had_m + k));
     };
     std::size_t i = 0;
     for (; i + kChunk <= n; i += kChunk)

@@ -1,28 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "placement/tally_cache.hpp"
 
+#include "placement/byte_words.hpp"
+
 #include <cstdint>
 #include <cstring>
 
 namespace nvlblock {
 namespace {
 
-// Bytes compared per step: eight 8-byte words, so the loop is a few
-// instructions per 64 nodes while nothing changed.
-constexpr std::size_t kChunk = 64;
-
-std::uint64_t word_at(const unsigned char* p) {
-    std::uint64_t w;
-    std::memcpy(&w, p, sizeof w);
-    return w;
-}
-
-bool chunk_differs(const unsigned char* a, const unsigned char* b) {
-    std::uint64_t diff = 0;
-    for (std::size_t k = 0; k < kChunk; k += 8)
-        diff |= word_at(a + k) ^ word_at(b + k);
-    return diff != 0;
-}
+using byte_words::chunk_differs;
+using byte_words::kChunk;
 
 } // namespace
 
