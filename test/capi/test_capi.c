@@ -535,12 +535,24 @@ static bool count_reason(void* ctx, uint32_t job_id, const char* text) {
     return true;
 }
 
+/* Places req in p (it must be placed); the block of its first node. */
+static int32_t placed_block(nvlb_planner_t* p, const nvlb_request_t* req) {
+    uint32_t nodes[64];
+    nvlb_placement_t out;
+
+    memset(&out, 0, sizeof out);
+    out.nodes = nodes;
+    out.nodes_capacity = 64;
+    ck_assert_int_eq(nvlb_place(p, states, NODES, req, &out), NVLB_OK);
+    ck_assert_int_eq(out.reason, NVLB_PLACED);
+    return nvlb_block_of(p, nodes[0]);
+}
+
 START_TEST(test_two_planners_share_nothing) {
     nvlb_planner_t* other = NULL;
     nvlb_error_t err;
-    uint32_t job[16], failed = 3, nodes[64];
+    uint32_t job[16], failed = 3;
     nvlb_request_t req = request(200, 16, 1010);
-    nvlb_placement_t out;
     uint64_t other_version;
     int reasons = 0;
 
@@ -562,19 +574,9 @@ START_TEST(test_two_planners_share_nothing) {
     ck_assert_uint_eq(nvlb_reasons_each(other, count_reason, &reasons), 0);
     ck_assert_int_eq(reasons, 0);
     ck_assert_uint_eq(nvlb_state_version(other), other_version);
-    memset(&out, 0, sizeof out);
-    out.nodes = nodes;
-    out.nodes_capacity = 64;
-    ck_assert_int_eq(nvlb_place(other, states, NODES, &req, &out), NVLB_OK);
-    ck_assert_int_eq(out.reason, NVLB_PLACED);
-    ck_assert_int_eq(nvlb_block_of(other, nodes[0]), 0);
+    ck_assert_int_eq(placed_block(other, &req), 0);
     /* The planner holding rack01 puts the same job on rack02. */
-    memset(&out, 0, sizeof out);
-    out.nodes = nodes;
-    out.nodes_capacity = 64;
-    ck_assert_int_eq(nvlb_place(planner, states, NODES, &req, &out), NVLB_OK);
-    ck_assert_int_eq(out.reason, NVLB_PLACED);
-    ck_assert_int_eq(nvlb_block_of(planner, nodes[0]), 1);
+    ck_assert_int_eq(placed_block(planner, &req), 1);
 
     /* Ending the registered one leaves the other whole. */
     nvlb_process_planner_set(NULL);
