@@ -114,6 +114,8 @@ Placement Planner::place(std::span<const NodeState> raw_states, Request request,
     const Topology& topo = *topology_;
     std::vector<NodeState> shaped;
     const std::span<const NodeState> states = offered_as_healthy(raw_states, request.available, shaped);
+    // Slurm asks whether the job could ever run: other jobs' holds do not count.
+    const bool holds = shaped.empty();
     const RecoveryRecord* record = recovery_.ledger().find(request.job_id);
     if (const RecoveryRecord* waiting = recovery_.waiting_in_place(request.job_id);
         waiting && !Recovery::blocks_changed(topo, *waiting)) {
@@ -126,7 +128,7 @@ Placement Planner::place(std::span<const NodeState> raw_states, Request request,
             std::vector<std::uint8_t> offered;
             request.available = without_busy_nodes(states, request.available, claim, offered);
             request.recovery = std::move(claim);
-            return decide(states, request, now);
+            return decide(states, request, now, holds);
         }
     }
     // A restart elsewhere prefers the groups of the blocks it had.
@@ -137,11 +139,12 @@ Placement Planner::place(std::span<const NodeState> raw_states, Request request,
                 std::find(request.prefer_blocks.begin(), request.prefer_blocks.end(), b) == request.prefer_blocks.end())
                 request.prefer_blocks.push_back(b);
         }
-    return decide(states, request, now);
+    return decide(states, request, now, holds);
 }
 
-Placement Planner::decide(std::span<const NodeState> states, const Request& request, std::int64_t now) const {
-    Snapshot snap = snapshot(states, now);
+Placement Planner::decide(std::span<const NodeState> states, const Request& request, std::int64_t now,
+                          bool holds) const {
+    Snapshot snap = holds ? snapshot(states, now) : Snapshot(*topology_, states, tally_cache_.tallies(*topology_, states), {});
     if (request.available.empty() || request.available.size() == states.size())
         snap.attach_room_index(room_cache_.index(*topology_, states, snap.tallies(), request.available),
                                request.available);

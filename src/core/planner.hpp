@@ -105,7 +105,9 @@ class Planner {
   private:
     // One decision through the engine, with the room index of `states`
     // under the request's map attached (the same answer as without it).
-    Placement decide(std::span<const NodeState> states, const Request& request, std::int64_t now) const;
+    // `holds`: whether other jobs' holds count (see offered_as_healthy).
+    Placement decide(std::span<const NodeState> states, const Request& request, std::int64_t now,
+                     bool holds = true) const;
 
     std::shared_ptr<const Topology> topology_;
     std::shared_ptr<const Topology> configured_;
@@ -123,8 +125,10 @@ class Planner {
 // when it asks whether a job could ever run "if all configured nodes were
 // available" (at submission and after every failed attempt); a refusal there
 // holds the job as never runnable. That question is answered as asked: such
-// offered nodes count as healthy and free. Returns `states` itself when no
-// offered node is failed, else `scratch` filled with the shaped states.
+// offered nodes count as healthy and free, and holds for jobs waiting to
+// restart in place do not count (a hold ends within recovery.wait; answered
+// "never", it would lose the job). Returns `states` itself when no offered
+// node is failed, else `scratch` filled with the shaped states.
 std::span<const NodeState> offered_as_healthy(std::span<const NodeState> states,
                                               std::span<const std::uint8_t> available, std::vector<NodeState>& scratch);
 

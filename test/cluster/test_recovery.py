@@ -268,6 +268,31 @@ class NvlblockRecovery(ClusterTest):
             self.assertTrue(set(nodes) - {nodes[3]} <= set(new))
 
 
+    def test_a_hold_never_makes_a_job_unrunnable(self):
+        """While a job waits for its rack, that rack's nodes are held for it.
+        Slurm also asks whether a job could ever run (its test-only question,
+        on every node, failed ones included); a "no" there rejects the
+        submission ("Requested node configuration is not available") or
+        holds a pending job for good (BadConstraints, priority 0). A hold
+        ends within recovery.wait, so it must never answer that question."""
+        with nvlblock_cluster("rechold") as c:
+            job = c.sbatch("-N16", "--requeue", "-J", "slice")
+            nodes = c.wait_running(job)
+            rack = rack_name_of(nodes[0])
+            c.set_down(*nodes[3:6])  # three failures, two spares: it waits for its rack
+            c.wait_log(rf"nvlblock: recovery JobId={job} lost \d+ of 16 nodes", 10)
+            # Every rack's 16 non-spare nodes: only possible once the nodes are repaired.
+            whole = c.sbatch("-N48", "-J", "whole")
+            c.wait_pending_reason(job, "nvlblock: in-place restart after a node failure: "
+                                       "waiting for its block", REQUEUE_DELAY + 15)
+            j = c.wait_for(lambda: (lambda j: j if j.get("Reason") not in (None, "None") else None)(
+                c.job(whole)), 20, f"job {whole} to be evaluated")
+            self.assertEqual(j["JobState"], "PENDING", j)
+            self.assertNotEqual(j["Reason"], "BadConstraints", j)
+            self.assertNotEqual(j.get("Priority"), "0", f"job {whole} was held: {j}")
+            self.assertEqual(c.topology_block(rack)["Health"], "degraded")
+
+
 class BlockRecovery(ClusterTest):
     """Stock topology/block, same scenario: nothing keeps the job home."""
 

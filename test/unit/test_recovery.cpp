@@ -119,6 +119,26 @@ TEST_F(RecoveryTest, NothingElseTakesTheHeldNodesWhileTheJobWaits) {
     EXPECT_EQ(p.spares_used, 1u);
 }
 
+// Slurm's could-it-ever-run question (every node offered, the failed one
+// too) is answered without the holds: a "no" there rejects the submission or
+// holds the job for good, and the hold ends within recovery.wait. Asked with
+// the nodes Slurm can use now, the hold still keeps the job off rack02.
+TEST_F(RecoveryTest, HoldsDoNotAnswerWhetherAJobCouldEverRun) {
+    fail({20});
+    const std::vector<std::uint8_t> every_node(s.size(), 1);
+    Request whole = job(7, 64); // 16 on each rack: rack02's held nodes included
+    whole.available = every_node;
+    Placement ever = planner.place(s, whole, 1005);
+    ASSERT_TRUE(ever.placed()) << explain(topo, ever);
+    EXPECT_EQ(ever.blocks, 4u);
+    std::vector<std::uint8_t> usable_now = every_node;
+    usable_now[20] = 0; // the failed node is not offered: Slurm asks to start it now
+    whole.available = usable_now;
+    Placement now = planner.place(s, whole, 1005);
+    EXPECT_FALSE(now.placed());
+    EXPECT_EQ(now.reason, Reason::kNoBlockFits) << explain(topo, now);
+}
+
 TEST_F(RecoveryTest, HoldLastsAtLeastTheRequeueDelayEvenWithoutAWait) {
     Topology t = test::racks(2, 18, 16, 2, false, "recovery:\n  wait: 0\n");
     Planner pl(t);
