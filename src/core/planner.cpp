@@ -144,7 +144,8 @@ Placement Planner::place(std::span<const NodeState> raw_states, Request request,
 
 Placement Planner::decide(std::span<const NodeState> states, const Request& request, std::int64_t now,
                           bool holds) const {
-    Snapshot snap = holds ? snapshot(states, now) : Snapshot(*topology_, states, tally_cache_.tallies(*topology_, states), {});
+    Snapshot snap =
+        holds ? snapshot(states, now) : Snapshot(*topology_, states, tally_cache_.tallies(*topology_, states), {});
     if (request.available.empty() || request.available.size() == states.size())
         snap.attach_room_index(room_cache_.index(*topology_, states, snap.tallies(), request.available),
                                request.available);

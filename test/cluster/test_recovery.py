@@ -267,7 +267,6 @@ class NvlblockRecovery(ClusterTest):
             self.assertOnRack(new, rack, f"job {job} did not restart on {rack}: {new}")
             self.assertTrue(set(nodes) - {nodes[3]} <= set(new))
 
-
     def test_a_hold_never_makes_a_job_unrunnable(self):
         """While a job waits for its rack, that rack's nodes are held for it.
         Slurm also asks whether a job could ever run (its test-only question,
