@@ -66,6 +66,24 @@ TEST(Cli, AFailureTraceAndASyntheticMixAreAccepted) {
     EXPECT_NE(j.find("\"node_failures\": 2"), std::string::npos);
 }
 
+// The kill wait is recorded in the run object (0 by default) and stated above the table when set.
+TEST(Cli, TheKillWaitIsRecordedInTheJsonAndTheTable) {
+    Scratch s;
+    const std::string base = "--trace synthetic:load=saturate,small_load=0.1,max_slices=2,mean_hours=1 --racks 4 "
+                             "--horizon 6h --policies block --quiet --json " +
+                             s.dir + "/s.json";
+    ASSERT_EQ(run(base), 0);
+    EXPECT_NE(slurp(s.dir + "/s.json").find("\"kill_wait_s\": 0"), std::string::npos);
+    // Without --quiet for the table (the progress bar is drawn only on a terminal).
+    std::string table_run = base;
+    table_run.replace(table_run.find(" --quiet"), 8, "");
+    const std::string cmd =
+        std::string(NVLBLOCK_SIM_BINARY) + " " + table_run + " --kill-wait 30 > " + s.dir + "/t.txt 2>/dev/null";
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+    EXPECT_NE(slurp(s.dir + "/s.json").find("\"kill_wait_s\": 30"), std::string::npos);
+    EXPECT_NE(slurp(s.dir + "/t.txt").find("complete for 30s before they are free"), std::string::npos);
+}
+
 // --log is CSV: a host list with several ranges (a restart on 15 prior nodes plus a spare) is quoted.
 TEST(Cli, TheLogQuotesHostListsWithCommas) {
     Scratch s;
@@ -102,6 +120,7 @@ TEST(Cli, UsageErrorsExitWithTwo) {
     EXPECT_EQ(run("--trace synthetic:load=1 --racks 4 --policies best"), 2);
     EXPECT_EQ(run("--trace synthetic:load=1 --racks 4 --failures mtbf=1h"), 2);
     EXPECT_EQ(run("--trace synthetic:load=1 --racks 4 --slice 17 --spares 2"), 2);
+    EXPECT_EQ(run("--trace synthetic:load=1 --racks 4 --kill-wait -1"), 2);
     EXPECT_EQ(run("--trace /nonexistent.csv --racks 4"), 1);
     EXPECT_EQ(run("--help"), 0);
 }

@@ -11,7 +11,8 @@ using nvlblock::NodeState;
 ClusterState::ClusterState(const nvlblock::Topology& topo)
     : states_(topo.node_count(), NodeState::kFree), node_job_(topo.node_count(), -1),
       node_preemptible_(topo.node_count(), 0), causes_(topo.node_count(), 0), free_map_(topo.node_count(), 1),
-      preemptor_map_(topo.node_count(), 1), healthy_(static_cast<int>(topo.node_count())) {}
+      preemptor_map_(topo.node_count(), 1), completing_until_(topo.node_count(), -1),
+      healthy_(static_cast<int>(topo.node_count())) {}
 
 void ClusterState::allocate(const std::vector<NodeIndex>& nodes, std::int32_t job, bool preemptible, NodeState state) {
     for (NodeIndex n : nodes) {
@@ -43,10 +44,51 @@ void ClusterState::release(const std::vector<NodeIndex>& nodes) {
     }
 }
 
+void ClusterState::complete(const std::vector<NodeIndex>& nodes, Seconds until) {
+    std::vector<NodeIndex> completing;
+    for (NodeIndex n : nodes) {
+        if (node_job_[n] < 0)
+            continue;
+        const bool up = causes_[n] == 0;
+        release({n});
+        if (!up)
+            continue;
+        // Busy again, as COMPLETING nodes are to Slurm: not free, not preemptible.
+        ++completing_;
+        states_[n] = NodeState::kBusy;
+        completing_until_[n] = until;
+        sync_maps(n);
+        completing.push_back(n);
+    }
+    if (!completing.empty())
+        completions_.emplace(until, std::move(completing));
+}
+
+int ClusterState::completion_over(Seconds now) {
+    int freed = 0;
+    while (!completions_.empty() && completions_.begin()->first <= now) {
+        for (NodeIndex n : completions_.begin()->second) {
+            if (completing_until_[n] != completions_.begin()->first)
+                continue; // failed since (down), or completing a later kill
+            completing_until_[n] = -1;
+            --completing_;
+            states_[n] = NodeState::kFree;
+            sync_maps(n);
+            ++freed;
+        }
+        completions_.erase(completions_.begin());
+    }
+    return freed;
+}
+
 bool ClusterState::cause_down(NodeIndex n) {
     if (causes_[n]++ != 0)
         return false;
     --healthy_;
+    if (completing_until_[n] >= 0) { // down now: the completion no longer holds it
+        completing_until_[n] = -1;
+        --completing_;
+    }
     if (node_job_[n] >= 0) { // the job is killed in this same second; its node no longer works
         --busy_;
         if (node_preemptible_[n])

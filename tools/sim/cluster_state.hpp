@@ -5,13 +5,18 @@
 // totals so that metrics cost nothing per event. Node states are set the way
 // the plugin sets them from Slurm's (plugin/common/slurm_bridge.c): a node
 // running work of the preemptible QOS is LENT where the policy lends spares,
-// BUSY otherwise; a failed node is DOWN.
+// BUSY otherwise; a failed node is DOWN. A node of a killed job stays BUSY
+// while it completes (Slurm's COMPLETING: the job's processes ending within
+// KillWait), owned by no job.
 #pragma once
+
+#include "sim_types.hpp"
 
 #include "model/topology.hpp"
 #include "placement/node_state.hpp"
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 namespace nvlblock::sim {
@@ -40,13 +45,22 @@ class ClusterState {
     int healthy_count() const { return healthy_; }
     int busy_count() const { return busy_; }                         // healthy nodes running a job
     int busy_preemptible_count() const { return busy_preemptible_; } // of which preemptible work
-    int free_count() const { return healthy_ - busy_; }
+    int completing_count() const { return completing_; }             // healthy nodes of killed jobs, not free yet
+    int free_count() const { return healthy_ - busy_ - completing_; }
+    // Until when the node completes a killed job's work (-1: it does not).
+    Seconds completing_until(nvlblock::NodeIndex n) const { return completing_until_[n]; }
 
     // `state`: what the engine sees on the nodes while the job runs (busy, lent or guarded).
     void allocate(const std::vector<nvlblock::NodeIndex>& nodes, std::int32_t job, bool preemptible,
                   nvlblock::NodeState state);
     // Frees a job's nodes; failed ones stay down.
     void release(const std::vector<nvlblock::NodeIndex>& nodes);
+    // A killed job leaves its nodes: its healthy ones complete until `until`
+    // (busy, no job's), failed ones stay down, as release() leaves them.
+    void complete(const std::vector<nvlblock::NodeIndex>& nodes, Seconds until);
+    // Frees the nodes whose completion ends `now`; how many it freed. A node
+    // that failed meanwhile, or was killed again since, is not freed here.
+    int completion_over(Seconds now);
     // A failure cause starts on the node; true if the node was healthy until now.
     bool cause_down(nvlblock::NodeIndex n);
     // A failure cause ends; true if the node is healthy again.
@@ -64,7 +78,11 @@ class ClusterState {
     std::vector<std::uint8_t> node_preemptible_;
     std::vector<std::uint16_t> causes_;
     std::vector<std::uint8_t> free_map_, preemptor_map_;
-    int healthy_ = 0, busy_ = 0, busy_preemptible_ = 0;
+    std::vector<Seconds> completing_until_;
+    // The nodes of each kill by the time their completion ends (some may
+    // have failed or completed a later kill since: completing_until_ says).
+    std::multimap<Seconds, std::vector<nvlblock::NodeIndex>> completions_;
+    int healthy_ = 0, busy_ = 0, busy_preemptible_ = 0, completing_ = 0;
 };
 
 } // namespace nvlblock::sim

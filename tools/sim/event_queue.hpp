@@ -2,7 +2,8 @@
 //
 // The discrete-event queue. Events are ordered by time, then by kind (the
 // order in which the world changes within one second: repairs, job ends,
-// failures, submissions, timers, ends of grace times), then by insertion,
+// failures, submissions, timers, ends of grace times, ends of killed jobs'
+// completions), then by insertion,
 // so a run is the same on every machine. The simulator takes all events of
 // one second, applies them, and then runs one scheduling pass, as slurmctld
 // does after a batch of state changes.
@@ -17,12 +18,13 @@
 namespace nvlblock::sim {
 
 enum class EventKind : std::uint8_t {
-    kCauseUp = 0,   // a failure cause ends (node repaired, rack fault over)
-    kJobEnd = 1,    // a run completes (stale if the run was killed meanwhile)
-    kCauseDown = 2, // a failure cause starts
-    kSubmit = 3,    // a job arrives
-    kTimer = 4,     // something time-based changes (requeue delay over, hold expiry, backfill tick)
-    kGraceEnd = 5,  // a reclaimed job's grace time is over: it is requeued (stale if its run ended)
+    kCauseUp = 0,       // a failure cause ends (node repaired, rack fault over)
+    kJobEnd = 1,        // a run completes (stale if the run was killed meanwhile)
+    kCauseDown = 2,     // a failure cause starts
+    kSubmit = 3,        // a job arrives
+    kTimer = 4,         // something time-based changes (requeue delay over, hold expiry, backfill tick)
+    kGraceEnd = 5,      // a reclaimed job's grace time is over: it is requeued (stale if its run ended)
+    kCompletionEnd = 6, // killed jobs' nodes are done completing (the kill wait): free unless down or killed again
 };
 
 struct Event {

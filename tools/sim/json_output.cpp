@@ -74,7 +74,8 @@ std::string results_json(const RunInfo& run, const std::vector<PolicyResult>& re
     for (const std::string& q : o.shape.reclaim_from_qos)
         w.value(q);
     w.end_array();
-    w.field("grace_time_s", o.victims.grace_time).field("checkpoint_on_signal", o.victims.checkpoint_on_signal, 4);
+    w.field("grace_time_s", o.victims.grace_time).field("kill_wait_s", o.victims.kill_wait);
+    w.field("checkpoint_on_signal", o.victims.checkpoint_on_signal, 4);
     w.field("checkpoint_write_s", o.victims.checkpoint_write)
         .field("requeueable_share", o.victims.requeueable_share, 4);
     w.field("checkpoint_share", o.victims.checkpoint_share, 4)

@@ -94,6 +94,10 @@ Every job that loses its nodes (failure, preemption, reclaim):
                          drawn from --seed)
   --checkpoint-restore S  a job restarted from a checkpoint loads it for S
                          before it works again (default 0)
+  --kill-wait S          a killed job's nodes complete for S before they are
+                         free: the most a job ignoring SIGTERM holds them
+                         (Slurm's KillWait, 30 s by default there; default 0
+                         here: free at once, the optimistic bound)
 
 Failures:
   --failures MODEL|FILE  none (default); a model such as
@@ -231,6 +235,7 @@ int run(int argc, char** argv) {
                     "requeueable-share",
                     "checkpoint-share",
                     "checkpoint-restore",
+                    "kill-wait",
                     "in-job-restart"},
                    {"quiet", "timing", "help"});
     if (args.has("help")) {
@@ -311,12 +316,15 @@ int run(int argc, char** argv) {
     opt.victims.requeueable_share = share_arg(args, "requeueable-share", 1);
     opt.victims.checkpoint_share = share_arg(args, "checkpoint-share", 1);
     opt.victims.checkpoint_restore = seconds_arg(args, "checkpoint-restore", 0);
+    opt.victims.kill_wait = seconds_arg(args, "kill-wait", 0);
     opt.victims.seed = run.seed;
     opt.in_job_restart = seconds_arg(args, "in-job-restart", opt.in_job_restart);
     if (opt.in_job_restart < 0)
         throw cli::UsageError("--in-job-restart must not be negative");
-    if (opt.victims.grace_time < 0 || opt.victims.checkpoint_write < 0 || opt.victims.checkpoint_restore < 0)
-        throw cli::UsageError("--grace-time, --checkpoint-write and --checkpoint-restore must not be negative");
+    if (opt.victims.grace_time < 0 || opt.victims.checkpoint_write < 0 || opt.victims.checkpoint_restore < 0 ||
+        opt.victims.kill_wait < 0)
+        throw cli::UsageError(
+            "--grace-time, --checkpoint-write, --checkpoint-restore and --kill-wait must not be negative");
     opt.window_start = seconds_arg(args, "warmup", 0);
 
     // Workload: a trace, the synthetic mix, or a trace with the synthetic mix added (--mix).

@@ -100,6 +100,9 @@ PolicyResult Simulator::run(const Progress& progress) {
             case EventKind::kGraceEnd:
                 world_.grace_over(e.a, e.b, e.c != 0, t);
                 break;
+            case EventKind::kCompletionEnd:
+                world_.completion_over(t);
+                break;
             }
         }
         for (const auto& [job, failed] : hits)

@@ -128,6 +128,9 @@ void write_table(std::ostream& out, const RunInfo& run, const std::vector<Policy
             << " checkpoint on signal (write " << dur(static_cast<double>(v.checkpoint_write)) << "); "
             << pct(v.requeueable_share) << " requeueable\n";
     }
+    if (v.kill_wait > 0)
+        out << "a killed job's nodes complete for " << dur(static_cast<double>(v.kill_wait))
+            << " before they are free (KillWait)\n";
     if (v.checkpoint_share < 1 || v.checkpoint_restore > 0)
         out << pct(v.checkpoint_share) << " of jobs checkpoint; a restart loads its checkpoint for "
             << dur(static_cast<double>(v.checkpoint_restore)) << "\n";

@@ -28,6 +28,11 @@ struct VictimModel {
     // it before it works again.
     double checkpoint_share = 1;
     Seconds checkpoint_restore = 0;
+    // Every killed job: its nodes complete (busy, no job's) this long before
+    // they are free, the most a job that ignores SIGTERM holds them (Slurm's
+    // KillWait, 30 s by default; 0: free at once, the optimistic bound). A job
+    // that ends by itself frees its nodes at once.
+    Seconds kill_wait = 0;
     std::uint64_t seed = 1; // the draws of the two shares
 
     // Whether a victim that checkpoints on a signal has the time to.

@@ -191,12 +191,14 @@ bool World::reclaim_for(const SimJob& j, Seconds now) {
         return false;
     }
     const nvlblock::Reclaim& plan = *decision.plan;
-    // The victims release their nodes when their grace time is over; the
-    // core holds the job's block until then (and Slurm's requeue delay).
+    // The victims release their nodes when their grace time is over and
+    // their processes have ended (the kill wait); the core holds the job's
+    // block until then (and Slurm's requeue delay).
     const Seconds grace = opt_.victims.grace_time;
-    planner_.reclaim_started(id, plan, for_job, now + grace, now);
+    const Seconds released_by = now + grace + opt_.victims.kill_wait;
+    planner_.reclaim_started(id, plan, for_job, released_by, now);
     if (hooks_.on_reclaim_started)
-        hooks_.on_reclaim_started(id, plan, for_job, now + grace, now);
+        hooks_.on_reclaim_started(id, plan, for_job, released_by, now);
     for (const nvlblock::ReclaimVictim& victim : plan.victims) {
         const std::uint32_t index = victim.job_id - 1;
         log_line(now, "reclaim", jobs_[index], jobs_[index].nodes, "for " + j.spec.name);
@@ -270,7 +272,7 @@ bool World::start(std::uint32_t index, const Placement& p, Seconds now) {
     for (NodeIndex n : p.nodes)
         if (cluster_.job_on(n) >= 0)
             victims.insert(cluster_.job_on(n));
-    const Seconds grace = opt_.victims.grace_time;
+    const Seconds grace = opt_.victims.grace_time, kill_wait = opt_.victims.kill_wait;
     for (std::int32_t v : victims) {
         log_line(now, "preempt", jobs_[static_cast<std::size_t>(v)], jobs_[static_cast<std::size_t>(v)].nodes,
                  "by " + j.spec.name);
@@ -280,9 +282,10 @@ bool World::start(std::uint32_t index, const Placement& p, Seconds now) {
             kill(static_cast<std::uint32_t>(v), now, LossCause::kPreemption, {});
     }
     // With a grace time the job waits for its victims to go, as Slurm's
-    // preemptor does, and is placed again then.
-    if (grace > 0 && !victims.empty()) {
-        j.preempting_until = now + grace;
+    // preemptor does, and is placed again then; their nodes then complete
+    // for the kill wait (COMPLETING nodes cannot be allocated).
+    if ((grace > 0 || kill_wait > 0) && !victims.empty()) {
+        j.preempting_until = now + grace + kill_wait;
         return false;
     }
     pending_.erase({j.queued_at, index});
@@ -415,14 +418,15 @@ void World::kill(std::uint32_t index, Seconds now, LossCause cause, const std::v
     }
     standby_nodes_ -= static_cast<int>(j.standbys.size());
     j.standbys.clear();
-    cluster_.release(j.nodes);
+    leave_killed(j.nodes, now);
     running_by_end_.erase({j.run_start + j.limit, index});
     j.nodes.clear();
     j.state = SimJob::State::kPending;
     // Slurm 25.11's expedited requeue (--requeue=expedite) of a job a node
     // failure killed: no requeue delay (begin_time 0) and "infinite" priority
     // (sort_job_queue2), until it runs again. Its nodes are held through the
-    // epilog, which the simulator takes as instant for every job.
+    // epilog, which the simulator takes as instant for every job (beyond
+    // the kill wait, leave_killed).
     const bool expedited = cause == LossCause::kFailure && policy_.expedite;
     j.eligible_at = now + (expedited ? 0 : opt_.requeue_delay);
     if (opt_.requeue_order == RequeueOrder::kRequeue)
@@ -436,6 +440,24 @@ void World::kill(std::uint32_t index, Seconds now, LossCause cause, const std::v
         timer(j.eligible_at, false);
     crossing_timer(j);
     bump_epoch();
+}
+
+void World::leave_killed(const std::vector<NodeIndex>& nodes, Seconds now) {
+    const Seconds wait = opt_.victims.kill_wait;
+    if (wait <= 0) {
+        cluster_.release(nodes);
+        return;
+    }
+    // Slurm signals the processes (SIGTERM, then SIGKILL after KillWait) and
+    // keeps the nodes COMPLETING until they end: here for the whole kill
+    // wait. A failed job restarting in place waits for them too.
+    cluster_.complete(nodes, now + wait);
+    events_.push({now + wait, EventKind::kCompletionEnd, 0, 0, 0, 0});
+}
+
+void World::completion_over(Seconds now) {
+    if (cluster_.completion_over(now) > 0)
+        bump_epoch(); // nodes freed: refused jobs may fit now
 }
 
 bool World::absorb_in_job(std::uint32_t index, Seconds now, const std::vector<NodeIndex>& failed) {

@@ -226,6 +226,8 @@ class World {
     bool start(std::uint32_t index, const nvlblock::Placement& p, Seconds now);
     void finish(std::uint32_t index, Seconds now);
     void kill(std::uint32_t index, Seconds now, LossCause cause, const std::vector<nvlblock::NodeIndex>& failed);
+    // The nodes of killed jobs whose kill wait ends `now` are free (kCompletionEnd).
+    void completion_over(Seconds now);
     // The work of its run a job keeps when it stops `now`: back to its last
     // periodic checkpoint (none if it writes none); `work` gets the run's work
     // (its time less the checkpoint's loading).
@@ -248,6 +250,8 @@ class World {
                   const std::string& detail = "");
 
   private:
+    // A killed job's nodes: free at once, or completing for the kill wait.
+    void leave_killed(const std::vector<nvlblock::NodeIndex>& nodes, Seconds now);
     void crossing_timer(const SimJob& j);
     void restart_in_job(std::uint32_t index, Seconds now, std::size_t working);
     // The restart time spent so far, counted as lost work (a restart ends, or is cut short).
