@@ -361,11 +361,6 @@ nvlb_status_t nvlb_write_file(const char* path, const char* text, bool durable, 
 size_t nvlb_segments(const nvlb_planner_t* planner, const uint32_t* nodes, size_t count, uint32_t segment_size,
                      uint32_t* segment_of);
 
-/* Whether a job could ever start as asked: placed on an idle cluster with
- * every node healthy and nothing held (request->available, required and now
- * are ignored). */
-bool nvlb_can_ever_run(const nvlb_planner_t* planner, const nvlb_request_t* request);
-
 /* Pending reasons: the latest sentence nvlblock gave for a job, kept until
  * the caller drops it. One entry per job, as many as there are jobs. */
 void nvlb_reason_note(nvlb_planner_t* planner, uint32_t job_id, const char* text);

@@ -194,8 +194,10 @@ static void _reclaim_for(nvlb_planner_t *planner, job_record_t *job_ptr, running
 	_mark_preemptable(running, job_ptr);
 	asked = nvlb_plan_reclaim(planner, states, node_record_count, &req, &who, running->jobs, running->count, plan);
 	xfree(nodelist);
-	if (asked != NVLB_OK)
+	if (asked != NVLB_OK) {
+		error("nvlblock: %pJ: reclaim question failed: %s", job_ptr, nvlb_status_name(asked));
 		return;
+	}
 	if (!plan->job_count) {
 		(void) nvlb_reclaim_refused(planner, job_ptr->job_id, plan->message);
 		return;

@@ -623,18 +623,6 @@ size_t nvlb_segments(const nvlb_planner_t* p, const uint32_t* nodes, size_t coun
     }
 }
 
-bool nvlb_can_ever_run(const nvlb_planner_t* p, const nvlb_request_t* request) {
-    if (!p || !request)
-        return false;
-    try {
-        std::lock_guard lock(p->mutex);
-        std::vector<std::uint8_t> candidates;
-        return p->planner.can_ever_run(request_of(*p, *request, p->planner.topology().node_count(), candidates));
-    } catch (...) {
-        return false;
-    }
-}
-
 void nvlb_reason_note(nvlb_planner_t* p, uint32_t job_id, const char* text) {
     if (!p || !text)
         return;

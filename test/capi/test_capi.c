@@ -885,15 +885,38 @@ START_TEST(test_segments) {
 }
 END_TEST
 
-START_TEST(test_can_ever_run) {
-    nvlb_request_t req = request(1, 32, 0);
+/* Slurm asks whether a job could ever run through eval_nodes like any other
+ * question, every configured node offered (failed ones included): the plugin
+ * has no other entry for it. A hold for a job waiting to restart in place
+ * does not answer it: rack01 waits for job 100, and a 32-node job (16 on each
+ * rack) could still run one day. */
+static nvlb_reason_t ever_question(uint32_t nodes_wanted, int64_t now) {
+    uint8_t every[NODES];
+    uint32_t nodes[NODES];
+    nvlb_request_t req = request(1, nodes_wanted, now);
+    nvlb_placement_t out;
 
-    ck_assert(nvlb_can_ever_run(planner, &req));
-    req.min_nodes = req.max_nodes = 33; /* only rack02's lent spares could make it */
-    ck_assert(!nvlb_can_ever_run(planner, &req));
-    req.min_nodes = req.max_nodes = 37;
-    ck_assert(!nvlb_can_ever_run(planner, &req));
-    ck_assert(!nvlb_can_ever_run(NULL, &req));
+    memset(every, 1, sizeof every);
+    req.available = every;
+    memset(&out, 0, sizeof out);
+    out.nodes = nodes;
+    out.nodes_capacity = NODES;
+    ck_assert_int_eq(nvlb_place(planner, states, NODES, &req, &out), NVLB_OK);
+    return out.reason;
+}
+
+START_TEST(test_could_ever_run_through_place) {
+    uint32_t job[16], failed[3] = {3, 4, 5};
+
+    for (uint32_t i = 0; i < 16; i++)
+        job[i] = i;
+    ck_assert_int_eq(ever_question(32, 1000), NVLB_PLACED);
+    ck_assert_int_ne(ever_question(33, 1000), NVLB_PLACED); /* only rack02's lent spares could make it */
+    ck_assert_int_ne(ever_question(37, 1000), NVLB_PLACED);
+    ck_assert_int_eq(nvlb_job_failed(planner, 100, job, 16, failed, 3, 1000), NVLB_OK);
+    for (int i = 3; i <= 5; i++)
+        states[i] = NVLB_NODE_DOWN;
+    ck_assert_int_eq(ever_question(32, 1001), NVLB_PLACED);
 }
 END_TEST
 
@@ -1210,7 +1233,7 @@ static Suite* capi_suite(void) {
     tcase_add_test(recovery, test_two_planners_share_nothing);
     tcase_add_test(recovery, test_failure_signs);
     tcase_add_test(recovery, test_advance_moves_time);
-    tcase_add_test(recovery, test_can_ever_run);
+    tcase_add_test(recovery, test_could_ever_run_through_place);
     tcase_add_test(recovery, test_no_fixed_caps);
     tcase_add_test(report, test_segments);
     tcase_add_test(report, test_report_data);

@@ -58,7 +58,7 @@ std::uint32_t World::submit(JobSpec spec, Seconds now) {
         known = can_ever_run_.emplace(key, planner_.can_ever_run(r)).first; // the topology never changes here
     const bool can_run = known->second;
     if (hooks_.on_can_ever_run)
-        hooks_.on_can_ever_run({r, can_run});
+        hooks_.on_can_ever_run({r, can_run, now, cluster_.states()});
     if (!can_run) {
         j.state = SimJob::State::kRejected;
         ++counters_.rejected;

@@ -92,6 +92,8 @@ struct AdvanceRecord {
 struct CanEverRunRecord {
     nvlblock::Request request;
     bool result = false;
+    Seconds now = 0;
+    std::vector<nvlblock::NodeState> states; // the cluster at the submission
 };
 
 struct SimHooks {
