@@ -32,6 +32,7 @@ from nvlblock_cluster.scratch import ScratchCluster as Cluster, log  # noqa: E40
 # A requeued job may not start before cred_expire + 1 s; then a scheduling
 # pass must reach it (nvlblock_cluster/timers.py, where every timer is set).
 REQUEUE_DELAY = timers.REQUEUE_DELAY
+SCHED_INTERVAL = timers.SCHED_INTERVAL
 
 
 def read_prometheus(path):

@@ -16,7 +16,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nvltest import (REQUEUE_DELAY, Cluster, ClusterTest, main, rack_nodes,  # noqa: E402
+from nvltest import (REQUEUE_DELAY, SCHED_INTERVAL, Cluster, ClusterTest, main, rack_nodes,  # noqa: E402
                      rack_name_of, rack_counts)
 
 RECOVERY_WAIT = 25
@@ -282,13 +282,14 @@ class NvlblockRecovery(ClusterTest):
             c.wait_log(rf"nvlblock: recovery JobId={job} lost \d+ of 16 nodes", 10)
             # Every rack's 16 non-spare nodes: only possible once the nodes are repaired.
             whole = c.sbatch("-N48", "-J", "whole")
-            c.wait_pending_reason(job, "nvlblock: in-place restart after a node failure: "
-                                       "waiting for its block", REQUEUE_DELAY + 15)
-            j = c.wait_for(lambda: (lambda j: j if j.get("Reason") not in (None, "None") else None)(
-                c.job(whole)), 20, f"job {whole} to be evaluated")
+            # A later scheduling pass (LastSchedEval moves on) still finds it runnable one day.
+            first = c.job(whole).get("LastSchedEval")
+            j = c.wait_for(lambda: (lambda j: j if j.get("LastSchedEval") not in (None, first) else None)(
+                c.job(whole)), 3 * SCHED_INTERVAL + 5, f"a scheduling pass to evaluate job {whole} again")
             self.assertEqual(j["JobState"], "PENDING", j)
             self.assertNotEqual(j["Reason"], "BadConstraints", j)
             self.assertNotEqual(j.get("Priority"), "0", f"job {whole} was held: {j}")
+            self.assertNotEqual(c.topology_block(rack)["Held"], "0", "the hold ended before the check")
             self.assertEqual(c.topology_block(rack)["Health"], "degraded")
 
 
