@@ -13,7 +13,7 @@ def goals(sm, rm):
     sr = {r["job"]: r for r in sm["restart_list"]}
     rl = {r["job"]: r for r in rm["restart_list"]}
     decisions = []
-    for job in sorted(set(rl) | set(sr), key=lambda n: (rl.get(n) or sr.get(n))["failed_at"]):
+    for job in sorted(set(rl) | set(sr), key=lambda n: ((rl.get(n) or sr.get(n))["failed_at"], n)):
         a, b = rl.get(job), sr.get(job)
         decisions.append({"job": job, "nodes": (a or b)["nodes"],
                           "real_in_place": a["in_place"] if a else None,

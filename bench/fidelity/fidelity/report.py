@@ -152,7 +152,7 @@ def restart_table(e):
           "sim: the same | in place real / sim |", "|---|---|---|---|"]
     rl = {x["job"]: x for x in r["restart_list"]}
     sl = {x["job"]: x for x in s["restart_list"]}
-    for job in sorted(set(rl) | set(sl), key=lambda n: (rl.get(n) or sl.get(n))["failed_at"]):
+    for job in sorted(set(rl) | set(sl), key=lambda n: ((rl.get(n) or sl.get(n))["failed_at"], n)):
         a, b = rl.get(job), sl.get(job)
         fa = (f"{a['failed_at']:.1f} s, {a['old_racks']} -> {a['new_racks']}, {a['delay']:.1f} s, "
               f"{a['same_nodes_plus_spares']}") if a else "not hit"
