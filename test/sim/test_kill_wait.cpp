@@ -31,15 +31,21 @@ bool completion_end_queued(EventQueue& q, Seconds at) {
     return found;
 }
 
+// A 1-slice job under `w`'s policy, submitted and started at 0.
+std::uint32_t started_slice(World& w, Seconds duration) {
+    const std::uint32_t i = w.submit(slice_job("S", 0, 1, duration), 0);
+    const nvlblock::Placement p = w.attempt(w.job(i), 0);
+    EXPECT_TRUE(p.placed());
+    EXPECT_TRUE(w.start(i, p, 0));
+    return i;
+}
+
 // A 1-slice job under block starts at 0; the first of its nodes fails at 400
 // and the job is killed: its 15 other nodes complete to 430, then are free.
 TEST(KillWait, AFailedJobsSurvivingNodesAreBusyForTheKillWait) {
     const SimOptions o = with_kill_wait(30);
     World w(o, make_policy(PolicyKind::kBlock, o.shape, o.preemption));
-    const std::uint32_t i = w.submit(slice_job("S", 0, 1, 1200), 0);
-    const nvlblock::Placement p = w.attempt(w.job(i), 0);
-    ASSERT_TRUE(p.placed());
-    ASSERT_TRUE(w.start(i, p, 0));
+    const std::uint32_t i = started_slice(w, 1200);
     const std::vector<NodeIndex> nodes = w.job(i).nodes;
     ASSERT_EQ(nodes.size(), 16u);
     w.cluster().cause_down(nodes[0]);
@@ -144,10 +150,7 @@ TEST(KillWait, AReclaimsVictimsReleaseTheirNodesAfterTheKillWait) {
 TEST(KillWait, AJobThatEndsFreesItsNodesAtOnce) {
     const SimOptions o = with_kill_wait(30);
     World w(o, make_policy(PolicyKind::kBlock, o.shape, o.preemption));
-    const std::uint32_t i = w.submit(slice_job("S", 0, 1, 100), 0);
-    const nvlblock::Placement p = w.attempt(w.job(i), 0);
-    ASSERT_TRUE(p.placed());
-    ASSERT_TRUE(w.start(i, p, 0));
+    const std::uint32_t i = started_slice(w, 100);
     w.finish(i, 100);
     EXPECT_EQ(w.cluster().free_count(), 36);
     EXPECT_EQ(w.cluster().completing_count(), 0);
