@@ -10,7 +10,9 @@
      mounts docker/etc as /etc/slurm; the slurmd wait for slurmctld.
   3. The Dockerfile builds with the scripts CI and developers use
      (scripts/install-deps, scripts/build-slurm, then cmake configure, build
-     and install against build-slurm's trees), in that order, and does not
+     and docker/assemble-runtime's install against build-slurm's trees), in
+     that order, each step skipped where docker/stage-prebuilt staged this
+     machine's build (whose tree is then the runtime's), and does not
      install packages or fetch Slurm any other way. Every build script CI
      runs (.ci/, .github/workflows, .gitlab-ci.yml, followed through the
      scripts they call: .ci/run -> scripts/test -> scripts/install-deps,
@@ -152,21 +154,25 @@ def check_dockerfile(src):
         fail("the image must start FROM debian (scripts/install-deps uses apt)")
     order = []
     for needle in ("scripts/install-deps", "scripts/build-slurm", "cmake -S", "cmake --build",
-                   "cmake --install"):
+                   "docker/assemble-runtime"):
         i = runs.find(needle)
         if i < 0:
             fail(f"the Dockerfile never runs {needle}")
         order.append(i)
     if order == sorted(order) and -1 not in order:
-        print("Dockerfile runs scripts/install-deps, scripts/build-slurm, cmake -S/--build, cmake --install, in order")
+        print("Dockerfile runs scripts/install-deps, scripts/build-slurm, cmake -S/--build, docker/assemble-runtime, "
+              "in order")
     elif -1 not in order:
         fail("the Dockerfile's build steps are out of order")
     for flag in ("--print-src-dir", "--print-build-dir"):
         if not re.search(rf"-DSLURM_(SRC|BUILD)_DIR=\S*build-slurm {flag}", runs):
             fail(f"cmake must take the Slurm trees from scripts/build-slurm {flag}")
-    if not re.search(r"cmake --install \S+ --prefix /opt/slurm", runs) or \
-            not re.search(r"ln -s \"\$\(\S*build-slurm --print-prefix\)\" /opt/slurm", runs):
-        fail("the plugins must be installed into build-slurm's prefix (linked as /opt/slurm)")
+    assemble = open(os.path.join(src, "docker", "assemble-runtime")).read()
+    if not re.search(r"docker/assemble-runtime \"\$\(readlink /opt/slurm\)\"", runs) or \
+            not re.search(r"ln -s \"\$\(\S*build-slurm --print-prefix\)\" /opt/slurm", runs) or \
+            not re.search(r'cmake --install "\$build" --prefix "\$prefix"', assemble):
+        fail("docker/assemble-runtime must install the plugins into build-slurm's prefix (linked as /opt/slurm)")
+    check_prebuilt(steps)
     # Nothing may sidestep the scripts: no apt-get install, no own Slurm download.
     if re.search(r"apt-get\s+(-\S+\s+)*install", runs) or re.search(r"\b(wget|curl)\b", runs):
         fail("the Dockerfile installs packages or downloads on its own; use scripts/install-deps / build-slurm")
@@ -202,6 +208,19 @@ def check_dockerfile(src):
     if not os.path.exists(ignore) or not re.search(r"^build-\*$", open(ignore).read(), re.M):
         fail(".dockerignore must keep build trees out of the build context")
     check_stages(steps)
+
+
+def check_prebuilt(steps):
+    """With docker/stage-prebuilt's tree no build-stage step compiles or
+    installs, and that tree is what the runtime stage gets."""
+    guard = "[ -d /prebuilt/runtime ]"
+    runs = [s[4:] for s in steps if s.upper().startswith("RUN ")]
+    for r in runs:
+        if re.search(r"install-deps --build|build-slurm|cmake ", r) and guard not in r:
+            fail(f"a build step does not skip itself where docker/stage-prebuilt staged a build: RUN {r[:80]}")
+    if not any(re.search(r"cp -a /prebuilt/runtime /runtime", r) for r in runs) or \
+            not any(re.match(r"COPY\s+docker/prebuilt/\s+/prebuilt/$", s) for s in steps):
+        fail("the build stage must copy docker/prebuilt/ and use its runtime/ as /runtime when staged")
 
 
 def check_stages(steps):
