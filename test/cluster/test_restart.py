@@ -50,10 +50,15 @@ class Restart(ClusterTest):
             c.wait_for(saved_since_failure, 8, "slurmctld to save job and node state after the failure")
             self.assertEqual(c.state(job), "PENDING")
             old_pid = c.ctld_pid()
+            # The kill must land inside the recovery (before the requeue
+            # delay lets the job start again; 1 s for nvlcluster to send
+            # it); how long the new slurmctld then takes to start is Slurm's
+            # and the machine's (17.5 s once under ASan beside a fresh CI
+            # run's builds), not a property of nvlblock.
+            self.assertLess(time.monotonic() - t_fail, REQUEUE_DELAY - 1,
+                            "the kill would land after the requeue delay, outside the recovery")
             c.restart_ctld(kill=True)
             self.assertNotEqual(c.ctld_pid(), old_pid)
-            self.assertLess(time.monotonic() - t_fail, REQUEUE_DELAY + 5,
-                            "the restart took too long to land inside the recovery")
             # The new slurmctld loaded the record before recovering jobs.
             self.assertEqual(len(c.log_lines(r"nvlblock: \d+ blocks, \d+ nodes from")), 2)
             self.assertEqual(c.log_lines(r"nvlblock: saved state .* is unusable"), [])
