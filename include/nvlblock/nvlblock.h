@@ -240,6 +240,7 @@ typedef struct nvlb_reclaimer {
     uint32_t user;
     uint32_t het_job_id;     /* 0: none */
     const char* reservation; /* NULL or "" when none */
+    bool held;               /* priority 0 (RequeueExitHold, requeuehold, hold): nothing is moved for it */
 } nvlb_reclaimer_t;
 
 typedef enum nvlb_reclaim_action {
@@ -277,24 +278,56 @@ nvlb_status_t nvlb_reclaim_refused(nvlb_planner_t* planner, uint32_t job_id, con
 
 /* In-place recovery (docs/placement.md rules 3b, 5-7; src/recovery). */
 
-/* Which failures count. What Slurm says about one node of a job whose nodes
- * are being released, as bits; whether the core counts the node as failed. */
+/* A job's nodes are being released (slurmctld's epilog_slurmctld): what
+ * Slurm says of the job and of each of its nodes, in one call; the core
+ * decides (src/recovery/job_end.hpp, docs/placement.md rule 5): a run that
+ * restarted after a failure counts as that restart; a requeue (after a node
+ * failure, by RequeueExit or RequeueExitHold, by scontrol requeue) of a
+ * multi-node job with a failed node (down, not responding, failing, drained
+ * or draining) opens its recovery; one with every node healthy is watched
+ * for a node that fails or drains within recovery.failure_window (its
+ * released nodes held while the others still complete); anything else,
+ * preemption included, changes nothing. */
+enum {
+    NVLB_END_BATCH = 1u << 0,
+    NVLB_END_REQUEUE_ALLOWED = 1u << 1, /* details->requeue */
+    NVLB_END_PENDING = 1u << 2,         /* base state PENDING: requeued already */
+    NVLB_END_NODE_FAIL = 1u << 3,       /* base state NODE_FAIL */
+    NVLB_END_COMPLETING = 1u << 4,      /* the COMPLETING flag */
+    NVLB_END_PREEMPTED = 1u << 5,       /* preempt_time set */
+    NVLB_END_CANCELLED = 1u << 6,       /* base state CANCELLED */
+    NVLB_END_EXIT_REQUEUES = 1u << 7,   /* RequeueExit lists its exit status */
+    NVLB_END_EXIT_HOLDS = 1u << 8,      /* RequeueExitHold lists its exit status */
+};
 enum {
     NVLB_NODE_SIGN_MISSING = 1u << 0,        /* no such node record */
     NVLB_NODE_SIGN_DOWN = 1u << 1,           /* DOWN (or powered off) */
     NVLB_NODE_SIGN_NOT_RESPONDING = 1u << 2, /* NO_RESPOND */
     NVLB_NODE_SIGN_FAILING = 1u << 3,        /* FAIL */
     NVLB_NODE_SIGN_NAMED_FAILED = 1u << 4,   /* the node Slurm named when it requeued the job */
+    NVLB_NODE_SIGN_DRAIN = 1u << 5,          /* DRAIN or DRAINING */
 };
-bool nvlb_node_counts_as_failed(uint32_t node_signs);
-/* What Slurm says about the job, as bits; whether it was requeued by a node
- * failure (only such a requeue may start a recovery). */
-enum {
-    NVLB_JOB_SIGN_BATCH = 1u << 0,
-    NVLB_JOB_SIGN_REQUEUE_ALLOWED = 1u << 1,
-    NVLB_JOB_SIGN_NODE_FAIL = 1u << 2, /* its state is NODE_FAIL */
-};
-bool nvlb_requeued_after_node_failure(uint32_t job_signs);
+typedef struct nvlb_ended_node {
+    uint32_t node;      /* its index */
+    uint32_t signs;     /* NVLB_NODE_SIGN_* */
+    const char* reason; /* Slurm's reason for its state (the drain reason); NULL when none */
+} nvlb_ended_node_t;
+typedef struct nvlb_job_end {
+    uint32_t job_id;
+    uint32_t facts;     /* NVLB_END_* */
+    int64_t ended_at;   /* now */
+    int64_t started_at; /* when the run that ended began (start_time); 0 when unknown */
+    const nvlb_ended_node_t* nodes;
+    size_t node_count;
+} nvlb_job_end_t;
+typedef enum nvlb_end_outcome {
+    NVLB_END_NOTHING = 0,  /* the ledger keeps no record of it (a restart may have been counted) */
+    NVLB_END_OPENED = 1,   /* its recovery opened: its block(s) are held */
+    NVLB_END_WATCHING = 2, /* requeued with every node healthy: watched */
+} nvlb_end_outcome_t;
+/* outcome may be NULL. Logs through nvlb_drain_log(); the state version
+ * moves when the ledger changed. */
+nvlb_status_t nvlb_job_ended(nvlb_planner_t* planner, const nvlb_job_end_t* end, nvlb_end_outcome_t* outcome);
 
 /* Whether the job has an open recovery record (it failed and has not run
  * again nor left the queue). O(log n) in the open records. */
@@ -323,7 +356,9 @@ nvlb_status_t nvlb_job_failed(nvlb_planner_t* planner, uint32_t job_id, const ui
 nvlb_status_t nvlb_job_started(nvlb_planner_t* planner, uint32_t job_id, const uint32_t* nodes, size_t node_count,
                                int64_t started);
 nvlb_status_t nvlb_job_gone(nvlb_planner_t* planner, uint32_t job_id, int64_t now);
-/* Job ids with an open recovery record; returns the count (copies at most cap). */
+/* Job ids the core follows, ascending: those with an open recovery record
+ * and requeued jobs watched for a late failure (nvlb_job_ended); returns
+ * the count (copies at most cap). */
 size_t nvlb_pending_jobs(const nvlb_planner_t* planner, uint32_t* out, size_t cap);
 /* Hands each queued decision line ("nvlblock: recovery JobId=...") to fn. */
 size_t nvlb_drain_log(nvlb_planner_t* planner, void (*fn)(void* ctx, const char* line), void* ctx);

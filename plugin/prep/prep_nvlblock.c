@@ -3,21 +3,27 @@
  * prep_nvlblock.c - prep/nvlblock, the companion PrEp plugin of
  * topology/nvlblock. It exists for one moment topology plugins never see:
  * epilog_slurmctld runs when a job's nodes are released, with node_bitmap and
- * failed_node still set. For a batch job requeued because a node failed,
- * that is the last time Slurm knows where it ran (the requeue clears the node
- * list), so the allocation is recorded in the shared core's ledger then, and
- * saved under StateSaveLocation before the job can be scheduled again.
+ * failed_node still set. For a batch job Slurm requeues (a node failure,
+ * RequeueExit, scontrol requeue), that is the last time Slurm knows where it
+ * ran (the requeue clears the node list), so its end goes to the shared
+ * core as one event (nvlb_job_ended): the core records the allocation in its
+ * ledger, saved under StateSaveLocation before the job can be scheduled
+ * again, or watches it for a node drained by its Epilog.
  *
  * eval_nodes cannot do this: it is also called for will-run and test-only
  * evaluations, with nothing to tell them apart from a real start.
  */
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "src/common/slurm_xlator.h"
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
+#include "src/common/hostlist.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
 #include "src/common/read_config.h"
@@ -71,10 +77,45 @@ static int _topology_yaml_shadows_nvlblock(void)
 #endif
 }
 
+/*
+ * Whether PrEpPlugins names prep/script. Slurm runs Prolog=, Epilog=,
+ * PrologSlurmctld= and EpilogSlurmctld= through that plugin only, and it is
+ * loaded by default only while PrEpPlugins is unset: a slurm.conf that
+ * says PrEpPlugins=prep/nvlblock alone silently stops every such script,
+ * health checks in node Epilogs included (the drains that tell nvlblock of
+ * GPU faults).
+ */
+static bool _prep_script_loaded(void)
+{
+	char *list = xstrdup(slurm_conf.prep_plugins), *save = NULL, *tok;
+	bool found = !list; /* unset: Slurm loads prep/script */
+
+	for (tok = strtok_r(list, ",", &save); tok && !found; tok = strtok_r(NULL, ",", &save)) {
+		if (!xstrncmp(tok, "prep/", 5))
+			tok += 5;
+		found = !xstrcmp(tok, "script");
+	}
+	xfree(list);
+	return found;
+}
+
+static void _warn_scripts_not_run(void)
+{
+	uint32_t scripts = slurm_conf.prolog_cnt + slurm_conf.epilog_cnt + slurm_conf.prolog_slurmctld_cnt +
+			   slurm_conf.epilog_slurmctld_cnt;
+
+	if (scripts && !_prep_script_loaded())
+		error("prep/nvlblock: PrEpPlugins=%s does not include prep/script, so Slurm runs none of the %u "
+		      "Prolog/Epilog/PrologSlurmctld/EpilogSlurmctld scripts configured (node health checks "
+		      "included). Set PrEpPlugins=prep/script,prep/nvlblock",
+		      slurm_conf.prep_plugins, scripts);
+}
+
 extern int init(void)
 {
 	if (_topology_yaml_shadows_nvlblock() != SLURM_SUCCESS)
 		return SLURM_ERROR;
+	_warn_scripts_not_run();
 	debug("%s loaded", plugin_name);
 	return SLURM_SUCCESS;
 }
@@ -123,71 +164,113 @@ static uint32_t _node_signs(job_record_t *job_ptr, node_record_t *node_ptr)
 		signs |= NVLB_NODE_SIGN_NOT_RESPONDING;
 	if (IS_NODE_FAIL(node_ptr))
 		signs |= NVLB_NODE_SIGN_FAILING;
+	/* The flag, not DRAINING/DRAINED: the node is still allocated here
+	 * (DRAINING) and becomes IDLE+COMPLETING+DRAIN (DRAINED) after. */
+	if (IS_NODE_DRAIN(node_ptr))
+		signs |= NVLB_NODE_SIGN_DRAIN;
 	if (job_ptr->failed_node && !xstrcmp(job_ptr->failed_node, node_ptr->name))
 		signs |= NVLB_NODE_SIGN_NAMED_FAILED;
 	return signs;
 }
 
-/* What Slurm says about the job whose nodes are being released: Slurm
- * requeues a batch job that may be requeued when a node fails under it, and
- * its state is then NODE_FAIL (job_mgr.c, kill_running_job_by_node_name()). */
-static uint32_t _job_signs(job_record_t *job_ptr)
+/*
+ * Whether slurm.conf's RequeueExit (or RequeueExitHold) value lists the exit
+ * status. Slurm reads the value as the numbers of a host range ("1-10,75");
+ * it is read here with Slurm's own host range parser, the same way.
+ */
+static bool _exit_listed(const char *values, int status)
 {
-	uint32_t signs = 0;
+	hostset_t *hs;
+	char *range = NULL, *tok, *end;
+	bool listed = false;
 
-	if (job_ptr->batch_flag)
-		signs |= NVLB_JOB_SIGN_BATCH;
-	if (job_ptr->details && job_ptr->details->requeue)
-		signs |= NVLB_JOB_SIGN_REQUEUE_ALLOWED;
-	if ((job_ptr->job_state & JOB_STATE_BASE) == JOB_NODE_FAIL)
-		signs |= NVLB_JOB_SIGN_NODE_FAIL;
-	return signs;
+	if (!values || !values[0])
+		return false;
+	xstrfmtcat(range, "[%s]", values);
+	hs = hostset_create(range);
+	xfree(range);
+	if (!hs)
+		return false;
+	while (!listed && (tok = hostset_shift(hs))) {
+		long v = strtol(tok, &end, 10);
+
+		listed = (*end == '\0') && (v == status);
+		free(tok);
+	}
+	hostset_destroy(hs);
+	return listed;
 }
 
+/*
+ * What Slurm says about the job whose nodes are being released (read in
+ * job_mgr.c of 24.11 to 26.05, docs/placement.md rule 5): `scontrol
+ * requeue` and Slurm's own requeues make it PENDING before this; a node
+ * failure that requeues it leaves NODE_FAIL without COMPLETING; a status
+ * RequeueExit lists requeues it once the last Epilog of its nodes ends
+ * (job_hold_requeue), so only the exit status says so here. Preemption sets
+ * preempt_time.
+ */
+static uint32_t _job_facts(job_record_t *job_ptr)
+{
+	uint32_t base = job_ptr->job_state & JOB_STATE_BASE, facts = 0;
+	int status = WEXITSTATUS(job_ptr->exit_code);
+
+	if (job_ptr->batch_flag)
+		facts |= NVLB_END_BATCH;
+	if (job_ptr->details && job_ptr->details->requeue)
+		facts |= NVLB_END_REQUEUE_ALLOWED;
+	if (base == JOB_PENDING)
+		facts |= NVLB_END_PENDING;
+	if (base == JOB_NODE_FAIL)
+		facts |= NVLB_END_NODE_FAIL;
+	if (base == JOB_CANCELLED)
+		facts |= NVLB_END_CANCELLED;
+	if (job_ptr->job_state & JOB_COMPLETING)
+		facts |= NVLB_END_COMPLETING;
+	if (job_ptr->preempt_time)
+		facts |= NVLB_END_PREEMPTED;
+	if ((facts & NVLB_END_REQUEUE_ALLOWED) && (base != JOB_PENDING)) {
+		if (_exit_listed(slurm_conf.requeue_exit, status))
+			facts |= NVLB_END_EXIT_REQUEUES;
+		if (_exit_listed(slurm_conf.requeue_exit_hold, status))
+			facts |= NVLB_END_EXIT_HOLDS;
+	}
+	return facts;
+}
+
+/* The job's end, as one event: Slurm's facts, for the core to decide. */
 extern int prep_p_epilog_slurmctld(job_record_t *job_ptr, bool *async)
 {
 	nvlb_planner_t *planner = nvlb_process_planner();
-	uint32_t *nodes, *failed;
-	size_t count, nfailed = 0;
-	bool changed = false, requeued, recovering;
-	time_t now = time(NULL);
+	nvlb_job_end_t end = {0};
+	nvlb_ended_node_t *ended;
+	uint32_t *nodes;
+	size_t count;
 
 	*async = false;
 	if (!planner || !job_ptr || !job_ptr->node_bitmap)
 		return SLURM_SUCCESS;
-	requeued = nvlb_requeued_after_node_failure(_job_signs(job_ptr));
-	recovering = nvlb_is_recovering(planner, job_ptr->job_id);
-	if (!requeued && !recovering)
-		return SLURM_SUCCESS;
-
 	nodes = nvlbs_bitmap_indices(job_ptr->node_bitmap, &count);
-	/*
-	 * A job restarting after an earlier failure ran on these nodes. The
-	 * status thread closes such records every few seconds; a job that
-	 * ends or fails again sooner must have its restart counted here, or
-	 * the new failure would overwrite the record (and the restart would
-	 * never be counted) or the end would count as abandoned.
-	 */
-	if (recovering) {
-		nvlb_job_started(planner, job_ptr->job_id, nodes, count,
-				 job_ptr->start_time ? job_ptr->start_time : now);
-		changed = true;
+	ended = xcalloc(count + 1, sizeof(*ended));
+	for (size_t i = 0; i < count; i++) {
+		node_record_t *node_ptr = node_record_table_ptr[nodes[i]];
+
+		ended[i].node = nodes[i];
+		ended[i].signs = _node_signs(job_ptr, node_ptr);
+		ended[i].reason = node_ptr ? node_ptr->reason : NULL;
 	}
-	if (requeued) {
-		failed = xcalloc(count + 1, sizeof(uint32_t));
-		for (size_t i = 0; i < count; i++)
-			if (nvlb_node_counts_as_failed(_node_signs(job_ptr, node_record_table_ptr[nodes[i]])))
-				failed[nfailed++] = nodes[i];
-		if (nfailed) {
-			nvlb_job_failed(planner, job_ptr->job_id, nodes, count, failed, nfailed, now);
-			changed = true;
-		}
-		xfree(failed);
-	}
-	/* The state file is written by slurmctld's status thread, which the
+	end.job_id = job_ptr->job_id;
+	end.facts = _job_facts(job_ptr);
+	end.ended_at = time(NULL);
+	end.started_at = job_ptr->start_time;
+	end.nodes = ended;
+	end.node_count = count;
+	if (nvlb_job_ended(planner, &end, NULL) != NVLB_OK)
+		error("nvlblock: %pJ: its end could not be recorded", job_ptr);
+	/* The state file is written by slurmctld's status thread, which a
 	 * change wakes, after Slurm's locks are released: never here. */
-	if (changed)
-		nvlbs_flush_log(planner);
+	nvlbs_flush_log(planner);
+	xfree(ended);
 	xfree(nodes);
 	return SLURM_SUCCESS;
 }

@@ -182,6 +182,7 @@ static void _reclaim_for(nvlb_planner_t *planner, job_record_t *job_ptr, running
 		.user = job_ptr->user_id,
 		.het_job_id = job_ptr->het_job_id,
 		.reservation = _name_or_null(job_ptr->resv_name),
+		.held = (job_ptr->priority == 0),
 	};
 	time_t released_by = now;
 

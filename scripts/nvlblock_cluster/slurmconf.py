@@ -154,7 +154,9 @@ def slurm_conf(layout: Layout, opts: Namespace, prefix: str, plugin_dir: Optiona
         conf.append("TopologyPlugin=topology/block")
     else:
         conf.append("TopologyPlugin=topology/nvlblock")
-        conf.append("PrEpPlugins=prep/nvlblock")
+        # prep/script too: naming PrEpPlugins drops Slurm's default, and
+        # with it every Prolog/Epilog script (the node Epilogs that drain).
+        conf.append("PrEpPlugins=prep/script,prep/nvlblock")
     if opts.slurm_conf_fragment:
         # Front end only (validate_up_opts): one slurmd for all the nodes.
         _, fragment = fragment_conf(opts.slurm_conf_fragment)

@@ -428,6 +428,7 @@ Reclaimer reclaimer_of(const nvlb_reclaimer_t* r) {
         out.user = r->user;
         out.het_job_id = r->het_job_id;
         out.reservation = text_of(r->reservation);
+        out.held = r->held;
     }
     return out;
 }
@@ -560,14 +561,6 @@ uint8_t nvlb_node_state_of(uint32_t facts) {
     return static_cast<uint8_t>(node_state_from_slurm(facts));
 }
 
-bool nvlb_node_counts_as_failed(uint32_t signs) {
-    return node_counts_as_failed(signs);
-}
-
-bool nvlb_requeued_after_node_failure(uint32_t signs) {
-    return requeued_after_node_failure(signs);
-}
-
 bool nvlb_is_recovering(const nvlb_planner_t* p, uint32_t job_id) {
     if (!p)
         return false;
@@ -669,6 +662,44 @@ nvlb_status_t nvlb_job_failed(nvlb_planner_t* p, uint32_t job_id, const uint32_t
     });
 }
 
+// The ABI's bits are the core's (job_end.hpp), compared as numbers.
+constexpr bool same_bits(unsigned core, unsigned abi) {
+    return core == abi;
+}
+static_assert(same_bits(kEndBatch, NVLB_END_BATCH) && same_bits(kEndRequeueAllowed, NVLB_END_REQUEUE_ALLOWED) &&
+              same_bits(kEndPending, NVLB_END_PENDING) && same_bits(kEndNodeFail, NVLB_END_NODE_FAIL) &&
+              same_bits(kEndCompleting, NVLB_END_COMPLETING) && same_bits(kEndPreempted, NVLB_END_PREEMPTED) &&
+              same_bits(kEndCancelled, NVLB_END_CANCELLED) && same_bits(kEndExitRequeues, NVLB_END_EXIT_REQUEUES) &&
+              same_bits(kEndExitHolds, NVLB_END_EXIT_HOLDS));
+static_assert(same_bits(kNodeMissing, NVLB_NODE_SIGN_MISSING) && same_bits(kNodeDown, NVLB_NODE_SIGN_DOWN) &&
+              same_bits(kNodeNotResponding, NVLB_NODE_SIGN_NOT_RESPONDING) &&
+              same_bits(kNodeFailing, NVLB_NODE_SIGN_FAILING) &&
+              same_bits(kNodeNamedFailed, NVLB_NODE_SIGN_NAMED_FAILED) && same_bits(kNodeDrain, NVLB_NODE_SIGN_DRAIN));
+
+nvlb_status_t nvlb_job_ended(nvlb_planner_t* p, const nvlb_job_end_t* end, nvlb_end_outcome_t* outcome) {
+    if (outcome)
+        *outcome = NVLB_END_NOTHING;
+    if (!p || !end || (!end->nodes && end->node_count))
+        return NVLB_E_INVALID;
+    return guarded(nullptr, [&] {
+        JobEnd e;
+        e.job_id = end->job_id;
+        e.facts = end->facts;
+        e.ended_at = end->ended_at;
+        e.started_at = end->started_at;
+        for (std::size_t i = 0; i < end->node_count; ++i)
+            e.nodes.push_back(
+                {end->nodes[i].node, end->nodes[i].signs, end->nodes[i].reason ? end->nodes[i].reason : ""});
+        ChangingLock lock(p);
+        const JobEndOutcome o = p->planner.job_ended(e);
+        if (outcome)
+            *outcome = o == JobEndOutcome::kOpened     ? NVLB_END_OPENED
+                       : o == JobEndOutcome::kWatching ? NVLB_END_WATCHING
+                                                       : NVLB_END_NOTHING;
+        return NVLB_OK;
+    });
+}
+
 nvlb_status_t nvlb_job_started(nvlb_planner_t* p, uint32_t job_id, const uint32_t* nodes, size_t node_count,
                                int64_t now) {
     if (!p || (!nodes && node_count))
@@ -695,13 +726,23 @@ size_t nvlb_pending_jobs(const nvlb_planner_t* p, uint32_t* out, size_t cap) {
         return 0;
     std::lock_guard lock(p->mutex);
     const auto& records = p->planner.ledger().records();
-    std::size_t i = 0;
-    for (const auto& [id, r] : records) {
-        if (out && i < cap)
-            out[i] = id;
-        ++i;
+    const auto& watches = p->planner.recovery().watches();
+    std::vector<std::uint32_t> ids;
+    try {
+        ids.reserve(records.size() + watches.size());
+        for (const auto& kv : records)
+            ids.push_back(kv.first);
+        for (const auto& kv : watches)
+            ids.push_back(kv.first);
+    } catch (...) {
+        return 0; // out of memory: nothing to report this time
     }
-    return records.size();
+    // Each map is in job id order: one merge, each id once.
+    std::inplace_merge(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(records.size()), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    if (out)
+        std::copy_n(ids.begin(), std::min(cap, ids.size()), out);
+    return ids.size();
 }
 
 size_t nvlb_drain_log(nvlb_planner_t* p, void (*fn)(void*, const char*), void* ctx) {

@@ -181,6 +181,10 @@ ReclaimDecision Planner::plan_reclaim(std::span<const NodeState> states, Request
         none.refusal.reason = ReclaimRefusalReason::kFitsNow;
         return none;
     }
+    if (for_job.held) {
+        none.refusal.reason = ReclaimRefusalReason::kHeld;
+        return none;
+    }
     const RecoveryPolicy& policy = topology_->policy().recovery;
     const ReclaimContext ctx{policy, recovery_.ledger().reclaims(), now,
                              reclaim_per_hour(policy, topology_->node_count())};

@@ -84,6 +84,8 @@ class Planner {
     // The snapshot place() would use, for callers that want the tallies.
     Snapshot snapshot(std::span<const NodeState> states, std::int64_t now) const;
 
+    // A job's nodes were released (Recovery::job_ended).
+    JobEndOutcome job_ended(const JobEnd& end) { return recovery_.job_ended(*topology_, end); }
     void job_failed(std::uint32_t job_id, std::span<const NodeIndex> nodes, std::span<const NodeIndex> failed,
                     std::int64_t now);
     // `started`: when the run began (see Recovery::job_started).

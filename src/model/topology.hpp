@@ -67,6 +67,10 @@ enum class ReclaimCost {
 // What happens to a job whose block cannot take it back after a failure.
 struct RecoveryPolicy {
     std::int64_t wait_seconds = 300; // hold the block this long, then place anywhere; 0: at once
+    // How long after a requeued job's end a node that fails or drains still
+    // counts as its failure (recovery/failure_watch.hpp); negative ("auto"):
+    // Slurm's requeue delay, before which the job cannot start anyway.
+    std::int64_t failure_window_seconds = -1;
     // `reserve: reclaim` (rule 3b): the work requeued for one restart stays
     // below the failed job's held nodes x this. An hour: with hourly
     // checkpoints a node failure already costs the failed job up to an hour

@@ -176,8 +176,8 @@ class Reader {
     void read_recovery(yaml_node_t* map) {
         RecoveryPolicy& r = spec_.policy.recovery;
         for_each_pair(map, "recovery",
-                      {"wait", "reclaim_budget", "reclaim_cooldown", "reclaim_from", "never_reclaim", "reclaim_limits",
-                       "reclaim_cost"},
+                      {"wait", "failure_window", "reclaim_budget", "reclaim_cooldown", "reclaim_from", "never_reclaim",
+                       "reclaim_limits", "reclaim_cost"},
                       [&](const std::string& key, yaml_node_t* v) {
                           const std::string context = "recovery." + key;
                           if (key == "reclaim_from" || key == "never_reclaim") {
@@ -185,11 +185,14 @@ class Reader {
                                             key == "reclaim_from" ? r.reclaim_from : r.never_reclaim);
                           } else if (key == "reclaim_limits") {
                               read_reclaim_limits(v, r);
+                          } else if (key == "failure_window" && v->type == YAML_SCALAR_NODE && scalar(v) == "auto") {
+                              r.failure_window_seconds = -1;
                           } else if (key == "reclaim_cost") {
                               if (auto c = value<ReclaimCost>(v, context, parse_reclaim_cost))
                                   r.reclaim_cost = *c;
                           } else if (auto s = value<std::int64_t>(v, context, parse_duration_seconds)) {
                               (key == "wait"             ? r.wait_seconds
+                               : key == "failure_window" ? r.failure_window_seconds
                                : key == "reclaim_budget" ? r.reclaim_budget_seconds
                                                          : r.reclaim_cooldown_seconds) = *s;
                           }

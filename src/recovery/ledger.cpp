@@ -44,6 +44,8 @@ const char* outcome_name(RecoveryOutcome o) {
 void Ledger::open(RecoveryRecord r) {
     ++version_;
     ++counters_.failures;
+    ++counters_.by_trigger[static_cast<std::size_t>(r.trigger)];
+    ++counters_.by_path[static_cast<std::size_t>(r.path)];
     const std::uint32_t id = r.job_id;
     records_[id] = std::move(r);
 }
@@ -114,7 +116,7 @@ std::vector<std::string> Ledger::take_log() {
 
 // Format, one item per line, fields separated by single spaces:
 //   nvlblock-state 2
-//   counters <failures> <in_place> <elsewhere> <abandoned> <reclaims> <reclaimed_jobs>
+//   counters <failures> <in_place> <elsewhere> <abandoned> <reclaims> <reclaimed_jobs> [<by_trigger>... <by_path>...]
 //   record <job> <failed_at> <fallback_at> <hold_until> <fallback> <nodes> <failed> [<block>=<nodes> ...]
 //   event <at> <job> <outcome> <lost> <spares_used> <seconds> <blocks>
 //   moved <victim> <at> <for_user>
@@ -124,13 +126,21 @@ std::vector<std::string> Ledger::take_log() {
 // failed, held_blocks.hpp) came later within version 2: readers before them
 // ignore the rest of a record line, and a record without them is never
 // found changed.
+// So did the failures by trigger and by requeue path at the end of the
+// counters line (failure_trigger_name, requeue_path_name order): earlier
+// readers ignore them, and a line without them counts none.
 // Version 1 (before the moves were kept) has four counters, no moved lines
 // and two counts at the end; it is read as it was written.
 std::string Ledger::serialize(const Topology& topo) const {
     std::ostringstream o;
     o << "nvlblock-state 2\n";
     o << "counters " << counters_.failures << ' ' << counters_.in_place << ' ' << counters_.elsewhere << ' '
-      << counters_.abandoned << ' ' << counters_.reclaims << ' ' << counters_.reclaimed_jobs << '\n';
+      << counters_.abandoned << ' ' << counters_.reclaims << ' ' << counters_.reclaimed_jobs;
+    for (std::uint64_t n : counters_.by_trigger)
+        o << ' ' << n;
+    for (std::uint64_t n : counters_.by_path)
+        o << ' ' << n;
+    o << '\n';
     for (const auto& [id, r] : records_) {
         o << "record " << id << ' ' << r.failed_at << ' ' << r.fallback_at << ' ' << r.hold_until << ' '
           << (r.fallback ? 1 : 0) << ' ' << hostlist_of(topo, r.nodes) << ' ' << hostlist_of(topo, r.failed);
@@ -179,6 +189,16 @@ struct StateReader {
         if (!(f >> counters.failures >> counters.in_place >> counters.elsewhere >> counters.abandoned) ||
             (version >= 2 && !(f >> counters.reclaims >> counters.reclaimed_jobs)))
             bad("bad counters line");
+        std::uint64_t n = 0;
+        if (!(f >> n))
+            return; // written before the failures were counted by kind
+        counters.by_trigger[0] = n;
+        for (std::size_t i = 1; i < counters.by_trigger.size(); ++i)
+            if (!(f >> counters.by_trigger[i]))
+                bad("bad counters line");
+        for (std::uint64_t& c : counters.by_path)
+            if (!(f >> c))
+                bad("bad counters line");
     }
 
     void record_line(std::istringstream& f) {

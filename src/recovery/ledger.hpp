@@ -13,8 +13,10 @@
 #include "model/topology.hpp"
 #include "placement/request.hpp"
 #include "recovery/held_blocks.hpp"
+#include "recovery/job_end.hpp"
 #include "recovery/reclaim_history.hpp"
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -42,6 +44,10 @@ struct RecoveryRecord {
     // victims' cooldown and the limits hold).
     std::int64_t reclaimed_until = 0;
     std::string reclaim_refusal; // why nothing was reclaimed, as last logged (not saved)
+    // How it was requeued and why its nodes counted as failed (counted when
+    // it opens; not saved).
+    RequeuePath path = RequeuePath::kNodeFail;
+    FailureTrigger trigger = FailureTrigger::kDown;
 };
 
 enum class RecoveryOutcome { kInPlace, kElsewhere, kAbandoned };
@@ -64,6 +70,10 @@ struct LedgerCounters {
     std::uint64_t abandoned = 0;      // left the queue before restarting
     std::uint64_t reclaims = 0;       // rounds of reclaiming spares (rule 3b)
     std::uint64_t reclaimed_jobs = 0; // jobs preempted or requeued by them
+    // The failures by why their nodes counted as failed, and by how Slurm
+    // requeued the job (indexed by FailureTrigger and RequeuePath).
+    std::array<std::uint64_t, kFailureTriggerCount> by_trigger{};
+    std::array<std::uint64_t, kRequeuePathCount> by_path{};
 };
 
 // The records themselves; recovery.hpp applies the rules and moves the clock.

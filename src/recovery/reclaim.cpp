@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <map>
 
 namespace nvlblock {
@@ -369,7 +370,9 @@ std::string describe_reclaim_refusal(std::uint32_t job_id, const ReclaimRefusal&
         "making room would lose more run time than recovery.reclaim_budget",
         "recovery.reclaim_limits.per_user_per_day reached for its user",
         "recovery.reclaim_limits.per_hour reached",
+        "it is held (priority 0) and cannot start until it is released",
     };
+    static_assert(std::size(why) == static_cast<std::size_t>(ReclaimRefusalReason::kHeld) + 1);
     std::string out =
         "JobId=" + std::to_string(job_id) + ": nothing reclaimed: " + why[static_cast<std::size_t>(r.reason)];
     std::string jobs;

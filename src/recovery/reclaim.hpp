@@ -54,6 +54,7 @@ enum class ReclaimRefusalReason : std::uint8_t {
     kOverBudget,     // making room would cost more run time than the budget
     kUserLimit,      // reclaim_limits.per_user_per_day reached for its user
     kClusterLimit,   // reclaim_limits.per_hour reached
+    kHeld,           // the job is held: it cannot start until released
 };
 
 struct ReclaimRefusal {

@@ -55,6 +55,10 @@ struct Reclaimer {
     std::uint32_t user = 0;
     std::uint32_t het_job_id = 0;
     std::string reservation;
+    // Held (Slurm's priority 0: RequeueExitHold, scontrol requeuehold or
+    // hold): it cannot start until someone releases it, so nothing is
+    // moved for it.
+    bool held = false;
 };
 
 inline Reclaimer reclaimer_of_user(std::uint32_t user) {

@@ -15,14 +15,118 @@ bool contains(std::span<const NodeIndex> v, NodeIndex n) {
     return std::find(v.begin(), v.end(), n) != v.end();
 }
 
+// How Slurm requeued the job, for the log line ("" for a node failure:
+// the line says so already).
+std::string requeued_by(RequeuePath path, bool held) {
+    switch (path) {
+    case RequeuePath::kExitCode:
+        return held ? "requeued held by its exit status (RequeueExitHold)"
+                    : "requeued by its exit status (RequeueExit)";
+    case RequeuePath::kRequested:
+        return "requeued by scontrol requeue (or by Slurm)";
+    case RequeuePath::kNodeFail:
+    case RequeuePath::kNone:
+        break;
+    }
+    return "";
+}
+
+void append_clause(std::string& to, const std::string& clause) {
+    if (!clause.empty())
+        to += (to.empty() ? "" : "; ") + clause;
+}
+
+// Why the nodes of an ended job count as failed, and how it was requeued.
+// Nothing is added to the log line of a node failure Slurm requeued with
+// every failed node down (as before drains counted).
+FailureCause cause_at_end(const Topology& topo, const JobEnd& end, RequeuePath path) {
+    FailureCause c;
+    c.path = path;
+    c.trigger = FailureTrigger::kDrained;
+    std::string drained;
+    for (const EndedNode& n : end.nodes) {
+        if (!node_counts_as_failed(n.signs) || n.node >= topo.node_count())
+            continue;
+        if (trigger_of(n.signs) == FailureTrigger::kDown) {
+            c.trigger = FailureTrigger::kDown;
+            continue;
+        }
+        drained +=
+            (drained.empty() ? "" : ", ") + topo.node_name(n.node) + (n.reason.empty() ? "" : " (" + n.reason + ")");
+    }
+    if (!drained.empty())
+        c.detail = "drained: " + drained;
+    append_clause(c.detail, requeued_by(path, requeued_held(end.facts)));
+    return c;
+}
+
 } // namespace
 
 std::int64_t Recovery::hold_delay() const {
     return nvlblock::hold_delay(slurm_requeue_delay_);
 }
 
+JobEndOutcome Recovery::job_ended(const Topology& topo, const JobEnd& end) {
+    std::vector<NodeIndex> nodes, failed;
+    for (const EndedNode& n : end.nodes) {
+        nodes.push_back(n.node);
+        if (node_counts_as_failed(n.signs))
+            failed.push_back(n.node);
+    }
+    // A job restarting after an earlier failure ran on these nodes: the
+    // restart counts before anything else (a new failure would replace the
+    // record, and an end would count as abandoned).
+    if (ledger_.find(end.job_id))
+        job_started(topo, end.job_id, nodes, end.started_at ? end.started_at : end.ended_at);
+    watches_.erase(end.job_id);
+    const RequeuePath path = requeue_path(end.facts);
+    if (path == RequeuePath::kNone)
+        return JobEndOutcome::kNothing;
+    if (!failed.empty()) {
+        job_failed(topo, end.job_id, nodes, failed, end.ended_at, cause_at_end(topo, end, path));
+        return ledger_.find(end.job_id) ? JobEndOutcome::kOpened : JobEndOutcome::kNothing;
+    }
+    FailureWatch w;
+    w.job_id = end.job_id;
+    for (NodeIndex n : nodes)
+        if (n < topo.node_count() && topo.block_of(n) != kNoBlock && !contains(w.nodes, n))
+            w.nodes.push_back(n);
+    w.ended_at = end.ended_at;
+    w.until = end.ended_at + failure_window(topo, slurm_requeue_delay_);
+    w.path = path;
+    // As earns_hold: a single-node job needs no NVLink domain.
+    if (w.nodes.size() < 2 || w.until <= w.ended_at)
+        return JobEndOutcome::kNothing;
+    watches_[end.job_id] = std::move(w);
+    return JobEndOutcome::kWatching;
+}
+
+std::size_t Recovery::settle_watches(std::span<const NodeState> states, const Topology& topo, std::int64_t now) {
+    std::vector<std::pair<FailureWatch, std::vector<NodeIndex>>> opening;
+    for (auto it = watches_.begin(); it != watches_.end();) {
+        std::vector<NodeIndex> failed = failed_since_end(it->second, states);
+        if (failed.empty() && now < it->second.until) {
+            ++it;
+            continue;
+        }
+        if (!failed.empty())
+            opening.emplace_back(std::move(it->second), std::move(failed));
+        it = watches_.erase(it);
+    }
+    for (const auto& [w, failed] : opening) {
+        FailureCause c;
+        c.path = w.path;
+        c.trigger = FailureTrigger::kAfterEnd;
+        c.detail = hostlist_of(topo, failed) + " failed or drained " + std::to_string(now - w.ended_at) +
+                   " s after the job ended";
+        append_clause(c.detail, requeued_by(w.path, false));
+        job_failed(topo, w.job_id, w.nodes, failed, w.ended_at, c);
+    }
+    return opening.size();
+}
+
 void Recovery::job_failed(const Topology& topo, std::uint32_t job_id, std::span<const NodeIndex> nodes,
-                          std::span<const NodeIndex> failed, std::int64_t now) {
+                          std::span<const NodeIndex> failed, std::int64_t now, const FailureCause& cause) {
     RecoveryRecord r;
     r.job_id = job_id;
     for (NodeIndex n : nodes)
@@ -53,17 +157,20 @@ void Recovery::job_failed(const Topology& topo, std::uint32_t job_id, std::span<
     r.blocks = held_blocks(topo, r.nodes);
     r.fallback_at = now + wait;
     r.hold_until = now + std::max(wait, hold);
+    r.path = cause.path;
+    r.trigger = cause.trigger;
     const std::string where = blocks_of(topo, r.nodes);
     ledger_.log("JobId=" + std::to_string(job_id) + " lost " + std::to_string(r.failed.size()) + " of " +
                 std::to_string(r.nodes.size()) + " nodes (" + hostlist_of(topo, r.failed) + ") on " + where +
                 "; holding " + where + " for an in-place restart (" + std::to_string(r.nodes.size() - r.failed.size()) +
                 " prior nodes + " + std::to_string(r.failed.size()) + " spares), fallback after " +
-                std::to_string(wait) + " s");
+                std::to_string(wait) + " s" + (cause.detail.empty() ? "" : "; " + cause.detail));
     ledger_.open(std::move(r));
 }
 
 void Recovery::job_started(const Topology& topo, std::uint32_t job_id, std::span<const NodeIndex> nodes,
                            std::int64_t started) {
+    watches_.erase(job_id);
     const RecoveryRecord* r = ledger_.find(job_id);
     if (!r || started < r->failed_at)
         return;
@@ -96,6 +203,7 @@ void Recovery::job_started(const Topology& topo, std::uint32_t job_id, std::span
 }
 
 void Recovery::job_gone(const Topology& topo, std::uint32_t job_id, std::int64_t now) {
+    watches_.erase(job_id);
     const RecoveryRecord* r = ledger_.find(job_id);
     if (!r)
         return;
@@ -157,6 +265,9 @@ bool Recovery::blocks_changed(const Topology& topo, const RecoveryRecord& r) {
 
 std::size_t Recovery::advance(const Snapshot& snap, std::int64_t now) {
     const Topology& topo = snap.topology();
+    // A node of a watched job failed since its end: its recovery opens,
+    // and is then asked the same questions as every other.
+    const std::size_t opened = settle_watches(snap.states(), topo, now);
     // Jobs whose blocks changed under them (a reconfigure, a node moved)
     // end their wait first, whatever their clock says.
     const std::size_t changed = end_changed(topo, now);
@@ -180,7 +291,7 @@ std::size_t Recovery::advance(const Snapshot& snap, std::int64_t now) {
     }
     for (const auto& [r, why] : falling)
         fall_back(topo, *r, now, why);
-    return changed + falling.size();
+    return opened + changed + falling.size();
 }
 
 std::int64_t Recovery::next_deadline(std::int64_t now) const {
@@ -194,8 +305,8 @@ std::int64_t Recovery::next_deadline(std::int64_t now) const {
 }
 
 bool Recovery::any_waiting() const {
-    return std::any_of(ledger_.records().begin(), ledger_.records().end(),
-                       [](const auto& kv) { return !kv.second.fallback; });
+    return !watches_.empty() || std::any_of(ledger_.records().begin(), ledger_.records().end(),
+                                            [](const auto& kv) { return !kv.second.fallback; });
 }
 
 const RecoveryRecord* Recovery::waiting_in_place(std::uint32_t job_id) const {
@@ -209,6 +320,9 @@ std::vector<RecoveryClaim> Recovery::active_claims(const Topology& topo, std::sp
     for (const auto& [id, r] : ledger_.records())
         if (holds_at(r, now) && !blocks_changed(topo, r))
             out.push_back(claim_for(topo, r, states));
+    for (const auto& [id, w] : watches_)
+        if (watch_holds(w, states, now))
+            out.push_back(watch_claim(topo, w, states));
     return out;
 }
 

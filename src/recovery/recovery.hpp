@@ -3,6 +3,9 @@
 // In-place recovery as one state machine (docs/placement.md rules 3b, 5-7):
 // the ledger of jobs restarting after failures, changed only by explicit
 // calls, each for a fact the caller reports or for time passing:
+//   job_ended        a job's nodes were released (job_end.hpp): a requeue
+//                    with a failed node is a job_failed, one without is
+//                    watched for a failure that shows later (failure_watch.hpp)
 //   job_failed       a node failure requeued the job (hold or not: rules.hpp)
 //   job_started      it runs again: closed, in place or elsewhere
 //   job_gone         it left the queue before restarting
@@ -19,14 +22,34 @@
 #include "placement/node_state.hpp"
 #include "placement/request.hpp"
 #include "placement/snapshot.hpp"
+#include "recovery/failure_watch.hpp"
+#include "recovery/job_end.hpp"
 #include "recovery/ledger.hpp"
 #include "recovery/reclaim.hpp"
 
 #include <cstdint>
+#include <map>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace nvlblock {
+
+// Why a job's nodes counted as failed and how it was requeued, for its
+// record's counters and its log line. The default is a node failure that
+// Slurm requeued (the simulator's and the C ABI's job_failed).
+struct FailureCause {
+    RequeuePath path = RequeuePath::kNodeFail;
+    FailureTrigger trigger = FailureTrigger::kDown;
+    std::string detail; // appended to the log line ("; ..."): empty for the default
+};
+
+// What a job's end did to the ledger.
+enum class JobEndOutcome : std::uint8_t {
+    kNothing,  // not a requeue, or not a multi-node job on blocks
+    kOpened,   // a recovery opened (or a restored run failed again)
+    kWatching, // requeued with every node healthy: watched (failure_watch.hpp)
+};
 
 class Recovery {
   public:
@@ -40,9 +63,14 @@ class Recovery {
     const Ledger& ledger() const { return ledger_; }
 
     // ---- Facts -----------------------------------------------------------------
+    // A job's nodes were released (job_end.hpp). A run that restarted after
+    // an earlier failure counts as that restart first (job_started); then,
+    // if Slurm is requeueing it, a failed node opens its recovery
+    // (job_failed) and none makes it watched.
+    JobEndOutcome job_ended(const Topology& topo, const JobEnd& end);
     // A node failure requeued the job: it had `nodes`, of which `failed` failed.
     void job_failed(const Topology& topo, std::uint32_t job_id, std::span<const NodeIndex> nodes,
-                    std::span<const NodeIndex> failed, std::int64_t now);
+                    std::span<const NodeIndex> failed, std::int64_t now, const FailureCause& cause = {});
     // The job runs on `nodes`, a run that began at `started`. A run that
     // began before the failure is the failed run itself (slurmctld restored
     // from state saved before the requeue, after a crash): not a restart,
@@ -69,6 +97,8 @@ class Recovery {
     // that made it fall back. Returns how many fell back.
     // Jobs whose blocks changed since their failure (held_blocks.hpp: a
     // reconfigure, a node moved) fall back first, logged with what changed.
+    // Before all that, a watched job with a node failed since its end opens
+    // its recovery, and watches whose window is over end.
     std::size_t advance(const Snapshot& snap, std::int64_t now);
     // Only that first step: every waiting job whose block(s) no longer
     // exist with the same nodes in `topo` falls back. Returns how many.
@@ -76,11 +106,13 @@ class Recovery {
     // The earliest time after `now` at which advance() could change
     // something by time alone (a wait ending); INT64_MAX when none.
     std::int64_t next_deadline(std::int64_t now) const;
-    // Whether any job still waits for its own block(s).
+    // Whether any job still waits for its own block(s), or is watched.
     bool any_waiting() const;
 
     // ---- Questions -------------------------------------------------------------
     bool recovering(std::uint32_t job_id) const { return ledger_.find(job_id) != nullptr; }
+    // Requeued jobs watched for a failure that shows after their end.
+    const std::map<std::uint32_t, FailureWatch>& watches() const { return watches_; }
     // The job's record while it still waits for its own block(s); null when
     // it has none or has fallen back.
     const RecoveryRecord* waiting_in_place(std::uint32_t job_id) const;
@@ -88,7 +120,8 @@ class Recovery {
     // it no longer waits for them (advance() makes that its fallback).
     static bool blocks_changed(const Topology& topo, const RecoveryRecord& r);
     // Claims whose holds are in force at `now` (what the engine keeps for
-    // them), less those of jobs whose blocks changed.
+    // them), less those of jobs whose blocks changed; then the watched
+    // jobs' nodes while some still complete.
     std::vector<RecoveryClaim> active_claims(const Topology& topo, std::span<const NodeState> states,
                                              std::int64_t now) const;
 
@@ -96,9 +129,13 @@ class Recovery {
     void remap(const Topology& from, const Topology& to) { ledger_.remap(from, to); }
 
   private:
+    // Watched jobs with a node failed since their end open their recovery;
+    // watches whose window is over end. Returns how many opened.
+    std::size_t settle_watches(std::span<const NodeState> states, const Topology& topo, std::int64_t now);
     void fall_back(const Topology& topo, const RecoveryRecord& r, std::int64_t now, const std::string& why);
 
     Ledger ledger_;
+    std::map<std::uint32_t, FailureWatch> watches_; // not saved (failure_watch.hpp)
     std::int64_t slurm_requeue_delay_ = 0;
 };
 

@@ -16,15 +16,6 @@ bool contains(std::span<const NodeIndex> v, NodeIndex n) {
 
 } // namespace
 
-bool node_counts_as_failed(unsigned signs) {
-    return (signs & (kNodeMissing | kNodeDown | kNodeNotResponding | kNodeFailing | kNodeNamedFailed)) != 0;
-}
-
-bool requeued_after_node_failure(unsigned signs) {
-    const unsigned all = kJobBatch | kJobRequeueAllowed | kJobEndedByNodeFail;
-    return (signs & all) == all;
-}
-
 bool earns_hold(std::span<const NodeIndex> nodes, std::span<const NodeIndex> failed) {
     return nodes.size() >= 2 && !failed.empty();
 }
@@ -50,23 +41,30 @@ bool wait_over(const RecoveryRecord& r, std::int64_t now) {
     return now >= r.fallback_at || now >= r.hold_until;
 }
 
+void claim_node(const Topology& topo, RecoveryClaim& claim, NodeIndex n, bool lost) {
+    const BlockIndex b = topo.block_of(n);
+    auto it =
+        std::find_if(claim.blocks.begin(), claim.blocks.end(), [b](const RecoveryNeed& x) { return x.block == b; });
+    if (it == claim.blocks.end()) {
+        claim.blocks.push_back({b, 0, 0, {}});
+        it = claim.blocks.end() - 1;
+    }
+    ++it->need;
+    if (lost)
+        ++it->lost;
+    else
+        it->prior_healthy.push_back(n);
+}
+
 RecoveryClaim claim_for(const Topology& topo, const RecoveryRecord& r, std::span<const NodeState> states) {
     RecoveryClaim c;
     c.job_id = r.job_id;
     c.deadline = r.hold_until;
     for (NodeIndex n : r.nodes) {
-        const BlockIndex b = topo.block_of(n);
-        auto it = std::find_if(c.blocks.begin(), c.blocks.end(), [b](const RecoveryNeed& x) { return x.block == b; });
-        if (it == c.blocks.end()) {
-            c.blocks.push_back({b, 0, 0, {}});
-            it = c.blocks.end() - 1;
-        }
-        ++it->need;
-        const bool repaired = n < states.size() && is_healthy(states[n]);
-        if (contains(r.failed, n) && !repaired)
-            ++it->lost;
-        else
-            it->prior_healthy.push_back(n);
+        // Failed now (a failed node not repaired since, or a prior node
+        // drained after the requeue), or, without states, at the failure.
+        const bool lost = n < states.size() ? is_failed(states[n]) : contains(r.failed, n);
+        claim_node(topo, c, n, lost);
     }
     return c;
 }

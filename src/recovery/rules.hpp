@@ -4,7 +4,8 @@
 // pure functions. Whoever must decide one of these questions (the Slurm
 // plugins through the C ABI, the simulator, the Planner) asks here; nothing
 // else in the tree answers them:
-//   - which failures count, and which requeues are recoveries;
+//   (which failures count, and which requeues are recoveries, are
+//   job_end.hpp's: they read the event Slurm reports at a job's end)
 //   - whether a failed job earns a hold on its block(s);
 //   - the clock: how long Slurm keeps a requeued job from starting, how long
 //     its nodes are held, when it stops waiting for its block;
@@ -28,30 +29,6 @@
 namespace nvlblock {
 
 struct RecoveryRecord;
-
-// ---- Which failures count ------------------------------------------------------
-
-// What Slurm says about one node of a job that ended, as bits.
-enum NodeFailureSign : unsigned {
-    kNodeMissing = 1u << 0,       // no such node any more
-    kNodeDown = 1u << 1,          // DOWN (or powered off)
-    kNodeNotResponding = 1u << 2, // NO_RESPOND
-    kNodeFailing = 1u << 3,       // FAIL (an operator's or health check's failure)
-    kNodeNamedFailed = 1u << 4,   // the node Slurm named when it requeued the job (failed_node)
-};
-// A node of a job counts as failed if any sign says so.
-bool node_counts_as_failed(unsigned signs);
-
-// What Slurm says about a job whose nodes are being released, as bits.
-enum RequeueSign : unsigned {
-    kJobBatch = 1u << 0,           // a batch job
-    kJobRequeueAllowed = 1u << 1,  // --requeue (or JobRequeue=1)
-    kJobEndedByNodeFail = 1u << 2, // its state is NODE_FAIL
-};
-// Slurm requeues a batch job that may be requeued when a node fails under
-// it (its state is NODE_FAIL while its nodes are released): such a requeue,
-// and only such, may start a recovery.
-bool requeued_after_node_failure(unsigned signs);
 
 // ---- Hold or not -----------------------------------------------------------------
 
@@ -90,9 +67,13 @@ bool wait_over(const RecoveryRecord& r, std::int64_t now);
 // What the job needs back, per block: its nodes there, of which its own
 // healthy ones (prior nodes, and failed nodes repaired since: a repaired
 // node goes back to its job, rule 6) and the rest it must take from spares.
-// `states`: the nodes' states now, or empty to count the record's failed
-// nodes as still failed.
+// `states`: the nodes' states now (a prior node that has failed since the
+// requeue is lost too), or empty to count the record's failed nodes as
+// still failed.
 RecoveryClaim claim_for(const Topology& topo, const RecoveryRecord& r, std::span<const NodeState> states);
+// Adds one of the job's nodes to a claim, under its block: lost, or its own
+// to come back to.
+void claim_node(const Topology& topo, RecoveryClaim& claim, NodeIndex n, bool lost);
 
 // Whether any of the claim's blocks is down as a whole (rule 7): its job
 // goes elsewhere at once.

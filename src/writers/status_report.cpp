@@ -141,6 +141,35 @@ ClusterReport make_report(const Planner& planner, std::span<const NodeState> sta
     return r;
 }
 
+namespace {
+
+// The failures by kind: why their nodes counted as failed (by_trigger), and
+// how Slurm requeued the job (by_path), each a list of (name, count).
+using KindCounts = std::vector<std::pair<const char*, std::uint64_t>>;
+
+KindCounts by_trigger(const LedgerCounters& c) {
+    KindCounts out;
+    for (std::size_t i = 0; i < kFailureTriggerCount; ++i)
+        out.emplace_back(failure_trigger_name(static_cast<FailureTrigger>(i)), c.by_trigger[i]);
+    return out;
+}
+
+KindCounts by_path(const LedgerCounters& c) {
+    KindCounts out;
+    for (std::size_t i = 1; i < kRequeuePathCount; ++i) // kNone (0) never opens a recovery
+        out.emplace_back(requeue_path_name(static_cast<RequeuePath>(i)), c.by_path[i]);
+    return out;
+}
+
+std::string kind_counts_text(const KindCounts& kinds) {
+    std::string out;
+    for (const auto& [name, n] : kinds)
+        out += (out.empty() ? "" : ",") + std::string(name) + ":" + std::to_string(n);
+    return out;
+}
+
+} // namespace
+
 std::string block_line(const BlockReport& b) {
     std::ostringstream o;
     o << "BlockName=" << b.name << " Nodes=" << b.nodes << " BlockSize=" << b.size << " Slice=" << b.slice
@@ -158,6 +187,8 @@ std::string summary_line(const ClusterReport& r) {
       << " Failed=" << r.failed << " Stranded=" << r.stranded << " Recoveries=" << r.counters.failures
       << " InPlace=" << r.counters.in_place << " Fallbacks=" << r.counters.elsewhere
       << " Abandoned=" << r.counters.abandoned << " Pending=" << r.pending.size();
+    o << " RecoveriesByTrigger=" << kind_counts_text(by_trigger(r.counters))
+      << " RecoveriesByPath=" << kind_counts_text(by_path(r.counters));
     if (r.reclaims)
         o << " Reclaims=" << r.counters.reclaims << " ReclaimedJobs=" << r.counters.reclaimed_jobs
           << " ReclaimFrom=slurm_preemption" << (r.recovery.reclaim_from.empty() ? "" : ",")
@@ -236,22 +267,22 @@ std::vector<std::string> recovery_lines(const ClusterReport& r, std::size_t rece
     return out;
 }
 
-std::string report_json(const ClusterReport& r) {
+namespace {
+
+// The "recoveries" member of the status JSON.
+void write_recoveries(JsonWriter& w, const ClusterReport& r) {
     namespace key = status_schema::key;
-    JsonWriter w;
-    w.begin_object();
-    w.field(key::schema, kStatusSchema);
-    w.field(key::generated_at, r.generated_at);
-    w.key(key::cluster).begin_object();
-    w.field(key::nodes, r.nodes).field(key::nodes_in_blocks, r.nodes_in_blocks).field(key::healthy, r.healthy);
-    w.field(key::failed, r.failed).field(key::busy, r.busy).field(key::lent, r.lent).field(key::free, r.free);
-    w.field(key::ordinary_free, r.ordinary_free).field(key::stranded, r.stranded);
-    w.field(key::fragmentation, r.fragmentation, 4);
-    w.end_object();
     w.key(key::recoveries).begin_object();
     w.field(key::failures, r.counters.failures).field(key::in_place, r.counters.in_place);
     w.field(key::fallbacks, r.counters.elsewhere).field(key::abandoned, r.counters.abandoned);
     w.field(key::reclaims, r.counters.reclaims).field(key::reclaimed_jobs, r.counters.reclaimed_jobs);
+    for (const auto& [k, kinds] :
+         {std::pair{key::by_trigger, by_trigger(r.counters)}, std::pair{key::by_path, by_path(r.counters)}}) {
+        w.key(k).begin_object();
+        for (const auto& [name, n] : kinds)
+            w.field(name, n);
+        w.end_object();
+    }
     w.key(key::pending).begin_array();
     for (const auto& p : r.pending) {
         w.begin_object();
@@ -273,6 +304,23 @@ std::string report_json(const ClusterReport& r) {
     }
     w.end_array();
     w.end_object();
+}
+
+} // namespace
+
+std::string report_json(const ClusterReport& r) {
+    namespace key = status_schema::key;
+    JsonWriter w;
+    w.begin_object();
+    w.field(key::schema, kStatusSchema);
+    w.field(key::generated_at, r.generated_at);
+    w.key(key::cluster).begin_object();
+    w.field(key::nodes, r.nodes).field(key::nodes_in_blocks, r.nodes_in_blocks).field(key::healthy, r.healthy);
+    w.field(key::failed, r.failed).field(key::busy, r.busy).field(key::lent, r.lent).field(key::free, r.free);
+    w.field(key::ordinary_free, r.ordinary_free).field(key::stranded, r.stranded);
+    w.field(key::fragmentation, r.fragmentation, 4);
+    w.end_object();
+    write_recoveries(w, r);
     w.key(key::blocks).begin_array();
     for (const auto& b : r.blocks) {
         w.begin_object();
@@ -400,6 +448,16 @@ std::string report_prometheus(const ClusterReport& r) {
     o << "nvlblock_reclaimed_jobs_total " << r.counters.reclaimed_jobs << '\n';
     help(o, "nvlblock_node_failures_total", "counter", "Jobs that lost nodes to a failure and were requeued.");
     o << "nvlblock_node_failures_total " << r.counters.failures << '\n';
+    help(o, "nvlblock_recovery_triggers_total", "counter",
+         "Recoveries opened, by why the job's nodes counted as failed (node_down; drained at its end, as a GPU "
+         "or NVLink fault leaves them; after_end: failed or drained within recovery.failure_window).");
+    for (const auto& [name, n] : by_trigger(r.counters))
+        o << "nvlblock_recovery_triggers_total{trigger=\"" << name << "\"} " << n << '\n';
+    help(o, "nvlblock_recovery_paths_total", "counter",
+         "Recoveries opened, by how Slurm requeued the job (node_fail; exit_code: RequeueExit or "
+         "RequeueExitHold; requeue: scontrol requeue).");
+    for (const auto& [name, n] : by_path(r.counters))
+        o << "nvlblock_recovery_paths_total{path=\"" << name << "\"} " << n << '\n';
     help(o, "nvlblock_recoveries_pending", "gauge", "Jobs waiting to restart in place.");
     o << "nvlblock_recoveries_pending " << r.pending.size() << '\n';
     help(o, "nvlblock_status_generated_seconds", "gauge", "Unix time the status was computed.");

@@ -706,7 +706,7 @@ START_TEST(test_state_round_trip) {
     ck_assert_uint_gt(fread(text, 1, sizeof text - 1, f), 0);
     fclose(f);
     ck_assert_str_eq(text, "nvlblock-state 2\n"
-                           "counters 1 0 0 0 0 0\n"
+                           "counters 1 0 0 0 0 0 1 0 0 0 1 0 0\n"
                            "record 555 1000 1300 1300 0 gb[0019-0034] gb[0021-0022] rack02=gb[0019-0036]\n"
                            "end 1 0 0\n");
 
@@ -819,17 +819,45 @@ END_TEST
 
 /* ---- the recovery module through the C ABI ---------------------------------------- */
 
-START_TEST(test_failure_signs) {
-    ck_assert(!nvlb_node_counts_as_failed(0));
-    ck_assert(nvlb_node_counts_as_failed(NVLB_NODE_SIGN_DOWN));
-    ck_assert(nvlb_node_counts_as_failed(NVLB_NODE_SIGN_NOT_RESPONDING));
-    ck_assert(nvlb_node_counts_as_failed(NVLB_NODE_SIGN_FAILING));
-    ck_assert(nvlb_node_counts_as_failed(NVLB_NODE_SIGN_MISSING));
-    ck_assert(nvlb_node_counts_as_failed(NVLB_NODE_SIGN_NAMED_FAILED));
-    ck_assert(nvlb_requeued_after_node_failure(NVLB_JOB_SIGN_BATCH | NVLB_JOB_SIGN_REQUEUE_ALLOWED |
-                                               NVLB_JOB_SIGN_NODE_FAIL));
-    ck_assert(!nvlb_requeued_after_node_failure(NVLB_JOB_SIGN_BATCH | NVLB_JOB_SIGN_NODE_FAIL));
-    ck_assert(!nvlb_requeued_after_node_failure(NVLB_JOB_SIGN_BATCH | NVLB_JOB_SIGN_REQUEUE_ALLOWED));
+/* A job's end crosses once (nvlb_job_ended): a GPU fault (node up,
+ * drained, requeued by its exit status) opens a recovery; preemption and a
+ * job with every node healthy do not; the watch shows in nvlb_pending_jobs. */
+START_TEST(test_job_ended) {
+    nvlb_ended_node_t nodes[16];
+    nvlb_job_end_t end = {.job_id = 100, .ended_at = 1000, .started_at = 10, .nodes = nodes, .node_count = 16};
+    nvlb_end_outcome_t outcome = NVLB_END_OPENED;
+    uint32_t pending[4];
+    struct lines log = {0};
+
+    nvlb_set_requeue_delay(planner, 11);
+    for (uint32_t i = 0; i < 16; i++)
+        nodes[i] = (nvlb_ended_node_t){.node = i, .signs = 0, .reason = NULL};
+    nodes[3].signs = NVLB_NODE_SIGN_DRAIN;
+    nodes[3].reason = "gpu-xid-79";
+    end.facts = NVLB_END_BATCH | NVLB_END_REQUEUE_ALLOWED | NVLB_END_PENDING | NVLB_END_PREEMPTED;
+    ck_assert_int_eq(nvlb_job_ended(planner, &end, &outcome), NVLB_OK);
+    ck_assert_int_eq(outcome, NVLB_END_NOTHING);
+    end.facts = NVLB_END_BATCH | NVLB_END_REQUEUE_ALLOWED | NVLB_END_COMPLETING | NVLB_END_EXIT_REQUEUES;
+    ck_assert_int_eq(nvlb_job_ended(planner, &end, &outcome), NVLB_OK);
+    ck_assert_int_eq(outcome, NVLB_END_OPENED);
+    ck_assert(nvlb_is_recovering(planner, 100));
+    ck_assert_uint_eq(nvlb_drain_log(planner, collect, &log), 1);
+    ck_assert_ptr_nonnull(strstr(log.text[0], "; drained: gb0004 (gpu-xid-79); requeued by its exit status"));
+
+    nodes[3].signs = 0;
+    end.job_id = 101;
+    end.facts = NVLB_END_BATCH | NVLB_END_REQUEUE_ALLOWED | NVLB_END_PENDING | NVLB_END_COMPLETING;
+    ck_assert_int_eq(nvlb_job_ended(planner, &end, &outcome), NVLB_OK);
+    ck_assert_int_eq(outcome, NVLB_END_WATCHING);
+    ck_assert(!nvlb_is_recovering(planner, 101));
+    ck_assert_uint_eq(nvlb_pending_jobs(planner, pending, 4), 2);
+    ck_assert_uint_eq(pending[0], 100);
+    ck_assert_uint_eq(pending[1], 101);
+
+    ck_assert_int_eq(nvlb_job_ended(NULL, &end, &outcome), NVLB_E_INVALID);
+    ck_assert_int_eq(nvlb_job_ended(planner, NULL, NULL), NVLB_E_INVALID);
+    end.nodes = NULL;
+    ck_assert_int_eq(nvlb_job_ended(planner, &end, NULL), NVLB_E_INVALID);
 }
 END_TEST
 
@@ -1231,7 +1259,7 @@ static Suite* capi_suite(void) {
     tcase_add_test(recovery, test_recovery_gone);
     tcase_add_test(recovery, test_reclaim_flow);
     tcase_add_test(recovery, test_two_planners_share_nothing);
-    tcase_add_test(recovery, test_failure_signs);
+    tcase_add_test(recovery, test_job_ended);
     tcase_add_test(recovery, test_advance_moves_time);
     tcase_add_test(recovery, test_could_ever_run_through_place);
     tcase_add_test(recovery, test_no_fixed_caps);

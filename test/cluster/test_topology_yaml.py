@@ -115,9 +115,9 @@ class TopologyYaml(ClusterTest):
             # prep/nvlblock starts with Slurm's block plugin instead.
             with open(conf) as f:
                 original = f.read()
-            self.assertIn("PrEpPlugins=prep/nvlblock\n", original)
+            self.assertIn("PrEpPlugins=prep/script,prep/nvlblock\n", original)
             with open(conf, "w") as f:
-                f.write(original.replace("PrEpPlugins=prep/nvlblock\n", ""))
+                f.write(original.replace("PrEpPlugins=prep/script,prep/nvlblock\n", ""))
             mark = len(c.log_lines(r"nvlblock: \d+ blocks, \d+ nodes from"))
             c.restart_ctld(kill=False)
             self.assertIn("topology/nvlblock", c.run("scontrol", "show", "config").stdout)

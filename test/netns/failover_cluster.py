@@ -218,7 +218,7 @@ def slurm_conf(d, plugin_dirs):
         "MailProg=/bin/true",
     ] + ([f"SlurmctldDebug={os.environ['NVLTEST_CTLD_DEBUG']}"] if os.environ.get("NVLTEST_CTLD_DEBUG") else []) + [
         "TopologyPlugin=topology/nvlblock",
-        "PrEpPlugins=prep/nvlblock",
+        "PrEpPlugins=prep/script,prep/nvlblock",
     ]
     for name, addr in NODES:
         lines.append(f"NodeName={name} NodeAddr={addr} NodeHostname={name} CPUs=4 RealMemory=2000 "

@@ -326,7 +326,7 @@ TEST_F(LedgerTest, SerializeFormat) {
     fail(9, range(0, 3), std::vector<NodeIndex>{0}, 900, 300, 0);
     recovery.job_started(topo, 9, range(4, 7), 950);
     EXPECT_EQ(ledger.serialize(topo), "nvlblock-state 2\n"
-                                      "counters 3 1 0 0 0 0\n"
+                                      "counters 3 1 0 0 0 0 3 0 0 0 3 0 0\n"
                                       "record 7 1000 1300 1300 0 gb[0001-0016] gb0004 rack01=gb[0001-0018]\n"
                                       "record 8 1010 1310 1410 1 gb[0019-0034] gb[0021-0022] rack02=gb[0019-0036]\n"
                                       "event 950 9 in_place 1 4 50 rack01\n"
@@ -370,7 +370,7 @@ TEST_F(LedgerTest, RoundTrip) {
 
 TEST_F(LedgerTest, EmptyLedgerRoundTrip) {
     const std::string saved = ledger.serialize(topo);
-    EXPECT_EQ(saved, "nvlblock-state 2\ncounters 0 0 0 0 0 0\nend 0 0 0\n");
+    EXPECT_EQ(saved, "nvlblock-state 2\ncounters 0 0 0 0 0 0 0 0 0 0 0 0 0\nend 0 0 0\n");
     Recovery other;
     other.job_failed(topo, 1, job, std::vector<NodeIndex>{3}, 1000);
     Ledger& back = other.ledger();
@@ -479,7 +479,7 @@ TEST_F(LedgerTest, RemapAcrossRenumberedTopology) {
     EXPECT_EQ(next.block(c.blocks[0].block).name, "rack02");
     EXPECT_EQ(c.blocks[0].lost, 1u);
     EXPECT_EQ(ledger.serialize(next),
-              "nvlblock-state 2\ncounters 2 0 0 0 0 0\n"
+              "nvlblock-state 2\ncounters 2 0 0 0 0 0 2 0 0 0 2 0 0\n"
               "record 7 1000 1300 1300 0 gb[0019-0034] gb0021 rack02=gb[0019-0036]\nend 1 0 0\n");
     EXPECT_EQ(ledger.take_log(), std::vector<std::string>{"nvlblock: recovery JobId=8 dropped after reconfigure: its "
                                                           "nodes are no longer in any block"});

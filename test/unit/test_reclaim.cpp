@@ -125,6 +125,19 @@ TEST_F(ReclaimTest, TheYoungestJobOnTheBlockIsRequeuedForOneLostNode) {
     EXPECT_EQ(explain(topo, p), "restart in place: 15 prior nodes + 1 spare");
 }
 
+TEST_F(ReclaimTest, NothingIsReclaimedForAHeldJob) {
+    // RequeueExitHold or scontrol requeuehold: priority 0 until released.
+    fail({20});
+    Reclaimer held = kOwner;
+    held.held = true;
+    const ReclaimDecision d = planner.plan_reclaim(s, job(kJob, 16), held, running, 1001);
+    EXPECT_FALSE(d.plan);
+    EXPECT_EQ(d.refusal.reason, ReclaimRefusalReason::kHeld);
+    EXPECT_EQ(describe_reclaim_refusal(kJob, d.refusal),
+              "JobId=42: nothing reclaimed: it is held (priority 0) and cannot start until it is released");
+    EXPECT_TRUE(plan_for(planner, s, job(kJob, 16), running, 1001)); // released: it may
+}
+
 TEST_F(ReclaimTest, SlurmsOfferOfBusyNodesIsNotTakenInPlace) {
     // Slurm's node_map for the held job offers rack02's two busy spares (it
     // could preempt the jobs there) and an idle rack. In place, the job takes

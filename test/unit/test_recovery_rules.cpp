@@ -35,23 +35,6 @@ Request job(std::uint32_t id, std::uint32_t n, std::uint32_t segment = 0) {
     return r;
 }
 
-// ---- Which failures count ------------------------------------------------------
-
-TEST(RecoveryRules, WhichNodesCountAsFailed) {
-    EXPECT_FALSE(node_counts_as_failed(0)); // a healthy node of the job
-    for (unsigned sign : {kNodeMissing, kNodeDown, kNodeNotResponding, kNodeFailing, kNodeNamedFailed})
-        EXPECT_TRUE(node_counts_as_failed(sign)) << sign;
-    EXPECT_TRUE(node_counts_as_failed(kNodeDown | kNodeNotResponding));
-}
-
-TEST(RecoveryRules, OnlyARequeueByANodeFailureStartsARecovery) {
-    const unsigned all_signs = kJobBatch | kJobRequeueAllowed | kJobEndedByNodeFail;
-    EXPECT_TRUE(requeued_after_node_failure(all_signs));
-    EXPECT_FALSE(requeued_after_node_failure(kJobBatch | kJobRequeueAllowed));           // ended otherwise
-    EXPECT_FALSE(requeued_after_node_failure(kJobBatch | kJobEndedByNodeFail));          // --no-requeue
-    EXPECT_FALSE(requeued_after_node_failure(kJobRequeueAllowed | kJobEndedByNodeFail)); // srun/salloc
-}
-
 TEST(RecoveryRules, HoldOrNot) {
     EXPECT_TRUE(earns_hold(std::vector<NodeIndex>{1, 2}, std::vector<NodeIndex>{2}));
     EXPECT_FALSE(earns_hold(std::vector<NodeIndex>{1}, std::vector<NodeIndex>{1}));   // single node

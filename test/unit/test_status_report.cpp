@@ -491,8 +491,10 @@ TEST_F(ReportTest, BlockLines) {
                                        "Spares=2 SparesFree=1 SparesUsed=1 "
                                        "SparesLent=0 Lending=no Reserve=idle Health=healthy Free=17 Busy=0 "
                                        "Lent=0 Held=16 Failed=1 FailedNodes=gb0055");
-    EXPECT_EQ(summary_line(r), "nvlblock: Blocks=4 Nodes=72 Healthy=58 Failed=14 Stranded=7 Recoveries=2 InPlace=1 "
-                               "Fallbacks=0 Abandoned=0 Pending=1");
+    EXPECT_EQ(summary_line(r),
+              "nvlblock: Blocks=4 Nodes=72 Healthy=58 Failed=14 Stranded=7 Recoveries=2 InPlace=1 "
+              "Fallbacks=0 Abandoned=0 Pending=1 RecoveriesByTrigger=node_down:2,drained:0,after_end:0 "
+              "RecoveriesByPath=node_fail:2,exit_code:0,requeue:0");
 }
 
 TEST_F(ReportTest, JsonIsValidAndComplete) {
@@ -644,8 +646,13 @@ TEST_F(ReportTest, Prometheus) {
     EXPECT_EQ(samples["nvlblock_status_generated_seconds"], "1100");
     EXPECT_EQ(samples["nvlblock_reclaims_total"], "0");
     EXPECT_EQ(samples["nvlblock_reclaimed_jobs_total"], "0");
-    // 13 per-block metrics for 4 blocks, plus 10 cluster-wide samples.
-    EXPECT_EQ(samples.size(), 13u * 4 + 10);
+    EXPECT_EQ(samples["nvlblock_recovery_triggers_total{trigger=\"node_down\"}"], "2");
+    EXPECT_EQ(samples["nvlblock_recovery_triggers_total{trigger=\"after_end\"}"], "0");
+    EXPECT_EQ(samples["nvlblock_recovery_paths_total{path=\"node_fail\"}"], "2");
+    EXPECT_EQ(samples["nvlblock_recovery_paths_total{path=\"exit_code\"}"], "0");
+    // 13 per-block metrics for 4 blocks, plus 10 cluster-wide samples and
+    // the recoveries by trigger (3) and requeue path (3).
+    EXPECT_EQ(samples.size(), 13u * 4 + 10 + 3 + 3);
     EXPECT_EQ(text.back(), '\n');
 }
 

@@ -197,7 +197,7 @@ Conversion convert_topology_yaml(const SlurmTopologyYaml& y, const ConversionOpt
             c.findings.push_back({Severity::kNote,
                                   {plugin ? plugin->where : SourceLocation{conf->path, 0},
                                    "set TopologyPlugin=topology/nvlblock (and "
-                                   "PrEpPlugins=prep/nvlblock for in-place recovery)"}});
+                                   "PrEpPlugins=prep/script,prep/nvlblock for in-place recovery)"}});
     }
     c.findings.push_back({Severity::kNote,
                           {{y.path, 0},
