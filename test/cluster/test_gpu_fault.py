@@ -192,6 +192,40 @@ class GpuFault(ClusterTest):
             self.assertGreaterEqual(took, RECOVERY_WAIT - 2, "the rack was not held for the held job at all")
             self.assertEqual(c.state(job), "SPECIAL_EXIT")  # held until released
 
+    def test_time_to_recovery_gpu_fault_beside_node_down(self):
+        """Failure to running again, the GPU-fault path (drained by the job,
+        RequeueExit) and the node-down path side by side on one cluster,
+        failed at the same moment: within 10 s of each other (issue 35;
+        docs/operations.md "Time to recovery")."""
+        with gpu_fault_cluster("gpu6") as c:
+            script = os.path.join(c.cwd, "gpu.sh")
+            with open(script, "w") as f:
+                f.write(faulting_job_script(c.cwd, 4, REQUEUE_EXIT))
+            gpu = c.sbatch("-N16", "--requeue", "-J", "gpu", script, wrap=None)
+            gpu_nodes = c.wait_running(gpu)
+            down = c.sbatch("-N16", "--requeue", "-J", "down")
+            down_nodes = c.wait_running(down)
+            self.assertNotEqual(rack_name_of(gpu_nodes[0]), rack_name_of(down_nodes[0]))
+            t0 = time.monotonic()
+            open(os.path.join(c.cwd, "go"), "w").close()
+            c.set_down(down_nodes[7])
+            took = {}
+
+            def both_running():
+                for name, job in (("gpu", gpu), ("down", down)):
+                    j = c.job(job)
+                    if name not in took and j.get("JobState") == "RUNNING" and int(j.get("Restarts", "0")) >= 1:
+                        took[name] = time.monotonic() - t0
+                return len(took) == 2
+            c.wait_for(both_running, RESTART_TIMEOUT + 20, "both jobs to run again")
+            for job, nodes in ((gpu, gpu_nodes), (down, down_nodes)):
+                new = c.nodes(job)
+                self.assertOnRack(new, rack_name_of(nodes[0]))
+                self.assertEqual(len(set(new) - set(nodes)), 1, new)
+            print(f"time to recovery: GPU fault (drained by the job, RequeueExit) {took['gpu']:.1f} s, "
+                  f"node down {took['down']:.1f} s (requeue delay {REQUEUE_DELAY} s)", file=sys.stderr)
+            self.assertLessEqual(abs(took["gpu"] - took["down"]), 10, took)
+
 
 if __name__ == "__main__":
     main()
