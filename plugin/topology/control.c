@@ -10,13 +10,18 @@
  * What says so, by release (read in each one's src/slurmctld):
  *  - everywhere: slurmctld_config.shutdown_time is set while a controller
  *    gives up control (or shuts down);
- *  - everywhere (24.11 to 26.05): controller.c's global control_time is 0
- *    from the start of each round of its main loop, so while a backup
- *    stands by (run_backup()), and set once it runs as the controller
- *    ("Running as primary controller"). netns.failover found a 24.11
- *    backup back in standby, its claim not yet replaced (the primary slow
- *    to load its state), still writing the status file: this is the sign
- *    that closes that window;
+ *  - everywhere (24.11 to 26.11): slurmctld_config.thread_id_save is set
+ *    once a round of controller.c's main loop runs as the controller
+ *    (after "Running as primary controller", the jobs recovered) and
+ *    joined to 0 when the round ends (shutdown, reconfigure, a backup
+ *    giving control back): 0 while starting, while a backup stands by,
+ *    and in the window netns.failover found, a 24.11 backup back in
+ *    standby with its claim not yet replaced (the primary slow to load
+ *    its state). The global control_time served before and does not:
+ *    a reconfigure that fails (daemonized or under systemd: "Resuming
+ *    operation, reconfigure failed.") goes round the loop again with
+ *    `reconfiguring` set and leaves it 0 while the same process goes on
+ *    as the controller (design.md 8), which stopped nvlblock for good;
  *  - 25.11 and later: slurmctld_listeners_in_standby();
  *  - everywhere, and the only sign 24.11 and 25.05 give a plugin: a small
  *    file of nvlblock's own, <StateSaveLocation>/nvlblock_owner, that the
@@ -49,7 +54,7 @@
 /* slurmctld's own; weak so that slurmd and the clients still load the
  * plugin (data symbols bind at load time, see slurm_bridge.c). */
 extern slurmctld_config_t slurmctld_config __attribute__((weak));
-extern time_t control_time __attribute__((weak));
+
 
 static char claim[256]; /* what this controller wrote; "" before it claims */
 static bool claim_wanted = false;
@@ -118,7 +123,7 @@ extern bool nvlbt_in_control(void)
 {
 	char owner[sizeof(claim)];
 
-	if (!&slurmctld_config || slurmctld_config.shutdown_time || !&control_time || !control_time)
+	if (!&slurmctld_config || slurmctld_config.shutdown_time || !slurmctld_config.thread_id_save)
 		return false;
 	if (!_several_controllers())
 		return true;

@@ -2,6 +2,7 @@
 """Running Slurm daemons and client commands against a cluster: spawning,
 stopping, waiting for registration and idle nodes."""
 
+import contextlib
 import errno
 import os
 import shlex
@@ -75,10 +76,17 @@ def spawn_daemon(record: Record, name: str, cold: bool = False) -> subprocess.Po
     foreground and record its pid. `cold` starts slurmctld without trying to
     recover saved state (none exists yet; trying logs a page of errors)."""
     layout, prefix = record.layout, record.prefix
+    daemonized = name == "slurmctld" and record.data.get("ctld_daemonized")
     if name == "slurmctld":
         argv = [os.path.join(prefix, "sbin", "slurmctld"), "-D", "-f", layout.slurm_conf]
+        if daemonized:
+            # As sites run it: it forks, the parent exits, the daemon
+            # writes SlurmctldPidFile (run/slurmctld.pid).
+            argv.remove("-D")
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(os.path.join(layout.run, "slurmctld.pid"))
         if cold:
-            argv.insert(2, "-c")
+            argv.insert(1, "-c")
     else:
         argv = [os.path.join(prefix, "sbin", "slurmd"), "-D", "-N", name,
                 "-f", layout.slurm_conf]
@@ -91,9 +99,29 @@ def spawn_daemon(record: Record, name: str, cold: bool = False) -> subprocess.Po
         # be inherited or `$(nvlcluster up)` would wait for the daemons to exit.
         proc = subprocess.Popen(argv, env=env, cwd=layout.run, stdin=subprocess.DEVNULL,
                                 stdout=err, stderr=err, start_new_session=True)
-    st = proc_stat(proc.pid)
-    record.daemons[name] = {"pid": proc.pid, "start": st[2] if st else 0, "argv": argv}
+    pid = daemon_pid_of(layout, proc) if daemonized else proc.pid
+    st = proc_stat(pid)
+    record.daemons[name] = {"pid": pid, "start": st[2] if st else 0, "argv": argv}
     return proc
+
+
+def daemon_pid_of(layout: Layout, parent: subprocess.Popen, timeout: float = 30) -> int:
+    """The pid a daemonized slurmctld wrote to its pid file, once the parent
+    that forked it has exited."""
+    path = os.path.join(layout.run, "slurmctld.pid")
+    parent.wait(timeout=timeout)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with open(path) as f:
+                pid = int(f.read().split()[0])
+            if proc_stat(pid):
+                return pid
+        except (OSError, ValueError, IndexError):
+            pass
+        time.sleep(0.1)
+    raise ClusterError(f"daemonized slurmctld wrote no pid to {path} in {timeout:.0f} s; see "
+                       f"{layout.daemon_log('slurmctld')}")
 
 
 def daemon_pids(record: Record, names: Iterable[str]) -> List[Tuple[int, int]]:

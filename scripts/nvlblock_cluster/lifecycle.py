@@ -115,6 +115,7 @@ def cmd_up(opts: Namespace) -> None:
             "plugin": opts.plugin,
             "plugin_dir": opts.plugin_dir or (layout.plugin if plugin_dir else None),
             "plugin_build_dir": plugin_dir, "front_end": opts.front_end,
+            "ctld_daemonized": bool(getattr(opts, "ctld_daemonized", False)),
             "racks": opts.racks, "nodes_per_rack": opts.nodes_per_rack,
             "extra_nodes": opts.extra_nodes, "port_base": opts.port_base, "daemons": {},
         })
