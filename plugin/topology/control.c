@@ -55,7 +55,6 @@
  * plugin (data symbols bind at load time, see slurm_bridge.c). */
 extern slurmctld_config_t slurmctld_config __attribute__((weak));
 
-
 static char claim[256]; /* what this controller wrote; "" before it claims */
 static bool claim_wanted = false;
 static bool lost = false; /* another controller's claim replaced ours */

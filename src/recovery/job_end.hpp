@@ -29,15 +29,15 @@ namespace nvlblock {
 // What Slurm says of the job whose nodes are released, as bits (the C ABI's
 // NVLB_END_*).
 enum JobEndFact : unsigned {
-    kEndBatch = 1u << 0,            // a batch job
-    kEndRequeueAllowed = 1u << 1,   // --requeue (or JobRequeue=1)
-    kEndPending = 1u << 2,          // already PENDING: requeued (scontrol requeue, or by Slurm)
-    kEndNodeFail = 1u << 3,         // its state is NODE_FAIL
-    kEndCompleting = 1u << 4,       // the COMPLETING flag is set
-    kEndPreempted = 1u << 5,        // preemption is ending it (preempt_time set)
-    kEndCancelled = 1u << 6,        // CANCELLED
-    kEndExitRequeues = 1u << 7,     // RequeueExit lists its exit status
-    kEndExitHolds = 1u << 8,        // RequeueExitHold lists its exit status
+    kEndBatch = 1u << 0,          // a batch job
+    kEndRequeueAllowed = 1u << 1, // --requeue (or JobRequeue=1)
+    kEndPending = 1u << 2,        // already PENDING: requeued (scontrol requeue, or by Slurm)
+    kEndNodeFail = 1u << 3,       // its state is NODE_FAIL
+    kEndCompleting = 1u << 4,     // the COMPLETING flag is set
+    kEndPreempted = 1u << 5,      // preemption is ending it (preempt_time set)
+    kEndCancelled = 1u << 6,      // CANCELLED
+    kEndExitRequeues = 1u << 7,   // RequeueExit lists its exit status
+    kEndExitHolds = 1u << 8,      // RequeueExitHold lists its exit status
 };
 
 // What Slurm says of one node of that job, as bits (the C ABI's NVLB_NODE_SIGN_*).
@@ -62,9 +62,9 @@ const char* requeue_path_name(RequeuePath p);
 
 // Why a node counts as failed.
 enum class FailureTrigger : std::uint8_t {
-    kDown,          // down, not responding, gone, or the node Slurm named
-    kDrained,       // drained or failing at the job's end
-    kAfterEnd,      // drained or down after the job's end, within recovery.failure_window
+    kDown,     // down, not responding, gone, or the node Slurm named
+    kDrained,  // drained or failing at the job's end
+    kAfterEnd, // drained or down after the job's end, within recovery.failure_window
 };
 inline constexpr std::size_t kFailureTriggerCount = 3;
 const char* failure_trigger_name(FailureTrigger t);

@@ -41,13 +41,13 @@ TEST(JobEndRules, EveryRequeuePathOfABatchJob) {
 
 TEST(JobEndRules, WhatIsNotARequeue) {
     const unsigned batch = kEndBatch | kEndRequeueAllowed;
-    EXPECT_EQ(requeue_path(batch), RequeuePath::kNone);                                  // it ended
-    EXPECT_EQ(requeue_path(batch | kEndNodeFail | kEndCompleting), RequeuePath::kNone);  // killed, not requeued
-    EXPECT_EQ(requeue_path(batch | kEndPending | kEndPreempted), RequeuePath::kNone);    // preemption
+    EXPECT_EQ(requeue_path(batch), RequeuePath::kNone);                                 // it ended
+    EXPECT_EQ(requeue_path(batch | kEndNodeFail | kEndCompleting), RequeuePath::kNone); // killed, not requeued
+    EXPECT_EQ(requeue_path(batch | kEndPending | kEndPreempted), RequeuePath::kNone);   // preemption
     EXPECT_EQ(requeue_path(batch | kEndExitRequeues | kEndPreempted), RequeuePath::kNone);
-    EXPECT_EQ(requeue_path(kEndBatch | kEndExitRequeues), RequeuePath::kNone);           // --no-requeue
+    EXPECT_EQ(requeue_path(kEndBatch | kEndExitRequeues), RequeuePath::kNone);             // --no-requeue
     EXPECT_EQ(requeue_path(batch | kEndExitRequeues | kEndCancelled), RequeuePath::kNone); // scancel
-    EXPECT_EQ(requeue_path(kEndRequeueAllowed | kEndNodeFail), RequeuePath::kNone);      // srun, salloc
+    EXPECT_EQ(requeue_path(kEndRequeueAllowed | kEndNodeFail), RequeuePath::kNone);        // srun, salloc
 }
 
 TEST(JobEndRules, RequeueExitWinsOverRequeueExitHold) {
@@ -132,8 +132,7 @@ TEST_F(JobEndTest, ScontrolRequeueWithADrainingNodeOpensARecovery) {
     JobEnd e = end_of(kEndPending | kEndCompleting);
     sign(e, 25, kNodeDrain, "nvlink");
     EXPECT_EQ(planner.job_ended(e), JobEndOutcome::kOpened);
-    EXPECT_NE(log().find("; drained: gb0026 (nvlink); requeued by scontrol requeue (or by Slurm)"),
-              std::string::npos);
+    EXPECT_NE(log().find("; drained: gb0026 (nvlink); requeued by scontrol requeue (or by Slurm)"), std::string::npos);
     EXPECT_EQ(planner.ledger().counters().by_path[static_cast<std::size_t>(RequeuePath::kRequested)], 1u);
 }
 
@@ -180,9 +179,9 @@ TEST_F(JobEndTest, ARequeueWithEveryNodeHealthyIsWatchedNotRecovered) {
 TEST_F(JobEndTest, ANodeDrainedByItsEpilogAfterTheEndOpensTheRecovery) {
     EXPECT_EQ(planner.job_ended(end_of(kEndCompleting | kEndExitRequeues)), JobEndOutcome::kWatching);
     set(s, kRack02First16, NodeState::kFree);
-    set(s, {30}, NodeState::kBusy);                   // its Epilog runs on...
+    set(s, {30}, NodeState::kBusy); // its Epilog runs on...
     EXPECT_EQ(planner.advance(s, 1004), 0u);
-    set(s, {30}, NodeState::kDrained);                // ...and drains it, released at once:
+    set(s, {30}, NodeState::kDrained);                        // ...and drains it, released at once:
     EXPECT_FALSE(planner.place(s, job(7, 8), 1005).placed()); // still the job's before advance()
     EXPECT_FALSE(planner.place(s, job(8, 1), 1005).placed()); // its spare too
     EXPECT_EQ(planner.advance(s, 1006), 1u);
@@ -239,8 +238,9 @@ TEST_F(JobEndTest, ARestartedJobsNextEndCountsItsRestartFirst) {
     // exit code with a drained node: the restart counts, a new recovery opens.
     JobEnd second = end_of(kEndCompleting | kEndExitRequeues, 3000);
     second.started_at = 1130;
-    std::replace_if(second.nodes.begin(), second.nodes.end(), [](const EndedNode& n) { return n.node == 20; },
-                    EndedNode{34, 0, ""});
+    std::replace_if(
+        second.nodes.begin(), second.nodes.end(), [](const EndedNode& n) { return n.node == 20; },
+        EndedNode{34, 0, ""});
     sign(second, 25, kNodeDrain, "xid");
     EXPECT_EQ(planner.job_ended(second), JobEndOutcome::kOpened);
     const LedgerCounters& c = planner.ledger().counters();
