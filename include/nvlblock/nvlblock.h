@@ -244,8 +244,12 @@ typedef struct nvlb_reclaimer {
 } nvlb_reclaimer_t;
 
 typedef enum nvlb_reclaim_action {
-    NVLB_RECLAIM_PREEMPT = 1, /* through Slurm's preemption: its PreemptMode, GraceTime and signal */
-    NVLB_RECLAIM_REQUEUE = 2, /* named by recovery.reclaim_from: requeue it */
+    NVLB_RECLAIM_PREEMPT = 1,     /* through Slurm's preemption: its PreemptMode, GraceTime and signal */
+    NVLB_RECLAIM_REQUEUE = 2,     /* named by recovery.reclaim_from: requeue it (through Slurm's preemption
+                                     with PreemptMode=REQUEUE where it is on: its GraceTime applies) */
+    NVLB_RECLAIM_REQUEUE_NOW = 3, /* named by recovery.reclaim_from, its own PreemptMode not REQUEUE: requeue it
+                                     at once (after a GraceTime Slurm would apply its own mode, and cancel or
+                                     kill it) */
 } nvlb_reclaim_action_t;
 
 typedef struct nvlb_reclaim {

@@ -155,7 +155,7 @@ static time_t _move(job_record_t *victim, uint8_t action, job_record_t *job_ptr,
 	xstrfmtcat(victim->system_comment, "%snvlblock: %s %s for the in-place restart of JobId=%u on %s",
 		   victim->system_comment ? "; " : "", (mode == PREEMPT_MODE_CANCEL) ? "cancelled" : "requeued", how,
 		   job_ptr->job_id, blocks);
-	if ((action == NVLB_RECLAIM_PREEMPT) || slurm_preemption_enabled()) {
+	if ((action == NVLB_RECLAIM_PREEMPT) || ((action == NVLB_RECLAIM_REQUEUE) && slurm_preemption_enabled())) {
 		/* As Slurm's own preemption calls it (node_scheduler.c): the
 		 * warning signal at once. SLURM_ERROR while its GraceTime
 		 * runs is not a failure. */

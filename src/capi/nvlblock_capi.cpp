@@ -504,8 +504,9 @@ nvlb_status_t nvlb_plan_reclaim(nvlb_planner_t* p, const uint8_t* node_states, s
             return NVLB_E_INVALID;
         for (const ReclaimVictim& v : d.plan->victims) {
             out->jobs[out->job_count] = v.job_id;
-            out->actions[out->job_count++] =
-                v.how == VictimStatus::kPreempt ? NVLB_RECLAIM_PREEMPT : NVLB_RECLAIM_REQUEUE;
+            out->actions[out->job_count++] = v.how == VictimStatus::kPreempt ? NVLB_RECLAIM_PREEMPT
+                                             : v.at_once                     ? NVLB_RECLAIM_REQUEUE_NOW
+                                                                             : NVLB_RECLAIM_REQUEUE;
         }
         out->nodes = d.plan->nodes;
         out->lost_node_seconds = d.plan->lost_node_seconds;
@@ -527,7 +528,8 @@ nvlb_status_t nvlb_reclaim_started(nvlb_planner_t* p, uint32_t job_id, const nvl
         for (size_t i = 0; i < plan->job_count; ++i)
             r.victims.push_back(
                 {plan->jobs[i],
-                 plan->actions[i] == NVLB_RECLAIM_REQUEUE ? VictimStatus::kRequeue : VictimStatus::kPreempt, 0});
+                 plan->actions[i] == NVLB_RECLAIM_PREEMPT ? VictimStatus::kPreempt : VictimStatus::kRequeue, 0,
+                 plan->actions[i] == NVLB_RECLAIM_REQUEUE_NOW});
         r.nodes = plan->nodes;
         r.lost_node_seconds = plan->lost_node_seconds;
         r.budget_node_seconds = plan->budget_node_seconds;

@@ -22,6 +22,7 @@ int healthy_nodes_on(const Snapshot& snap, const RunningJob& j, BlockIndex b) {
 struct Candidate {
     std::uint32_t id = 0;
     VictimStatus how = VictimStatus::kPreempt;
+    bool at_once = false;    // a component's own PreemptMode does not requeue (ReclaimVictim::at_once)
     bool eligible = true;    // every component may lose its nodes
     bool preemptible = true; // every component is `preemptible:` work
     int here = 0;            // healthy nodes where they are wanted
@@ -44,6 +45,7 @@ void add_component(Candidate& c, const RunningJob& j, VictimStatus status, int h
     c.eligible = c.eligible && may_lose_nodes(status);
     if (status == VictimStatus::kRequeue)
         c.how = VictimStatus::kRequeue; // a component only the site named: the whole job is requeued
+    c.at_once = c.at_once || j.preempt_mode != PreemptMode::kRequeue;
     c.preemptible = c.preemptible && j.preemptible;
     c.here += here;
     c.size += static_cast<int>(nodes);
@@ -138,7 +140,8 @@ void add_to_plan(const Cover& cover, Reclaim& plan) {
         return a->cost != b->cost ? a->cost < b->cost : a->id < b->id;
     });
     for (const Candidate* c : picked) {
-        plan.victims.push_back({c->id, c->how, static_cast<std::uint32_t>(c->size)});
+        plan.victims.push_back(
+            {c->id, c->how, static_cast<std::uint32_t>(c->size), c->how == VictimStatus::kRequeue && c->at_once});
         plan.nodes += static_cast<std::uint32_t>(c->here);
         if (!c->preemptible)
             plan.lost_node_seconds += c->lost;
@@ -347,7 +350,7 @@ std::string describe_reclaim(const Topology& topo, const RecoveryClaim& claim, c
     std::string preempted, requeued;
     for (const ReclaimVictim& v : r.victims) {
         std::string& list = v.how == VictimStatus::kPreempt ? preempted : requeued;
-        list += (list.empty() ? "" : ",") + std::to_string(v.job_id);
+        list += (list.empty() ? "" : ",") + std::to_string(v.job_id) + (v.at_once ? " at once" : "");
     }
     std::string what;
     if (!preempted.empty())

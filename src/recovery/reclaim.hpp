@@ -34,6 +34,11 @@ struct ReclaimVictim {
     std::uint32_t job_id = 0;                  // the job, or the leader of its heterogeneous job
     VictimStatus how = VictimStatus::kPreempt; // kPreempt or kRequeue
     std::uint32_t nodes = 0;                   // its nodes in all (what it costs)
+    // kRequeue only: requeued at once, not through Slurm's preemption. With
+    // a GraceTime Slurm's preemption only signals, and when the grace ends
+    // it applies the victim's own PreemptMode: unless that is REQUEUE, the
+    // job would be cancelled or killed, not requeued.
+    bool at_once = false;
 };
 
 struct Reclaim {

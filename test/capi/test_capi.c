@@ -635,6 +635,11 @@ START_TEST(test_reclaim_flow) {
     ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, &who, running, 2, &plan), NVLB_OK);
     ck_assert_uint_eq(plan.job_count, 1);
     ck_assert_uint_eq(victims[0], 8);
+    /* Its own PreemptMode is OFF: after a GraceTime Slurm would kill it,
+     * so it is requeued at once. With REQUEUE, through the preemption. */
+    ck_assert_uint_eq(actions[0], NVLB_RECLAIM_REQUEUE_NOW);
+    running[1].preempt_mode = NVLB_PREEMPT_REQUEUE;
+    ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, &who, running, 2, &plan), NVLB_OK);
     ck_assert_uint_eq(actions[0], NVLB_RECLAIM_REQUEUE);
     ck_assert_uint_eq(plan.nodes, 1);
     ck_assert_int_eq(plan.lost_node_seconds, 101);

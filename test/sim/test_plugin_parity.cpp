@@ -286,7 +286,9 @@ Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t s
         std::vector<std::uint8_t> actions;
         for (const nvlblock::ReclaimVictim& v : plan.victims) {
             jobs.push_back(v.job_id);
-            actions.push_back(v.how == nvlblock::VictimStatus::kPreempt ? NVLB_RECLAIM_PREEMPT : NVLB_RECLAIM_REQUEUE);
+            actions.push_back(v.how == nvlblock::VictimStatus::kPreempt ? NVLB_RECLAIM_PREEMPT
+                              : v.at_once                               ? NVLB_RECLAIM_REQUEUE_NOW
+                                                                        : NVLB_RECLAIM_REQUEUE);
             ++(v.how == nvlblock::VictimStatus::kPreempt ? t.victims_preempted : t.victims_requeued);
         }
         nvlb_reclaim_t r{};

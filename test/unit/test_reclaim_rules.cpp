@@ -145,10 +145,29 @@ TEST_F(Rules, OrdinaryWorkIsNeverTouchedUnlessTheSiteNamesIt) {
     ASSERT_TRUE(d.plan);
     EXPECT_EQ(ids(*d.plan), std::vector<std::uint32_t>{8});
     EXPECT_EQ(d.plan->victims[0].how, VictimStatus::kRequeue);
+    // Its own PreemptMode is REQUEUE: through Slurm's preemption, with its
+    // GraceTime (SiteNamedWorkWhoseOwnModeRequeuesKeepsItsGraceTime).
+    EXPECT_FALSE(d.plan->victims[0].at_once);
     planner.reclaim_started(kJob, *d.plan, owner, 1001, 1001);
     EXPECT_EQ(planner.take_log().back(),
               "nvlblock: recovery JobId=42 reclaiming 1 spare node on rack02: requeueing JobId=8 "
               "(recovery.reclaim_from) (101 node-seconds of run time lost, budget 4500)");
+}
+
+TEST_F(Rules, SiteNamedWorkWhoseOwnModeRequeuesKeepsItsGraceTime) {
+    // Slurm's preemption with its GraceTime ends in the victim's own mode:
+    // REQUEUE requeues it (through the preemption call); CANCEL would cancel
+    // it, so that one is requeued at once (issue 36).
+    with("  reclaim_from:\n    qos: [normal]\n");
+    for (PreemptMode mode : {PreemptMode::kRequeue, PreemptMode::kCancel, PreemptMode::kSuspend}) {
+        fail();
+        std::vector<RunningJob> running = {ordinary(8, {35}, 900)};
+        running[0].preempt_mode = mode;
+        const ReclaimDecision d = ask(running);
+        ASSERT_TRUE(d.plan);
+        EXPECT_EQ(d.plan->victims[0].how, VictimStatus::kRequeue);
+        EXPECT_EQ(d.plan->victims[0].at_once, mode != PreemptMode::kRequeue) << static_cast<int>(mode);
+    }
 }
 
 TEST_F(Rules, SlurmsOwnPreemptionGoesBeforeSiteNamedWork) {
