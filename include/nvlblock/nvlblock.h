@@ -124,19 +124,25 @@ nvlb_status_t nvlb_block_info(const nvlb_planner_t* planner, uint32_t block, nvl
 /* Node indices of a block; returns the block size (copies at most cap). */
 size_t nvlb_block_nodes(const nvlb_planner_t* planner, uint32_t block, uint32_t* out, size_t cap);
 
+/* The longest path nvlb_policy_info() copies, with its terminating NUL. */
+#define NVLB_PATH_MAX 4096
+
+/* Copies, not pointers into the planner: a topology change at run time
+ * (another thread) may replace what they were read from at any moment. */
 typedef struct nvlb_policy_info {
     int64_t recovery_wait_s;
     double block_fault_fraction;
     int64_t status_interval_s;
-    const char* status_json;           /* "" when not set */
-    const char* status_prometheus;     /* "" when not set */
-    bool from_topology_conf;           /* plain topology.conf: behaves as topology/block */
-    const char* source;                /* the file read */
-    const char* included_conf;         /* nvlblock.yaml's topology_conf or topology_yaml as written; "" when none */
-    const char* included_conf_path;    /* ...and the path it was read from */
-    int64_t recovery_reclaim_budget_s; /* recovery.reclaim_budget (reserve: reclaim, rule 3b) */
+    char status_json[NVLB_PATH_MAX];       /* "" when not set */
+    char status_prometheus[NVLB_PATH_MAX]; /* "" when not set */
+    bool from_topology_conf;               /* plain topology.conf: behaves as topology/block */
+    char source[NVLB_PATH_MAX];            /* the file read */
+    char included_conf[NVLB_PATH_MAX];     /* nvlblock.yaml's topology_conf or topology_yaml as written; "" when none */
+    char included_conf_path[NVLB_PATH_MAX]; /* ...and the path it was read from */
+    int64_t recovery_reclaim_budget_s;      /* recovery.reclaim_budget (reserve: reclaim, rule 3b) */
 } nvlb_policy_info_t;
 
+/* NVLB_E_INVALID (and every string "") when a path does not fit NVLB_PATH_MAX. */
 nvlb_status_t nvlb_policy_info(const nvlb_planner_t* planner, nvlb_policy_info_t* out);
 /* Whether a job in this QOS / partition (either may be NULL) is preemptible
  * work that may borrow spares (the topology file's `preemptible:`). */

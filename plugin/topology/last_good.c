@@ -105,7 +105,7 @@ extern void nvlbt_keep_last_good(nvlb_planner_t *planner)
 	nvlb_policy_info_t policy;
 	char *dir = _dir();
 
-	if (nvlb_policy_info(planner, &policy) != NVLB_OK || !policy.source || !policy.source[0]) {
+	if (nvlb_policy_info(planner, &policy) != NVLB_OK || !policy.source[0]) {
 		xfree(dir);
 		return;
 	}

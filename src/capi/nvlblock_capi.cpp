@@ -323,13 +323,18 @@ nvlb_status_t nvlb_policy_info(const nvlb_planner_t* p, nvlb_policy_info_t* out)
     out->recovery_reclaim_budget_s = pol.recovery.reclaim_budget_seconds;
     out->block_fault_fraction = pol.block_fault_fraction;
     out->status_interval_s = pol.status.interval_seconds;
-    out->status_json = pol.status.json_path.c_str();
-    out->status_prometheus = pol.status.prometheus_path.c_str();
     out->from_topology_conf = t.format() == SourceFormat::kTopologyConf;
-    out->source = t.source().c_str();
-    out->included_conf = t.included_as_written().c_str();
-    out->included_conf_path = t.included_path().c_str();
-    return NVLB_OK;
+    const std::pair<char*, const std::string*> paths[] = {{out->status_json, &pol.status.json_path},
+                                                          {out->status_prometheus, &pol.status.prometheus_path},
+                                                          {out->source, &t.source()},
+                                                          {out->included_conf, &t.included_as_written()},
+                                                          {out->included_conf_path, &t.included_path()}};
+    bool fits = true;
+    for (const auto& [to, from] : paths)
+        fits = fits && from->size() < NVLB_PATH_MAX;
+    for (const auto& [to, from] : paths)
+        copy_str(to, NVLB_PATH_MAX, fits ? *from : std::string());
+    return fits ? NVLB_OK : NVLB_E_INVALID;
 }
 
 bool nvlb_is_preemptible(const nvlb_planner_t* p, const char* qos, const char* partition) {
