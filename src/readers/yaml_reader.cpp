@@ -420,7 +420,7 @@ class Reader {
                 }
                 for (const std::string& item : name_list(v, "members of group '" + g.name + "'")) {
                     try {
-                        for (auto& n : hostlist::expand(item))
+                        for (auto& n : expand_counted(item))
                             g.members.push_back(std::move(n));
                     } catch (const hostlist::HostlistError& e) {
                         problems_.add(doc_.where(v), "group '" + g.name + "': " + e.what());
@@ -478,7 +478,7 @@ class Reader {
                                                [](const std::string& s) { return s; })) {
                 b.nodes_expr = *expr;
                 try {
-                    b.node_names = hostlist::expand(*expr);
+                    b.node_names = expand_counted(*expr);
                     have_nodes = true;
                 } catch (const hostlist::HostlistError& e) {
                     problems_.add(doc_.where(nodes_node), "block '" + b.name + "': " + e.what());
@@ -508,12 +508,32 @@ class Reader {
         spec_.blocks.push_back(std::move(b));
     }
 
+    // A hostlist expression's names, counted against the whole file's: YAML
+    // aliases let a 2 KB file repeat one expression of a million names a
+    // thousand times, which slurmctld would expand. Past the limit, every
+    // expansion is an error at its own line, and nothing more is expanded.
+    std::vector<std::string> expand_counted(const std::string& expr) {
+        if (expanded_ > kMaxNamesInFile)
+            throw hostlist::HostlistError("not expanded: the file names more than " + std::to_string(kMaxNamesInFile) +
+                                          " nodes in all (YAML aliases?)");
+        std::vector<std::string> names = hostlist::expand(expr);
+        expanded_ += names.size();
+        if (expanded_ > kMaxNamesInFile)
+            throw hostlist::HostlistError("the file names more than " + std::to_string(kMaxNamesInFile) +
+                                          " nodes in all, blocks and groups together (YAML aliases?)");
+        return names;
+    }
+    // Four times the largest single expression: every node in a block and
+    // in a few levels of groups.
+    static constexpr std::size_t kMaxNamesInFile = 4 * hostlist::kMaxHosts;
+
     YamlDocument& doc_;
     std::string label_;
     std::string base_dir_;
     TopologySpec spec_;
     Diagnostics problems_;
     std::map<std::string, std::size_t> included_;
+    std::size_t expanded_ = 0; // names expanded so far (expand_counted)
 };
 
 } // namespace

@@ -638,3 +638,26 @@ TEST(YamlTopologyYaml, ExcludesTopologyConfAndNeedsItsNameOnlyWithIt) {
 
 } // namespace
 } // namespace nvlblock
+
+namespace nvlblock {
+namespace {
+
+// YAML aliases repeat one expression of a million names in a few bytes: the
+// file's names are counted together and refused past four million, at the
+// line of the expression (an alias's node is its anchor's: line 3) for the
+// block that went over (issue 36; seeds in test/fuzz/corpus/yaml/aliases.yaml).
+TEST(YamlErrors, AliasesCannotMultiplyTheNodesPastTheLimit) {
+    std::string text = "blocks:\n  - name: r0\n    nodes: &big n[0000001-1048576]\n";
+    for (int i = 1; i <= 5; ++i)
+        text += "  - name: r" + std::to_string(i) + "\n    nodes: *big\n";
+    const ConfigError e = yaml_error(text);
+    bool found = false;
+    for (const auto& p : e.problems())
+        found = found ||
+                (p.message.find("block 'r4': the file names more than 4194304 nodes in all") != std::string::npos &&
+                 p.where.line == 3);
+    EXPECT_TRUE(found) << e.what();
+}
+
+} // namespace
+} // namespace nvlblock
