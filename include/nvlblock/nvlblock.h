@@ -370,6 +370,11 @@ nvlb_status_t nvlb_job_gone(nvlb_planner_t* planner, uint32_t job_id, int64_t no
  * and requeued jobs watched for a late failure (nvlb_job_ended); returns
  * the count (copies at most cap). */
 size_t nvlb_pending_jobs(const nvlb_planner_t* planner, uint32_t* out, size_t cap);
+/* Job ids a reclaim could be planned for now (rule 3b): waiting for their
+ * own blocks, one of them `reserve: reclaim`, no earlier round still
+ * releasing nodes. Returns the count (copies at most cap). Asked before the
+ * running jobs are walked, so that a pass with nothing to plan walks none. */
+size_t nvlb_reclaim_candidates(const nvlb_planner_t* planner, int64_t now, uint32_t* out, size_t cap);
 /* Hands each queued decision line ("nvlblock: recovery JobId=...") to fn. */
 size_t nvlb_drain_log(nvlb_planner_t* planner, void (*fn)(void* ctx, const char* line), void* ctx);
 

@@ -224,14 +224,17 @@ static void _reclaim_for(nvlb_planner_t *planner, job_record_t *job_ptr, running
 extern void nvlbt_reclaim_spares(nvlb_planner_t *planner, time_t now)
 {
 	running_args_t running = {.planner = planner, .now = now};
-	size_t pending = nvlb_pending_jobs(planner, NULL, 0);
+	/* The core says first whether any job could use a reclaim now: a
+	 * pass with none walks no job (watched jobs, fallen-back records and
+	 * rounds still releasing nodes need none). */
+	size_t pending = nvlb_reclaim_candidates(planner, now, NULL, 0);
 	uint32_t *ids, *victims;
 	uint8_t *states, *actions;
 
 	if (!pending || !job_list)
 		return;
 	ids = xcalloc(pending, sizeof(*ids));
-	pending = nvlb_pending_jobs(planner, ids, pending);
+	pending = MIN(pending, nvlb_reclaim_candidates(planner, now, ids, pending));
 	list_for_each(job_list, _add_running, &running);
 	states = nvlbs_node_states();
 	victims = xcalloc(running.count + 1, sizeof(*victims));

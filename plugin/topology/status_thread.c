@@ -155,7 +155,7 @@ static void *_status_loop(void *arg)
 		_tick(planner, now, reports, &json, &prom, &policy);
 		if (reports)
 			last_files = now;
-		if (nvlbt_reclaims_spares(served) && nvlb_pending_jobs(planner, NULL, 0)) {
+		if (nvlbt_reclaims_spares(served) && nvlb_reclaim_candidates(planner, now, NULL, 0)) {
 			lock_slurmctld(reclaim_locks);
 			nvlbt_reclaim_spares(planner, now);
 			unlock_slurmctld(reclaim_locks);

@@ -752,6 +752,20 @@ size_t nvlb_pending_jobs(const nvlb_planner_t* p, uint32_t* out, size_t cap) {
     return ids.size();
 }
 
+size_t nvlb_reclaim_candidates(const nvlb_planner_t* p, int64_t now, uint32_t* out, size_t cap) {
+    if (!p)
+        return 0;
+    try {
+        std::lock_guard lock(p->mutex);
+        const std::vector<std::uint32_t> ids = p->planner.recovery().reclaim_candidates(p->planner.topology(), now);
+        if (out)
+            std::copy_n(ids.begin(), std::min(cap, ids.size()), out);
+        return ids.size();
+    } catch (...) {
+        return 0; // out of memory: no reclaim this pass
+    }
+}
+
 size_t nvlb_drain_log(nvlb_planner_t* p, void (*fn)(void*, const char*), void* ctx) {
     if (!p)
         return 0;

@@ -304,6 +304,21 @@ std::int64_t Recovery::next_deadline(std::int64_t now) const {
     return next;
 }
 
+std::vector<std::uint32_t> Recovery::reclaim_candidates(const Topology& topo, std::int64_t now) const {
+    std::vector<std::uint32_t> out;
+    for (const auto& [id, r] : ledger_.records()) {
+        if (r.fallback || now < r.reclaimed_until || blocks_changed(topo, r))
+            continue;
+        const bool on_reclaim_block = std::any_of(r.nodes.begin(), r.nodes.end(), [&](NodeIndex n) {
+            const BlockIndex b = n < topo.node_count() ? topo.block_of(n) : kNoBlock;
+            return b != kNoBlock && topo.block(b).settings.reserve == SpareReserve::kReclaim;
+        });
+        if (on_reclaim_block)
+            out.push_back(id);
+    }
+    return out;
+}
+
 bool Recovery::any_waiting() const {
     return !watches_.empty() || std::any_of(ledger_.records().begin(), ledger_.records().end(),
                                             [](const auto& kv) { return !kv.second.fallback; });

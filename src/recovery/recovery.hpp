@@ -108,6 +108,11 @@ class Recovery {
     std::int64_t next_deadline(std::int64_t now) const;
     // Whether any job still waits for its own block(s), or is watched.
     bool any_waiting() const;
+    // Jobs a reclaim (rule 3b) could be planned for at `now`: waiting for
+    // their own blocks, no earlier round still releasing nodes, blocks
+    // unchanged, one of them `reserve: reclaim`. The caller walks Slurm's
+    // running jobs only when there is one.
+    std::vector<std::uint32_t> reclaim_candidates(const Topology& topo, std::int64_t now) const;
 
     // ---- Questions -------------------------------------------------------------
     bool recovering(std::uint32_t job_id) const { return ledger_.find(job_id) != nullptr; }

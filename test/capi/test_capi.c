@@ -620,7 +620,10 @@ START_TEST(test_reclaim_flow) {
     nvlb_set_requeue_delay(p, 41);
     for (uint32_t i = 0; i < 16; i++)
         job[i] = i;
+    ck_assert_uint_eq(nvlb_reclaim_candidates(p, 1000, NULL, 0), 0);
     ck_assert_int_eq(nvlb_job_failed(p, 100, job, 16, &failed, 1, 1000), NVLB_OK);
+    ck_assert_uint_eq(nvlb_reclaim_candidates(p, 1001, one, 1), 1);
+    ck_assert_uint_eq(one[0], 100);
     states[3] = NVLB_NODE_DOWN;
     states[16] = states[17] = NVLB_NODE_BUSY;
 

@@ -125,6 +125,23 @@ TEST_F(ReclaimTest, TheYoungestJobOnTheBlockIsRequeuedForOneLostNode) {
     EXPECT_EQ(explain(topo, p), "restart in place: 15 prior nodes + 1 spare");
 }
 
+TEST_F(ReclaimTest, TheCoreNamesWhoCouldUseAReclaimBeforeJobsAreWalked) {
+    using Ids = std::vector<std::uint32_t>;
+    EXPECT_EQ(planner.recovery().reclaim_candidates(topo, 1000), Ids{});
+    fail({20});
+    EXPECT_EQ(planner.recovery().reclaim_candidates(topo, 1001), Ids{kJob});
+    auto plan = plan_for(planner, s, job(kJob, 16), running, 1001);
+    ASSERT_TRUE(plan);
+    planner.reclaim_started(kJob, *plan, kOwner, 1001, 1001);
+    // Its round releases nodes: nobody to plan for, no job walked.
+    EXPECT_EQ(planner.recovery().reclaim_candidates(topo, 1010), Ids{});
+    // Idle spares: never a reclaim.
+    const Topology idle = test::racks(3, 18, 16, 2);
+    Planner other{idle};
+    other.job_failed(kJob, kRack02First16, std::vector<NodeIndex>{20}, 1000);
+    EXPECT_EQ(other.recovery().reclaim_candidates(idle, 1001), Ids{});
+}
+
 TEST_F(ReclaimTest, NothingIsReclaimedForAHeldJob) {
     // RequeueExitHold or scontrol requeuehold: priority 0 until released.
     fail({20});
