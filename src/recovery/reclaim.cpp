@@ -17,6 +17,34 @@ int healthy_nodes_on(const Snapshot& snap, const RunningJob& j, BlockIndex b) {
     return here;
 }
 
+// Nodes on which more than one job (heterogeneous jobs counted once) runs:
+// OverSubscribe, or shared nodes. Moving one of them frees no such node,
+// so no victim is credited with one (a plan never moves work for a node
+// that stays taken); sorted.
+std::vector<NodeIndex> shared_nodes(std::span<const RunningJob> running) {
+    std::map<NodeIndex, std::uint32_t> first_unit;
+    std::vector<NodeIndex> shared;
+    for (const RunningJob& j : running)
+        for (NodeIndex n : j.nodes) {
+            const auto [it, fresh] = first_unit.emplace(n, reclaim_unit(j));
+            if (!fresh && it->second != reclaim_unit(j))
+                shared.push_back(n);
+        }
+    std::sort(shared.begin(), shared.end());
+    shared.erase(std::unique(shared.begin(), shared.end()), shared.end());
+    return shared;
+}
+
+// The healthy nodes of `j` on block `b` that moving it would free.
+int freed_nodes_on(const Snapshot& snap, const RunningJob& j, BlockIndex b, std::span<const NodeIndex> shared) {
+    const Topology& topo = snap.topology();
+    int here = 0;
+    for (NodeIndex n : j.nodes)
+        here += n < topo.node_count() && topo.block_of(n) == b && is_healthy(snap.state(n)) &&
+                !std::binary_search(shared.begin(), shared.end(), n);
+    return here;
+}
+
 // What goes whole when moved: a job, or every component of a heterogeneous
 // job (Slurm preempts and requeues those whole, so they are costed whole).
 struct Candidate {
@@ -180,7 +208,8 @@ struct Try {
     const Reclaimer& for_job;
     std::span<const RunningJob> running;
     const ReclaimContext& ctx;
-    bool segmented = false; // --segment: segments move whole, never a node between blocks
+    std::span<const NodeIndex> shared; // shared_nodes(running)
+    bool segmented = false;            // --segment: segments move whole, never a node between blocks
     bool slurm_only = false;
     bool exact = false;
 };
@@ -193,8 +222,8 @@ Attempt reclaim_per_block(const Try& t, Reclaim& plan) {
         if (missing > t.snap.topology().block(s.block).settings.spares)
             return Attempt::kMoreThanSpares; // wait, or fall back, as in an idle-spare block
         std::vector<Candidate> cands = gather(
-            t.running, t.for_job, t.ctx, [&](const RunningJob& j) { return healthy_nodes_on(t.snap, j, s.block); },
-            t.slurm_only);
+            t.running, t.for_job, t.ctx,
+            [&](const RunningJob& j) { return freed_nodes_on(t.snap, j, s.block, t.shared); }, t.slurm_only);
         // Work chosen for another of the job's blocks frees its nodes here too.
         std::erase_if(cands, [&](const Candidate& c) {
             const bool chosen = std::any_of(plan.victims.begin(), plan.victims.end(),
@@ -231,7 +260,7 @@ Attempt reclaim_on_own_blocks(const Try& t, Reclaim& plan) {
         int here = 0;
         for (const RecoveryNeed& need : t.claim.blocks)
             if (topo.block(need.block).settings.reserve == SpareReserve::kReclaim)
-                here += healthy_nodes_on(t.snap, j, need.block);
+                here += freed_nodes_on(t.snap, j, need.block, t.shared);
         return here;
     };
     const std::vector<Candidate> cands = gather(t.running, t.for_job, t.ctx, wanted, t.slurm_only);
@@ -326,7 +355,9 @@ ReclaimDecision plan_reclaim(const Snapshot& snap, const Request& req, const Pla
     std::int64_t budget = 0;
     for (const RecoveryNeed& need : claim.blocks)
         budget += static_cast<std::int64_t>(need.prior_healthy.size()) * ctx.policy.reclaim_budget_seconds;
-    ReclaimDecision best = best_affordable_plan({snap, claim, refusal, for_job, running, ctx, req.segment > 1}, budget);
+    const std::vector<NodeIndex> shared = shared_nodes(running);
+    ReclaimDecision best =
+        best_affordable_plan({snap, claim, refusal, for_job, running, ctx, shared, req.segment > 1}, budget);
     best.refusal.jobs_by_status = d.refusal.jobs_by_status;
     if (best.plan)
         if (const auto limit = over_limit(*best.plan, for_job, ctx)) {

@@ -142,6 +142,24 @@ TEST_F(ReclaimTest, TheCoreNamesWhoCouldUseAReclaimBeforeJobsAreWalked) {
     EXPECT_EQ(other.recovery().reclaim_candidates(idle, 1001), Ids{});
 }
 
+TEST_F(ReclaimTest, OnlyNodesAMoveFreesCount) {
+    // Jobs 8 and 9 share gb0036 (OverSubscribe): moving either frees
+    // nothing. Job 7, older (dearer), alone on gb0035, is the one that frees
+    // the node the restart lacks (issue 36: before, job 9 was requeued and
+    // the restart still could not fit).
+    fail({20});
+    const std::vector<RunningJob> shared = {preemptable(7, {34}, 0), preemptable(8, {35}, 900),
+                                            preemptable(9, {35}, 950)};
+    auto plan = plan_for(planner, s, job(kJob, 16), shared, 1001);
+    ASSERT_TRUE(plan);
+    EXPECT_EQ(ids(*plan), std::vector<std::uint32_t>{7});
+    // Alone on gb0036, job 9 is again the cheapest.
+    const std::vector<RunningJob> alone = {preemptable(7, {34}, 0), preemptable(9, {35}, 950)};
+    plan = plan_for(planner, s, job(kJob, 16), alone, 1001);
+    ASSERT_TRUE(plan);
+    EXPECT_EQ(ids(*plan), std::vector<std::uint32_t>{9});
+}
+
 TEST_F(ReclaimTest, NothingIsReclaimedForAHeldJob) {
     // RequeueExitHold or scontrol requeuehold: priority 0 until released.
     fail({20});
