@@ -352,6 +352,12 @@ bool nvlb_is_recovering(const nvlb_planner_t* planner, uint32_t job_id);
  * fell_back (may be NULL): how many fell back. */
 nvlb_status_t nvlb_advance(nvlb_planner_t* planner, const uint8_t* node_states, size_t node_count, int64_t now,
                            size_t* fell_back);
+/* Block health over time: the seconds each block could not host a whole
+ * slice (fewer healthy nodes than its slice, or a block fault) accrue
+ * between two calls to the blocks short at the first. Call it every pass
+ * of the caller's clock (slurmctld's nvlblock thread does); the reports show
+ * it (ShortOfSliceSeconds=, nvlblock_block_short_of_slice_seconds_total). */
+nvlb_status_t nvlb_observe_health(nvlb_planner_t* planner, const uint8_t* node_states, size_t node_count, int64_t now);
 /* When, after now, nvlb_advance() next has something to do by time alone (a
  * wait ending); INT64_MAX when none. */
 int64_t nvlb_next_deadline(const nvlb_planner_t* planner, int64_t now);

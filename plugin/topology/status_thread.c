@@ -61,6 +61,16 @@ static void _advance(nvlb_planner_t *planner, time_t now)
 	xfree(states);
 }
 
+/* Every pass: the time each block could not host a whole slice accrues
+ * (the reports show it). */
+static void _observe_health(nvlb_planner_t *planner, time_t now)
+{
+	uint8_t *states = nvlbs_node_states();
+
+	(void) nvlb_observe_health(planner, states, node_record_count, now);
+	xfree(states);
+}
+
 /*
  * Until the next tick (or the next recovery deadline, or at once when the
  * core's state changes: a failure recorded by the epilog is saved and acted
@@ -105,6 +115,7 @@ static void _tick(nvlb_planner_t *planner, time_t now, bool reports, char **json
 	nvlbs_sync_ledger(planner, now);
 	nvlbs_update_lent(planner);
 	_advance(planner, now);
+	_observe_health(planner, now);
 	nvlbs_apply_reasons();
 	if (reports) {
 		uint8_t *states = nvlbs_node_states();

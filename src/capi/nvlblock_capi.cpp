@@ -592,6 +592,18 @@ nvlb_status_t nvlb_advance(nvlb_planner_t* p, const uint8_t* node_states, size_t
     });
 }
 
+nvlb_status_t nvlb_observe_health(nvlb_planner_t* p, const uint8_t* node_states, size_t node_count, int64_t now) {
+    if (!p || !node_states)
+        return NVLB_E_INVALID;
+    return guarded(nullptr, [&] {
+        std::lock_guard lock(p->mutex);
+        if (node_count != p->planner.topology().node_count())
+            return NVLB_E_INVALID;
+        p->planner.observe_health(states_of(p, node_states, node_count), now);
+        return NVLB_OK;
+    });
+}
+
 int64_t nvlb_next_deadline(const nvlb_planner_t* p, int64_t now) {
     if (!p)
         return INT64_MAX;

@@ -216,6 +216,7 @@ void Planner::replace_topology(Topology topology) {
     recovery_.remap(*topology_, *next);
     tally_cache_.reset(); // counted for the old blocks
     room_cache_.reset();
+    health_.reset();
     topology_ = std::move(next);
     configured_ = topology_;
 }
@@ -227,6 +228,7 @@ TopologyChange Planner::change_node_block(const NodeAssignment& asked, std::span
     if (c.outcome == TopologyChange::Outcome::kChanged && c.topology) {
         tally_cache_.reset(); // counted for the old blocks
         room_cache_.reset();
+        health_.reset();
         topology_ = std::make_shared<const Topology>(std::move(*c.topology));
         c.topology.reset();
     }

@@ -13,6 +13,7 @@
 // through advance(), the one call that moves time.
 #pragma once
 
+#include "core/health_clock.hpp"
 #include "core/topology_change.hpp"
 #include "model/topology.hpp"
 #include "placement/engine.hpp"
@@ -56,6 +57,13 @@ class Planner {
     // is down) and whose block cannot take them now fall back (recovery.hpp).
     // The only call that moves time. Returns how many fell back.
     std::size_t advance(std::span<const NodeState> states, std::int64_t now);
+    // Block health over time (core/health_clock.hpp): an explicit call,
+    // every pass of the caller's clock; the report reads it.
+    void observe_health(std::span<const NodeState> states, std::int64_t now) {
+        health_.observe(*topology_, *tally_cache_.tallies(*topology_, states), now);
+    }
+    const HealthClock& health() const { return health_; }
+
     // When, after `now`, advance() next has something to do by time alone
     // (INT64_MAX: never).
     std::int64_t next_deadline(std::int64_t now) const { return recovery_.next_deadline(now); }
@@ -121,6 +129,7 @@ class Planner {
     mutable TallyCache tally_cache_;
     // Blocks by room under each map asked with, updated the same way.
     mutable RoomIndexCache room_cache_;
+    HealthClock health_;
 };
 
 // Slurm offers a node that is down, drained, failing or not responding only

@@ -58,6 +58,7 @@ BlockReport block_report(const Topology& topo, const Snapshot& snap, std::span<c
     br.down = t.down;
     br.drained = t.drained;
     br.healthy = t.size - t.failed;
+    br.spare_deficit = std::max(0, br.slice + br.spares - br.healthy);
     br.busy = t.busy;
     br.lent = t.lent;
     br.free = t.free;
@@ -119,6 +120,7 @@ ClusterReport make_report(const Planner& planner, std::span<const NodeState> sta
     r.nodes_in_blocks = static_cast<int>(topo.nodes_in_blocks());
     for (BlockIndex b = 0; b < static_cast<BlockIndex>(topo.block_count()); ++b) {
         BlockReport br = block_report(topo, snap, states, b);
+        br.short_seconds = planner.health().short_seconds(b);
         add_counts(r, br);
         r.blocks.push_back(std::move(br));
     }
@@ -177,7 +179,8 @@ std::string block_line(const BlockReport& b) {
       << " SparesLent=" << b.spares_lent << " Lending=" << (b.lending ? "yes" : "no")
       << " Reserve=" << (b.reclaim ? "reclaim" : "idle") << " Health=" << health_name(b.health) << " Free=" << b.free
       << " Busy=" << b.busy << " Lent=" << b.lent << " Held=" << b.held << " Failed=" << b.failed
-      << " FailedNodes=" << (b.failed_nodes.empty() ? "(null)" : b.failed_nodes);
+      << " FailedNodes=" << (b.failed_nodes.empty() ? "(null)" : b.failed_nodes) << " SpareDeficit=" << b.spare_deficit
+      << " ShortOfSliceSeconds=" << b.short_seconds;
     return o.str();
 }
 
@@ -341,6 +344,7 @@ std::string report_json(const ClusterReport& r) {
             .field(key::spares_used, b.spares_used)
             .field(key::spares_lent, b.spares_lent);
         w.field(key::held, b.held).field(key::ordinary_free, b.ordinary_free).field(key::stranded, b.stranded);
+        w.field(key::spare_deficit, b.spare_deficit).field(key::short_of_slice_seconds, b.short_seconds);
         w.end_object();
     }
     w.end_array();
@@ -413,8 +417,16 @@ std::string report_prometheus(const ClusterReport& r) {
         {"nvlblock_block_spares_lent", "Spares running preemptible work.", &BlockReport::spares_lent},
         {"nvlblock_block_held_nodes", "Nodes held for jobs restarting in place.", &BlockReport::held},
         {"nvlblock_block_stranded_nodes", "Free non-spare nodes short of a whole slice.", &BlockReport::stranded},
+        {"nvlblock_block_spare_deficit", "Healthy nodes the block lacks for a slice plus its spares.",
+         &BlockReport::spare_deficit},
     };
     gauges(o, per_block, r.blocks, [](const BlockReport& b) { return "block=\"" + label_value(b.name) + "\""; });
+    help(o, "nvlblock_block_short_of_slice_seconds_total", "counter",
+         "Seconds the block could not host a whole slice (fewer healthy nodes than its slice, or a block "
+         "fault) since slurmctld started.");
+    for (const auto& b : r.blocks)
+        o << "nvlblock_block_short_of_slice_seconds_total{block=\"" << label_value(b.name) << "\"} " << b.short_seconds
+          << '\n';
     help(o, "nvlblock_block_health", "gauge", "Block health: 0 healthy, 1 degraded, 2 down.");
     for (const auto& b : r.blocks)
         o << "nvlblock_block_health{block=\"" << label_value(b.name) << "\"} " << static_cast<int>(b.health) << '\n';

@@ -41,6 +41,11 @@ struct BlockReport {
     int held = 0;          // nodes held for jobs waiting to restart here
     int stranded = 0;      // free non-spare nodes short of a whole slice
     int ordinary_free = 0; // free nodes ordinary work may take now
+    // Healthy nodes it lacks for a slice plus its spares (0: whole).
+    int spare_deficit = 0;
+    // Seconds it could not host a whole slice since slurmctld started
+    // (core/health_clock.hpp).
+    std::int64_t short_seconds = 0;
 };
 
 // A group of the hierarchy above the blocks (an SU, a pod, a BlockSizes

@@ -1065,7 +1065,7 @@ START_TEST(test_reports) {
     ck_assert_ptr_nonnull(text);
     ck_assert_ptr_nonnull(strstr(text, "BlockName=rack01 Nodes=gb[0001-0018] BlockSize=18 Slice=16 Spares=2 "));
     ck_assert_ptr_nonnull(strstr(text, "BlockName=rack02 Nodes=gb[0019-0036] "));
-    ck_assert_ptr_nonnull(strstr(text, "Failed=1 FailedNodes=gb0021\n"));
+    ck_assert_ptr_nonnull(strstr(text, "Failed=1 FailedNodes=gb0021 SpareDeficit=1 ShortOfSliceSeconds=0\n"));
     ck_assert_ptr_nonnull(strstr(text, "\nnvlblock: Blocks=2 Nodes=36 Healthy=35 Failed=1 "));
     ck_assert_int_eq(text[strlen(text) - 1], '\n');
     nvlb_free(text);

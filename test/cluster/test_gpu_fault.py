@@ -162,7 +162,7 @@ class GpuFault(ClusterTest):
             c.drain(bad, reason="gpu-xid-48")  # announced: the job carries on meanwhile
             b = c.wait_for(lambda: (lambda b: b if b["Failed"] == "1" else None)(c.topology_block(rack)), 15,
                            f"{rack} to count the draining node")
-            self.assertEqual(b["FailedNodes"], bad, b)
+            self.assertEqual((b["FailedNodes"], b["SpareDeficit"], b["ShortOfSliceSeconds"]), (bad, "1", "0"), b)
             # One of the two free nodes may run other work; the other is kept.
             first = c.sbatch("-N1", "-J", "small1")
             self.assertEqual(rack_name_of(c.wait_running(first)[0]), rack)
