@@ -328,9 +328,10 @@ class Reclaim(ClusterTest):
             untouched = {j: c.nodes(j) for j in (lent, norq, ord_b)}
 
             c.set_down(a.failed, b.failed)
-            # b: requeued through the release's requeue call; in place.
+            # b: requeued at once through the release's requeue call (its
+            # own PreemptMode is OFF: no grace could end in a requeue); in place.
             c.wait_log(rf"nvlblock: recovery JobId={b.job} reclaiming 1 spare node on {b.rack}: "
-                       rf"requeueing JobId={scav} \(recovery.reclaim_from\) ", 20)
+                       rf"requeueing JobId={scav} at once \(recovery.reclaim_from\) ", 20)
             c.wait_log(rf"nvlblock: recovery JobId={a.job}: nothing reclaimed: not enough work there may "
                        r"lose its nodes \(jobs there: 1 not_allowed, 1 not_requeueable\)", 20)
             new_b = c.wait_restarted(b.job, REQUEUE_DELAY + 30)
