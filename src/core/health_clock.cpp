@@ -24,7 +24,7 @@ void HealthClock::observe(const Topology& topo, const Tallies& tallies, std::int
 
 std::int64_t HealthClock::short_seconds(BlockIndex b) const {
     return b >= 0 && static_cast<std::size_t>(b) < short_seconds_.size() ? short_seconds_[static_cast<std::size_t>(b)]
-                                                                          : 0;
+                                                                         : 0;
 }
 
 void HealthClock::reset() {
