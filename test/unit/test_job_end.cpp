@@ -23,7 +23,7 @@ using test::range;
 using test::set;
 
 constexpr std::uint32_t kJob = 42;
-const std::vector<NodeIndex> kRack02First16 = range(18, 33); // gb0019-gb0034
+using test::kRack02First16;
 
 // ---- The rules -------------------------------------------------------------------
 

@@ -53,7 +53,7 @@ std::optional<Reclaim> plan_for(const Planner& p, const std::vector<NodeState>& 
                                 const std::vector<RunningJob>& running, std::int64_t now) {
     return p.plan_reclaim(s, r, kOwner, running, now).plan;
 }
-const std::vector<NodeIndex> kRack02First16 = range(18, 33); // gb0019-gb0034; gb0035-gb0036 are its spares
+using test::kRack02First16;
 
 Topology reclaim_racks(int racks, const std::string& extra = "") {
     return test::racks(racks, 18, 16, 2, false,

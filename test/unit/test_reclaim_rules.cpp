@@ -25,7 +25,7 @@ using test::range;
 using test::set;
 
 constexpr std::uint32_t kJob = 42;
-const std::vector<NodeIndex> kRack02First16 = range(18, 33); // gb0019-gb0034; gb0035-gb0036 are its spares
+using test::kRack02First16;
 
 RunningJob running_job(std::uint32_t id, std::vector<NodeIndex> nodes, std::int64_t started, const char* qos) {
     RunningJob j;

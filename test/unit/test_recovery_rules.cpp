@@ -25,7 +25,7 @@ using test::range;
 using test::set;
 
 constexpr std::uint32_t kJob = 42;
-const std::vector<NodeIndex> kRack02First16 = range(18, 33);
+using test::kRack02First16;
 
 Request job(std::uint32_t id, std::uint32_t n, std::uint32_t segment = 0) {
     Request r;

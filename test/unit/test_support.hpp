@@ -52,6 +52,10 @@ inline std::vector<NodeIndex> range(NodeIndex first, NodeIndex last) {
     return v;
 }
 
+// The recovery tests' job: the first 16 nodes of rack02 on 18-node racks
+// (gb0019-gb0034; gb0035-gb0036 are the rack's spares).
+inline const std::vector<NodeIndex> kRack02First16 = range(18, 33);
+
 inline void set(std::vector<NodeState>& s, const std::vector<NodeIndex>& nodes, NodeState st) {
     for (NodeIndex n : nodes)
         s[n] = st;
