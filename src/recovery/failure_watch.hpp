@@ -36,6 +36,7 @@ struct FailureWatch {
     std::int64_t ended_at = 0;
     std::int64_t until = 0; // ended_at + the failure window
     RequeuePath path = RequeuePath::kNone;
+    bool held = false; // RequeueExitHold (requeued_held)
 };
 
 // How long after a requeued job's end a node failure still counts as its

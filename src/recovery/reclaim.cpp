@@ -9,14 +9,6 @@
 namespace nvlblock {
 namespace {
 
-int healthy_nodes_on(const Snapshot& snap, const RunningJob& j, BlockIndex b) {
-    const Topology& topo = snap.topology();
-    int here = 0;
-    for (NodeIndex n : j.nodes)
-        here += n < topo.node_count() && topo.block_of(n) == b && is_healthy(snap.state(n));
-    return here;
-}
-
 // Nodes on which more than one job (heterogeneous jobs counted once) runs:
 // OverSubscribe, or shared nodes. Moving one of them frees no such node,
 // so no victim is credited with one (a plan never moves work for a node
@@ -35,8 +27,9 @@ std::vector<NodeIndex> shared_nodes(std::span<const RunningJob> running) {
     return shared;
 }
 
-// The healthy nodes of `j` on block `b` that moving it would free.
-int freed_nodes_on(const Snapshot& snap, const RunningJob& j, BlockIndex b, std::span<const NodeIndex> shared) {
+// The healthy nodes of `j` on block `b` that moving it would free (all of
+// them when no node is `shared`).
+int freed_nodes_on(const Snapshot& snap, const RunningJob& j, BlockIndex b, std::span<const NodeIndex> shared = {}) {
     const Topology& topo = snap.topology();
     int here = 0;
     for (NodeIndex n : j.nodes)
@@ -276,7 +269,7 @@ void count_statuses(const Snapshot& snap, const Placement& refusal, const Reclai
                     std::span<const RunningJob> running, const ReclaimContext& ctx, ReclaimRefusal& out) {
     for (const RunningJob& j : running) {
         const bool there = std::any_of(refusal.shortfalls.begin(), refusal.shortfalls.end(),
-                                       [&](const Shortfall& s) { return healthy_nodes_on(snap, j, s.block) > 0; });
+                                       [&](const Shortfall& s) { return freed_nodes_on(snap, j, s.block) > 0; });
         if (there)
             ++out.jobs_by_status[static_cast<std::size_t>(victim_status(j, for_job, ctx.policy, ctx.history, ctx.now))];
     }

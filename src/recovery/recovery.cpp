@@ -60,6 +60,15 @@ FailureCause cause_at_end(const Topology& topo, const JobEnd& end, RequeuePath p
     return c;
 }
 
+// The nodes of `nodes` that are in a block, each once, in their order.
+std::vector<NodeIndex> block_nodes(const Topology& topo, std::span<const NodeIndex> nodes) {
+    std::vector<NodeIndex> out;
+    for (NodeIndex n : nodes)
+        if (n < topo.node_count() && topo.block_of(n) != kNoBlock && !contains(out, n))
+            out.push_back(n);
+    return out;
+}
+
 } // namespace
 
 std::int64_t Recovery::hold_delay() const {
@@ -88,12 +97,11 @@ JobEndOutcome Recovery::job_ended(const Topology& topo, const JobEnd& end) {
     }
     FailureWatch w;
     w.job_id = end.job_id;
-    for (NodeIndex n : nodes)
-        if (n < topo.node_count() && topo.block_of(n) != kNoBlock && !contains(w.nodes, n))
-            w.nodes.push_back(n);
+    w.nodes = block_nodes(topo, nodes);
     w.ended_at = end.ended_at;
     w.until = end.ended_at + failure_window(topo, slurm_requeue_delay_);
     w.path = path;
+    w.held = requeued_held(end.facts);
     // As earns_hold: a single-node job needs no NVLink domain.
     if (w.nodes.size() < 2 || w.until <= w.ended_at)
         return JobEndOutcome::kNothing;
@@ -119,7 +127,7 @@ std::size_t Recovery::settle_watches(std::span<const NodeState> states, const To
         c.trigger = FailureTrigger::kAfterEnd;
         c.detail = hostlist_of(topo, failed) + " failed or drained " + std::to_string(now - w.ended_at) +
                    " s after the job ended";
-        append_clause(c.detail, requeued_by(w.path, false));
+        append_clause(c.detail, requeued_by(w.path, w.held));
         job_failed(topo, w.job_id, w.nodes, failed, w.ended_at, c);
     }
     return opening.size();
@@ -129,9 +137,7 @@ void Recovery::job_failed(const Topology& topo, std::uint32_t job_id, std::span<
                           std::span<const NodeIndex> failed, std::int64_t now, const FailureCause& cause) {
     RecoveryRecord r;
     r.job_id = job_id;
-    for (NodeIndex n : nodes)
-        if (n < topo.node_count() && topo.block_of(n) != kNoBlock && !contains(r.nodes, n))
-            r.nodes.push_back(n);
+    r.nodes = block_nodes(topo, nodes);
     for (NodeIndex n : failed)
         if (contains(r.nodes, n) && !contains(r.failed, n))
             r.failed.push_back(n);

@@ -201,6 +201,16 @@ TEST_F(JobEndTest, ANodeDrainedByItsEpilogAfterTheEndOpensTheRecovery) {
     EXPECT_EQ(p.spares_used, 1u);
 }
 
+TEST_F(JobEndTest, AHeldRequeueDrainedLaterSaysItWasHeld) {
+    planner.job_ended(end_of(kEndCompleting | kEndExitHolds));
+    set(s, kRack02First16, NodeState::kFree);
+    set(s, {30}, NodeState::kDrained);
+    EXPECT_EQ(planner.advance(s, 1003), 1u);
+    EXPECT_NE(log().find("; gb0031 failed or drained 3 s after the job ended; requeued held by its exit status "
+                         "(RequeueExitHold)"),
+              std::string::npos);
+}
+
 TEST_F(JobEndTest, ADrainAfterTheWindowIsNotTheJobs) {
     planner.job_ended(end_of(kEndPending | kEndCompleting));
     set(s, kRack02First16, NodeState::kFree);
