@@ -7,9 +7,9 @@ import json
 import os
 from typing import Dict, List, Optional
 
-from .common import ClusterError
+from .common import ENV_DIR, ClusterError
 from .naming import FRONTEND_NAME, extra_names, node_name, node_width
-from .procs import is_alive
+from .procs import is_alive, proc_environ, proc_exe_name, proc_stat
 
 
 RECORD_VERSION = 1
@@ -139,4 +139,26 @@ def require_record(layout: Layout) -> Record:
     record = Record.load(layout)
     if record is None:
         raise ClusterError(f"no cluster in {layout.dir} (no {layout.record})")
+    adopt_daemonized_ctld(record)
     return record
+
+
+def adopt_daemonized_ctld(record: Record) -> None:
+    """A daemonized slurmctld (up --ctld-daemonized) that reconfigured
+    successfully is a new process with a new pid (Slurm 23.11+ forks one and
+    the old one exits): take its pid from SlurmctldPidFile, when that process
+    is a slurmctld of this cluster, so that restart-ctld, start-node and
+    status find it instead of the pid `up` recorded."""
+    if not record.data.get("ctld_daemonized") or record.alive("slurmctld"):
+        return
+    try:
+        with open(os.path.join(record.layout.run, "slurmctld.pid")) as f:
+            pid = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return
+    st = proc_stat(pid)
+    mine = f"{ENV_DIR}={record.layout.dir}".encode()
+    if st is None or st[0] in ("Z", "X") or proc_exe_name(pid) != "slurmctld" or mine not in proc_environ(pid):
+        return
+    record.daemons.setdefault("slurmctld", {}).update(pid=pid, start=st[2])
+    record.save()
