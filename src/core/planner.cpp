@@ -107,7 +107,34 @@ void Planner::load_state(const std::string& text, const std::string& label) {
 
 Snapshot Planner::snapshot(std::span<const NodeState> states, std::int64_t now) const {
     claims_cache_ = recovery_.active_claims(*topology_, states, now);
-    return Snapshot(*topology_, states, tally_cache_.tallies(*topology_, states), claims_cache_);
+    Snapshot snap(*topology_, states, tally_cache_.tallies(*topology_, states), claims_cache_);
+    snap.set_last_choice(lemons(now));
+    return snap;
+}
+
+std::vector<NodeIndex> Planner::lemons(std::int64_t now) const {
+    // Asked on every decision: the list is recounted only when the ledger
+    // changed or a lemon's failures aged out (a cache: the same answer).
+    LemonCache& c = lemon_cache_;
+    if (c.version != ledger().version() || now < c.from || now >= c.until) {
+        c.nodes = ledger().node_failures().lemons(now, topology_->policy().recovery.lemon, &c.until);
+        c.version = ledger().version();
+        c.from = now;
+    }
+    return c.nodes;
+}
+
+bool Planner::clear_lemon(NodeIndex node) {
+    if (!recovery_.ledger().clear_node_failures(node))
+        return false;
+    recovery_.ledger().log("failures of " + topology_->node_name(node) + " cleared by an operator: no longer a lemon");
+    return true;
+}
+
+void Planner::observe_health(std::span<const NodeState> states, std::int64_t now) {
+    health_.observe(*topology_, *tally_cache_.tallies(*topology_, states), now);
+    // Failures older than the lemon window can no longer count (lemons.hpp).
+    recovery_.ledger().forget_node_failures_before(now - topology_->policy().recovery.lemon.window_seconds);
 }
 
 Placement Planner::place(std::span<const NodeState> raw_states, Request request, std::int64_t now) const {
@@ -146,6 +173,8 @@ Placement Planner::decide(std::span<const NodeState> states, const Request& requ
                           bool holds) const {
     Snapshot snap =
         holds ? snapshot(states, now) : Snapshot(*topology_, states, tally_cache_.tallies(*topology_, states), {});
+    if (!holds)
+        snap.set_last_choice(lemons(now));
     if (request.available.empty() || request.available.size() == states.size())
         snap.attach_room_index(room_cache_.index(*topology_, states, snap.tallies(), request.available),
                                request.available);
@@ -217,6 +246,7 @@ void Planner::replace_topology(Topology topology) {
     tally_cache_.reset(); // counted for the old blocks
     room_cache_.reset();
     health_.reset();
+    lemon_cache_ = {}; // the lemon settings may have changed
     topology_ = std::move(next);
     configured_ = topology_;
 }

@@ -59,10 +59,16 @@ class Planner {
     std::size_t advance(std::span<const NodeState> states, std::int64_t now);
     // Block health over time (core/health_clock.hpp): an explicit call,
     // every pass of the caller's clock; the report reads it.
-    void observe_health(std::span<const NodeState> states, std::int64_t now) {
-        health_.observe(*topology_, *tally_cache_.tallies(*topology_, states), now);
-    }
+    // Also forgets node failures older than the lemon window.
+    void observe_health(std::span<const NodeState> states, std::int64_t now);
     const HealthClock& health() const { return health_; }
+
+    // Nodes that are lemons at `now` (recovery/lemons.hpp), sorted: placed
+    // last within their block (docs/placement.md rule 8).
+    std::vector<NodeIndex> lemons(std::int64_t now) const;
+    // An operator cleared the node's failures (it had its part replaced).
+    // Logged; returns whether it had any.
+    bool clear_lemon(NodeIndex node);
 
     // When, after `now`, advance() next has something to do by time alone
     // (INT64_MAX: never).
@@ -130,6 +136,12 @@ class Planner {
     // Blocks by room under each map asked with, updated the same way.
     mutable RoomIndexCache room_cache_;
     HealthClock health_;
+    struct LemonCache {
+        std::uint64_t version = ~std::uint64_t{0};
+        std::int64_t from = 0, until = 0;
+        std::vector<NodeIndex> nodes;
+    };
+    mutable LemonCache lemon_cache_;
 };
 
 // Slurm offers a node that is down, drained, failing or not responding only

@@ -64,6 +64,18 @@ enum class ReclaimCost {
     kRunTimeAndWait, // the same plus its nodes x the time it waited in the queue for that run
 };
 
+// When a node that keeps failing under jobs becomes a lemon, the last
+// choice for replacements and slices (recovery/lemons.hpp). Three failures
+// in a week: a healthy node failing at random (independently, mean time
+// between failures M) reaches three within a week with probability about
+// (168 h / M)^3 / 6, under 1 in 1,000 even at M = 980 h (2% unavailability
+// with 20 h repairs), while a node that fails every other day gets there in
+// under a week. Two would flag about one healthy node in 75 at that rate.
+struct LemonPolicy {
+    int failures = 3; // failures under jobs within the window; 0: off
+    std::int64_t window_seconds = 7 * 24 * 3600;
+};
+
 // What happens to a job whose block cannot take it back after a failure.
 struct RecoveryPolicy {
     std::int64_t wait_seconds = 300; // hold the block this long, then place anywhere; 0: at once
@@ -95,6 +107,7 @@ struct RecoveryPolicy {
     int reclaim_per_user_per_day = 24;
     int reclaim_per_hour = 0;
     ReclaimCost reclaim_cost = ReclaimCost::kRunTimeAndWait;
+    LemonPolicy lemon;
 };
 
 // Where slurmctld writes its status files, and how often.

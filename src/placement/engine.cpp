@@ -212,7 +212,9 @@ Views view_blocks(const Snapshot& snap, const Request& req) {
 // own prior nodes (recovery), truly free nodes, then nodes Slurm offers
 // through preemption (lent before busy, so preemption hits preemptible work
 // first). Preemptible work borrowing spares takes free nodes from the end of
-// the block, so ordinary work keeps packing from the start.
+// the block, so ordinary work keeps packing from the start. Within each of
+// those passes lemons come last (rule 8): never taken while another node of
+// the pass would do, never traded for a preemption either.
 void gather_nodes(const Snapshot& snap, const Request& req, const BlockView& v, int count,
                   std::vector<NodeIndex>& out) {
     const Block& block = snap.topology().block(v.block);
@@ -231,7 +233,7 @@ void gather_nodes(const Snapshot& snap, const Request& req, const BlockView& v, 
         for (NodeIndex n : v.own->prior_healthy)
             if (snap.topology().block_of(n) == v.block)
                 take(n);
-    auto pass = [&](auto pred) {
+    auto sweep = [&](auto pred) {
         if (from_end) {
             for (auto it = block.nodes.rbegin(); it != block.nodes.rend() && taken < count; ++it)
                 if (pred(*it))
@@ -241,6 +243,12 @@ void gather_nodes(const Snapshot& snap, const Request& req, const BlockView& v, 
                 if (pred(*it))
                     take(*it);
         }
+    };
+    auto pass = [&](auto pred) {
+        if (snap.last_choice().empty())
+            return sweep(pred);
+        sweep([&](NodeIndex n) { return pred(n) && !snap.last_choice(n); });
+        sweep([&](NodeIndex n) { return pred(n) && snap.last_choice(n); });
     };
     pass([&](NodeIndex n) { return snap.state(n) == NodeState::kFree; });
     pass([&](NodeIndex n) { return snap.state(n) == NodeState::kLent; });

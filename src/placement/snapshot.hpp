@@ -86,6 +86,14 @@ class Snapshot {
     std::span<const BlockIndex> hold_blocks() const { return hold_blocks_; }
     std::span<const BlockIndex> held_blocks() const { return held_blocks_; }
 
+    // Lemons (recovery/lemons.hpp, docs/placement.md rule 8): nodes taken
+    // last within their block. Sorted; few or none, so no per-node array.
+    void set_last_choice(std::vector<NodeIndex> sorted) { last_choice_ = std::move(sorted); }
+    bool last_choice(NodeIndex n) const {
+        return !last_choice_.empty() && std::binary_search(last_choice_.begin(), last_choice_.end(), n);
+    }
+    std::span<const NodeIndex> last_choice() const { return last_choice_; }
+
     // The index of blocks by room (room_index.hpp) for these states under
     // `available`, when one was attached for exactly that map (same array,
     // or both empty); else null and the engine looks at every block.
@@ -115,6 +123,7 @@ class Snapshot {
     std::vector<BlockIndex> held_blocks_; // blocks of the held nodes, sorted, once each
     std::shared_ptr<const RoomIndex> room_index_;
     std::span<const std::uint8_t> room_map_;
+    std::vector<NodeIndex> last_choice_;
 };
 
 } // namespace nvlblock

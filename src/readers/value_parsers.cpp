@@ -65,13 +65,17 @@ std::int64_t parse_duration_seconds(const std::string& s) {
         factor = 3600;
         digits.pop_back();
         break;
+    case 'd':
+        factor = 24 * 3600;
+        digits.pop_back();
+        break;
     default:
         break;
     }
     std::int64_t v = 0;
     auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
     if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || v < 0)
-        throw ValueError("'" + s + "' is not a duration (seconds, or a number with s, m or h)");
+        throw ValueError("'" + s + "' is not a duration (seconds, or a number with s, m, h or d)");
     if (v > 10'000'000)
         throw ValueError("'" + s + "' is too long a duration");
     return v * factor;

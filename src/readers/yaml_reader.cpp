@@ -177,7 +177,7 @@ class Reader {
         RecoveryPolicy& r = spec_.policy.recovery;
         for_each_pair(map, "recovery",
                       {"wait", "failure_window", "reclaim_budget", "reclaim_cooldown", "reclaim_from", "never_reclaim",
-                       "reclaim_limits", "reclaim_cost"},
+                       "reclaim_limits", "reclaim_cost", "lemon"},
                       [&](const std::string& key, yaml_node_t* v) {
                           const std::string context = "recovery." + key;
                           if (key == "reclaim_from" || key == "never_reclaim") {
@@ -185,6 +185,8 @@ class Reader {
                                             key == "reclaim_from" ? r.reclaim_from : r.never_reclaim);
                           } else if (key == "reclaim_limits") {
                               read_reclaim_limits(v, r);
+                          } else if (key == "lemon") {
+                              read_lemon(v, r.lemon);
                           } else if (key == "failure_window" && v->type == YAML_SCALAR_NODE && scalar(v) == "auto") {
                               r.failure_window_seconds = -1;
                           } else if (key == "reclaim_cost") {
@@ -217,6 +219,22 @@ class Reader {
                           else if (auto n = count_value(v, context, key == "per_hour" ? 1 : 0))
                               (key == "per_hour" ? r.reclaim_per_hour : r.reclaim_per_user_per_day) = *n;
                       });
+    }
+    // lemon: {failures: N, window: DURATION}
+    void read_lemon(yaml_node_t* map, LemonPolicy& l) {
+        for_each_pair(map, "recovery.lemon", {"failures", "window"}, [&](const std::string& key, yaml_node_t* v) {
+            const std::string context = "recovery.lemon." + key;
+            if (key == "failures") {
+                // A bound on what each node keeps (lemons.hpp), far above any useful count.
+                if (auto n = value<int>(v, context, [](const std::string& t) { return parse_int(t, 0, 1000); }))
+                    l.failures = *n;
+            } else if (auto s = value<std::int64_t>(v, context, parse_duration_seconds)) {
+                if (*s > 0)
+                    l.window_seconds = *s;
+                else
+                    problems_.add(doc_.where(v), context + " must be longer than 0");
+            }
+        });
     }
     void read_block_fault(yaml_node_t* map) {
         for_each_pair(map, "block_fault", {"fraction"}, [&](const std::string&, yaml_node_t* v) {

@@ -5,6 +5,7 @@
 #include "recovery/rules.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <sstream>
 
 namespace nvlblock {
@@ -108,6 +109,23 @@ const RecoveryRecord* Ledger::find(std::uint32_t job_id) const {
     return it == records_.end() ? nullptr : &it->second;
 }
 
+void Ledger::note_node_failure(NodeIndex node, std::int64_t at, const LemonPolicy& policy) {
+    if (node_failures_.record(node, at, policy))
+        ++version_;
+}
+
+bool Ledger::clear_node_failures(NodeIndex node) {
+    if (!node_failures_.clear(node))
+        return false;
+    ++version_;
+    return true;
+}
+
+void Ledger::forget_node_failures_before(std::int64_t since) {
+    if (node_failures_.forget_before(since))
+        ++version_;
+}
+
 std::vector<std::string> Ledger::take_log() {
     std::vector<std::string> out;
     out.swap(log_);
@@ -121,7 +139,13 @@ std::vector<std::string> Ledger::take_log() {
 //   event <at> <job> <outcome> <lost> <spares_used> <seconds> <blocks>
 //   moved <victim> <at> <for_user>
 //   end <records> <events> <moves>
+//   node-failures <node> <time>,<time>...
+//   end-node-failures <nodes>
 // The end line detects truncation; the writer also renames atomically.
+// What follows the end line extends the format without a new version:
+// readers before it stop at the end line, so a downgrade keeps the rest
+// of the state; readers since skip the kinds after it that they do not
+// know. The nodes' failures (lemons.hpp) came so, with their own end line.
 // The blocks after a record's failed nodes (its blocks as they were when it
 // failed, held_blocks.hpp) came later within version 2: readers before them
 // ignore the rest of a record line, and a record without them is never
@@ -154,6 +178,15 @@ std::string Ledger::serialize(const Topology& topo) const {
     for (const auto& m : reclaims_.moves())
         o << "moved " << m.victim << ' ' << m.at << ' ' << m.for_user << '\n';
     o << "end " << records_.size() << ' ' << recent_.size() << ' ' << reclaims_.moves().size() << '\n';
+    if (!node_failures_.empty()) {
+        for (const auto& [node, times] : node_failures_.nodes()) {
+            o << "node-failures " << topo.node_name(node) << ' ';
+            for (std::size_t i = 0; i < times.size(); ++i)
+                o << (i ? "," : "") << times[i];
+            o << '\n';
+        }
+        o << "end-node-failures " << node_failures_.nodes().size() << '\n';
+    }
     return o.str();
 }
 
@@ -173,6 +206,8 @@ struct StateReader {
     std::deque<ReclaimMove> moves;
     LedgerCounters counters;
     std::size_t record_lines = 0;
+    std::map<NodeIndex, std::vector<std::int64_t>> node_failures;
+    std::size_t node_failure_lines = 0;
 
     [[noreturn]] void bad(const std::string& what) const {
         throw ConfigError({label, lineno}, "corrupt nvlblock state: " + what);
@@ -255,6 +290,32 @@ struct StateReader {
         moves.push_back(m);
     }
 
+    // node-failures <node> <time>,<time>...: a node no longer configured is dropped.
+    void node_failures_line(std::istringstream& f) {
+        std::string name, list;
+        if (!(f >> name >> list))
+            bad("bad node-failures line");
+        ++node_failure_lines;
+        std::vector<std::int64_t> times;
+        std::istringstream items(list);
+        for (std::string item; std::getline(items, item, ',');) {
+            std::int64_t t = 0;
+            auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), t);
+            if (item.empty() || ec != std::errc() || end != item.data() + item.size())
+                bad("bad time '" + item + "' in a node-failures line");
+            times.push_back(t);
+        }
+        std::sort(times.begin(), times.end());
+        if (auto n = topo.find_node(name))
+            node_failures[*n] = std::move(times);
+    }
+
+    void end_node_failures_line(std::istringstream& f) const {
+        std::size_t n = 0;
+        if (!(f >> n) || n != node_failure_lines)
+            bad("end-node-failures line does not match the contents");
+    }
+
     void end_line(std::istringstream& f) const {
         std::size_t nr = 0, ne = 0, nm = 0;
         if (!(f >> nr >> ne) || (version >= 2 && !(f >> nm)) || nr != record_lines || ne != recent.size() ||
@@ -270,14 +331,21 @@ void Ledger::deserialize(const Topology& topo, const std::string& text, const st
     std::istringstream in(text);
     std::string line;
     StateReader r(topo, label, *this);
-    bool end = false;
-    while (!end && std::getline(in, line)) {
+    bool end = false, failures_open = false;
+    while (std::getline(in, line)) {
         ++r.lineno;
         std::istringstream f(line);
         std::string kind;
         f >> kind;
         if (kind.empty())
             continue;
+        if (end) { // the extensions after the end line
+            if (kind == "node-failures")
+                r.node_failures_line(f), failures_open = true;
+            else if (kind == "end-node-failures")
+                r.end_node_failures_line(f), failures_open = false;
+            continue; // a later extension: not ours to read
+        }
         if (!r.version)
             r.header(f, kind);
         else if (kind == "counters")
@@ -297,12 +365,15 @@ void Ledger::deserialize(const Topology& topo, const std::string& text, const st
         r.bad("empty file");
     if (!end)
         r.bad("truncated (no end line)");
+    if (failures_open)
+        r.bad("truncated (no end-node-failures line)");
     while (r.recent.size() > kRecentEvents)
         r.recent.pop_front();
     records_ = std::move(r.records);
     recent_ = std::move(r.recent);
     counters_ = r.counters;
     reclaims_.replace(std::move(r.moves));
+    node_failures_.replace(std::move(r.node_failures));
 }
 
 void Ledger::remap(const Topology& from, const Topology& to) {
@@ -326,6 +397,7 @@ void Ledger::remap(const Topology& from, const Topology& to) {
         moved[id] = std::move(nr);
     }
     records_ = std::move(moved);
+    node_failures_.remap(from, to);
 }
 
 } // namespace nvlblock

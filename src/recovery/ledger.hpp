@@ -14,6 +14,7 @@
 #include "placement/request.hpp"
 #include "recovery/held_blocks.hpp"
 #include "recovery/job_end.hpp"
+#include "recovery/lemons.hpp"
 #include "recovery/reclaim_history.hpp"
 
 #include <array>
@@ -97,6 +98,14 @@ class Ledger {
                       std::int64_t keep_seconds);
     const ReclaimHistory& reclaims() const { return reclaims_; }
 
+    // Nodes that failed under jobs (lemons.hpp): saved with the rest.
+    void note_node_failure(NodeIndex node, std::int64_t at, const LemonPolicy& policy);
+    // An operator cleared the node. Returns whether it had failures kept.
+    bool clear_node_failures(NodeIndex node);
+    // Failures at or before `since` are forgotten.
+    void forget_node_failures_before(std::int64_t since);
+    const FailureHistory& node_failures() const { return node_failures_; }
+
     const RecoveryRecord* find(std::uint32_t job_id) const;
     bool empty() const { return records_.empty(); }
     const std::map<std::uint32_t, RecoveryRecord>& records() const { return records_; }
@@ -126,6 +135,7 @@ class Ledger {
     std::deque<RecoveryEvent> recent_;
     LedgerCounters counters_;
     ReclaimHistory reclaims_;
+    FailureHistory node_failures_;
     std::uint64_t version_ = 0;
     std::vector<std::string> log_;
 };

@@ -89,8 +89,12 @@ JobEndOutcome Recovery::job_ended(const Topology& topo, const JobEnd& end) {
         job_started(topo, end.job_id, nodes, end.started_at ? end.started_at : end.ended_at);
     watches_.erase(end.job_id);
     const RequeuePath path = requeue_path(end.facts);
-    if (path == RequeuePath::kNone)
+    if (path == RequeuePath::kNone) {
+        // Not requeued, but a node failure ended it: a failure under a job all the same.
+        if (end.facts & kEndNodeFail)
+            note_failures(topo, block_nodes(topo, failed), end.ended_at);
         return JobEndOutcome::kNothing;
+    }
     if (!failed.empty()) {
         job_failed(topo, end.job_id, nodes, failed, end.ended_at, cause_at_end(topo, end, path));
         return ledger_.find(end.job_id) ? JobEndOutcome::kOpened : JobEndOutcome::kNothing;
@@ -141,8 +145,6 @@ void Recovery::job_failed(const Topology& topo, std::uint32_t job_id, std::span<
     for (NodeIndex n : failed)
         if (contains(r.nodes, n) && !contains(r.failed, n))
             r.failed.push_back(n);
-    if (!earns_hold(r.nodes, r.failed))
-        return; // an ordinary requeue, or a single-node job: restarts anywhere
     if (const RecoveryRecord* open = ledger_.find(job_id); open && open->nodes == r.nodes) {
         // The same run failing again: slurmctld, restarted after a crash,
         // restored the run from before its requeue and requeued it once more.
@@ -157,6 +159,9 @@ void Recovery::job_failed(const Topology& topo, std::uint32_t job_id, std::span<
         ledger_.update(std::move(same));
         return;
     }
+    note_failures(topo, r.failed, now);
+    if (!earns_hold(r.nodes, r.failed))
+        return; // an ordinary requeue, or a single-node job: restarts anywhere
     const std::int64_t hold = hold_delay();
     const std::int64_t wait = wait_after_failure(topo, r.nodes, hold);
     r.failed_at = now;
@@ -172,6 +177,18 @@ void Recovery::job_failed(const Topology& topo, std::uint32_t job_id, std::span<
                 " prior nodes + " + std::to_string(r.failed.size()) + " spares), fallback after " +
                 std::to_string(wait) + " s" + (cause.detail.empty() ? "" : "; " + cause.detail));
     ledger_.open(std::move(r));
+}
+
+void Recovery::note_failures(const Topology& topo, std::span<const NodeIndex> failed, std::int64_t at) {
+    const LemonPolicy& policy = topo.policy().recovery.lemon;
+    for (NodeIndex n : failed) {
+        const bool was = ledger_.node_failures().failures_within(n, at, policy) >= policy.failures;
+        ledger_.note_node_failure(n, at, policy);
+        if (!was && policy.failures > 0 && ledger_.node_failures().failures_within(n, at, policy) >= policy.failures)
+            ledger_.log(topo.node_name(n) + " is a lemon: " + std::to_string(policy.failures) +
+                        " failures under jobs within " + std::to_string(policy.window_seconds) +
+                        " s; the last choice for replacements and slices once it is back in service");
+    }
 }
 
 void Recovery::job_started(const Topology& topo, std::uint32_t job_id, std::span<const NodeIndex> nodes,

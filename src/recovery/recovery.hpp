@@ -138,6 +138,8 @@ class Recovery {
     // watches whose window is over end. Returns how many opened.
     std::size_t settle_watches(std::span<const NodeState> states, const Topology& topo, std::int64_t now);
     void fall_back(const Topology& topo, const RecoveryRecord& r, std::int64_t now, const std::string& why);
+    // `failed` failed under a job at `at` (lemons.hpp); logged when one becomes a lemon.
+    void note_failures(const Topology& topo, std::span<const NodeIndex> failed, std::int64_t at);
 
     Ledger ledger_;
     std::map<std::uint32_t, FailureWatch> watches_; // not saved (failure_watch.hpp)

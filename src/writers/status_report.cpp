@@ -109,6 +109,29 @@ GroupReport group_report(const HierarchyLevel& level, const Group& g, const std:
     return gr;
 }
 
+// The lemons, listed and counted on their blocks.
+void add_lemons(ClusterReport& r, const Topology& topo, const FailureHistory& history,
+                std::span<const NodeIndex> lemons, std::span<const NodeState> states, std::int64_t now) {
+    std::vector<std::vector<std::string>> per_block(r.blocks.size());
+    for (NodeIndex n : lemons) {
+        ClusterReport::Lemon l;
+        l.node = topo.node_name(n);
+        const BlockIndex b = topo.block_of(n);
+        if (b != kNoBlock) {
+            l.block = topo.block(b).name;
+            per_block[static_cast<std::size_t>(b)].push_back(l.node);
+        }
+        l.failures = history.failures_within(n, now, topo.policy().recovery.lemon);
+        l.last_failure = history.last_failure(n);
+        l.in_service = is_healthy(states[n]);
+        r.lemons.push_back(std::move(l));
+    }
+    for (std::size_t b = 0; b < per_block.size(); ++b) {
+        r.blocks[b].lemons = static_cast<int>(per_block[b].size());
+        r.blocks[b].lemon_nodes = per_block[b].empty() ? "" : hostlist::compress(per_block[b]);
+    }
+}
+
 } // namespace
 
 ClusterReport make_report(const Planner& planner, std::span<const NodeState> states, std::int64_t now) {
@@ -140,6 +163,7 @@ ClusterReport make_report(const Planner& planner, std::span<const NodeState> sta
     for (const auto& [id, rec] : ledger.records())
         r.pending.push_back({id, blocks_of(topo, rec.nodes), static_cast<std::uint32_t>(rec.failed.size()),
                              rec.failed_at, rec.fallback_at, rec.fallback});
+    add_lemons(r, topo, ledger.node_failures(), snap.last_choice(), states, now);
     return r;
 }
 
@@ -180,7 +204,7 @@ std::string block_line(const BlockReport& b) {
       << " Reserve=" << (b.reclaim ? "reclaim" : "idle") << " Health=" << health_name(b.health) << " Free=" << b.free
       << " Busy=" << b.busy << " Lent=" << b.lent << " Held=" << b.held << " Failed=" << b.failed
       << " FailedNodes=" << (b.failed_nodes.empty() ? "(null)" : b.failed_nodes) << " SpareDeficit=" << b.spare_deficit
-      << " ShortOfSliceSeconds=" << b.short_seconds;
+      << " ShortOfSliceSeconds=" << b.short_seconds << " Lemons=" << (b.lemon_nodes.empty() ? "(null)" : b.lemon_nodes);
     return o.str();
 }
 
@@ -189,7 +213,7 @@ std::string summary_line(const ClusterReport& r) {
     o << "nvlblock: Blocks=" << r.blocks.size() << " Nodes=" << r.nodes_in_blocks << " Healthy=" << r.healthy
       << " Failed=" << r.failed << " Stranded=" << r.stranded << " Recoveries=" << r.counters.failures
       << " InPlace=" << r.counters.in_place << " Fallbacks=" << r.counters.elsewhere
-      << " Abandoned=" << r.counters.abandoned << " Pending=" << r.pending.size();
+      << " Abandoned=" << r.counters.abandoned << " Pending=" << r.pending.size() << " Lemons=" << r.lemons.size();
     o << " RecoveriesByTrigger=" << kind_counts_text(by_trigger(r.counters))
       << " RecoveriesByPath=" << kind_counts_text(by_path(r.counters));
     if (r.reclaims)
@@ -345,6 +369,7 @@ std::string report_json(const ClusterReport& r) {
             .field(key::spares_lent, b.spares_lent);
         w.field(key::held, b.held).field(key::ordinary_free, b.ordinary_free).field(key::stranded, b.stranded);
         w.field(key::spare_deficit, b.spare_deficit).field(key::short_of_slice_seconds, b.short_seconds);
+        w.field(key::lemons, b.lemon_nodes);
         w.end_object();
     }
     w.end_array();
@@ -360,6 +385,14 @@ std::string report_json(const ClusterReport& r) {
         w.field(key::spares_free, g.spares_free)
             .field(key::held, g.held)
             .field(key::degraded_blocks, g.degraded_blocks);
+        w.end_object();
+    }
+    w.end_array();
+    w.key(key::lemons).begin_array();
+    for (const auto& l : r.lemons) {
+        w.begin_object();
+        w.field(key::node, l.node).field(key::block, l.block).field(key::failures, l.failures);
+        w.field(key::last_failure, l.last_failure).field(key::in_service, l.in_service);
         w.end_object();
     }
     w.end_array();
@@ -419,6 +452,9 @@ std::string report_prometheus(const ClusterReport& r) {
         {"nvlblock_block_stranded_nodes", "Free non-spare nodes short of a whole slice.", &BlockReport::stranded},
         {"nvlblock_block_spare_deficit", "Healthy nodes the block lacks for a slice plus its spares.",
          &BlockReport::spare_deficit},
+        {"nvlblock_block_lemon_nodes",
+         "Nodes of the block that failed under recovery.lemon.failures jobs within its window (taken last).",
+         &BlockReport::lemons},
     };
     gauges(o, per_block, r.blocks, [](const BlockReport& b) { return "block=\"" + label_value(b.name) + "\""; });
     help(o, "nvlblock_block_short_of_slice_seconds_total", "counter",
@@ -470,6 +506,11 @@ std::string report_prometheus(const ClusterReport& r) {
          "RequeueExitHold; requeue: scontrol requeue).");
     for (const auto& [name, n] : by_path(r.counters))
         o << "nvlblock_recovery_paths_total{path=\"" << name << "\"} " << n << '\n';
+    help(o, "nvlblock_lemon_failures", "gauge",
+         "Failures under jobs within recovery.lemon.window of each lemon node (in_service: 1 when healthy).");
+    for (const auto& l : r.lemons)
+        o << "nvlblock_lemon_failures{node=\"" << label_value(l.node) << "\",block=\"" << label_value(l.block)
+          << "\",in_service=\"" << (l.in_service ? 1 : 0) << "\"} " << l.failures << '\n';
     help(o, "nvlblock_recoveries_pending", "gauge", "Jobs waiting to restart in place.");
     o << "nvlblock_recoveries_pending " << r.pending.size() << '\n';
     help(o, "nvlblock_status_generated_seconds", "gauge", "Unix time the status was computed.");

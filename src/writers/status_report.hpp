@@ -46,6 +46,8 @@ struct BlockReport {
     // Seconds it could not host a whole slice since slurmctld started
     // (core/health_clock.hpp).
     std::int64_t short_seconds = 0;
+    int lemons = 0;          // its lemons (recovery/lemons.hpp), in service or not
+    std::string lemon_nodes; // hostlist, empty when none
 };
 
 // A group of the hierarchy above the blocks (an SU, a pod, a BlockSizes
@@ -96,6 +98,16 @@ struct ClusterReport {
         bool fallback;
     };
     std::vector<Pending> pending;
+    // Nodes that failed under recovery.lemon.failures jobs within its window:
+    // taken last for replacements and slices while in service.
+    struct Lemon {
+        std::string node;
+        std::string block; // "" outside every block
+        int failures = 0;  // within the window
+        std::int64_t last_failure = 0;
+        bool in_service = false; // healthy (not down or drained)
+    };
+    std::vector<Lemon> lemons;
 };
 
 ClusterReport make_report(const Planner& planner, std::span<const NodeState> states, std::int64_t now);

@@ -330,7 +330,13 @@ TEST_F(LedgerTest, SerializeFormat) {
                                       "record 7 1000 1300 1300 0 gb[0001-0016] gb0004 rack01=gb[0001-0018]\n"
                                       "record 8 1010 1310 1410 1 gb[0019-0034] gb[0021-0022] rack02=gb[0019-0036]\n"
                                       "event 950 9 in_place 1 4 50 rack01\n"
-                                      "end 2 1 0\n");
+                                      "end 2 1 0\n"
+                                      // Each failed node's failures (lemons.hpp), after the end line.
+                                      "node-failures gb0001 900\n"
+                                      "node-failures gb0004 1000\n"
+                                      "node-failures gb0021 1010\n"
+                                      "node-failures gb0022 1010\n"
+                                      "end-node-failures 4\n");
 }
 
 TEST_F(LedgerTest, RoundTrip) {
@@ -478,9 +484,9 @@ TEST_F(LedgerTest, RemapAcrossRenumberedTopology) {
     EXPECT_EQ(c.blocks[0].block, 0);
     EXPECT_EQ(next.block(c.blocks[0].block).name, "rack02");
     EXPECT_EQ(c.blocks[0].lost, 1u);
-    EXPECT_EQ(ledger.serialize(next),
-              "nvlblock-state 2\ncounters 2 0 0 0 0 0 2 0 0 0 2 0 0\n"
-              "record 7 1000 1300 1300 0 gb[0019-0034] gb0021 rack02=gb[0019-0036]\nend 1 0 0\n");
+    EXPECT_EQ(ledger.serialize(next), "nvlblock-state 2\ncounters 2 0 0 0 0 0 2 0 0 0 2 0 0\n"
+                                      "record 7 1000 1300 1300 0 gb[0019-0034] gb0021 rack02=gb[0019-0036]\nend 1 0 0\n"
+                                      "node-failures gb0021 1000\nend-node-failures 1\n");
     EXPECT_EQ(ledger.take_log(), std::vector<std::string>{"nvlblock: recovery JobId=8 dropped after reconfigure: its "
                                                           "nodes are no longer in any block"});
 }

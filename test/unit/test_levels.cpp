@@ -155,7 +155,7 @@ TEST(Levels, GroupErrorsNameFileAndLine) {
               "groups of a level must nest inside the level above");
     EXPECT_EQ(group_error("  crossing: sometimes\n" + head + "        su1: rack[01-02]\n"),
               "test.yaml:18: hierarchy.crossing: 'sometimes' is neither 'strict' nor a duration "
-              "('sometimes' is not a duration (seconds, or a number with s, m or h))");
+              "('sometimes' is not a duration (seconds, or a number with s, m, h or d))");
 }
 
 // --- BlockSizes: topology/block's rules -------------------------------------

@@ -482,20 +482,20 @@ TEST_F(ReportTest, BlockLines) {
                                        "Spares=2 SparesFree=0 SparesUsed=0 "
                                        "SparesLent=2 Lending=yes Reserve=idle Health=healthy Free=16 Busy=0 "
                                        "Lent=2 Held=0 Failed=0 FailedNodes=(null) SpareDeficit=0 "
-                                       "ShortOfSliceSeconds=0");
+                                       "ShortOfSliceSeconds=0 Lemons=(null)");
     EXPECT_EQ(block_line(r.blocks[1]),
               "BlockName=rack02 Nodes=gb[0019-0036] BlockSize=18 Slice=16 Spares=2 SparesFree=0 "
               "SparesUsed=2 "
               "SparesLent=0 Lending=no Reserve=idle Health=degraded Free=7 Busy=8 Lent=0 Held=0 Failed=3 "
-              "FailedNodes=gb[0019-0021] SpareDeficit=3 ShortOfSliceSeconds=0");
+              "FailedNodes=gb[0019-0021] SpareDeficit=3 ShortOfSliceSeconds=0 Lemons=(null)");
     EXPECT_EQ(block_line(r.blocks[3]), "BlockName=rack04 Nodes=gb[0055-0072] BlockSize=18 Slice=16 "
                                        "Spares=2 SparesFree=1 SparesUsed=1 "
                                        "SparesLent=0 Lending=no Reserve=idle Health=healthy Free=17 Busy=0 "
                                        "Lent=0 Held=16 Failed=1 FailedNodes=gb0055 SpareDeficit=1 "
-                                       "ShortOfSliceSeconds=0");
+                                       "ShortOfSliceSeconds=0 Lemons=(null)");
     EXPECT_EQ(summary_line(r),
               "nvlblock: Blocks=4 Nodes=72 Healthy=58 Failed=14 Stranded=7 Recoveries=2 InPlace=1 "
-              "Fallbacks=0 Abandoned=0 Pending=1 RecoveriesByTrigger=node_down:2,drained:0,after_end:0 "
+              "Fallbacks=0 Abandoned=0 Pending=1 Lemons=0 RecoveriesByTrigger=node_down:2,drained:0,after_end:0 "
               "RecoveriesByPath=node_fail:2,exit_code:0,requeue:0");
 }
 
@@ -548,9 +548,10 @@ TEST_F(ReportTest, JsonIsValidAndComplete) {
          {"name",         "nodes",  "size",          "slice",    "spares",        "lending",
           "reserve",      "health", "healthy",       "failed",   "down",          "drained",
           "failed_nodes", "busy",   "lent",          "free",     "spares_free",   "spares_used",
-          "spares_lent",  "held",   "ordinary_free", "stranded", "spare_deficit", "short_of_slice_seconds"})
+          "spares_lent",  "held",   "ordinary_free", "stranded", "spare_deficit", "short_of_slice_seconds",
+          "lemons"})
         EXPECT_NO_THROW(blocks[3][key]) << key;
-    EXPECT_EQ(blocks[3].size(), 24u);
+    EXPECT_EQ(blocks[3].size(), 25u);
     EXPECT_EQ(blocks[3]["reserve"].text, "idle");
 }
 
@@ -653,10 +654,10 @@ TEST_F(ReportTest, Prometheus) {
     EXPECT_EQ(samples["nvlblock_recovery_triggers_total{trigger=\"after_end\"}"], "0");
     EXPECT_EQ(samples["nvlblock_recovery_paths_total{path=\"node_fail\"}"], "2");
     EXPECT_EQ(samples["nvlblock_recovery_paths_total{path=\"exit_code\"}"], "0");
-    // 15 per-block metrics for 4 blocks (the spare deficit and the time
-    // short of a slice among them), plus 10 cluster-wide samples and the
-    // recoveries by trigger (3) and requeue path (3).
-    EXPECT_EQ(samples.size(), 15u * 4 + 10 + 3 + 3);
+    // 16 per-block metrics for 4 blocks (the spare deficit, the time short
+    // of a slice and the lemons among them), plus 10 cluster-wide samples
+    // and the recoveries by trigger (3) and requeue path (3); no lemon here.
+    EXPECT_EQ(samples.size(), 16u * 4 + 10 + 3 + 3);
     EXPECT_EQ(text.back(), '\n');
 }
 

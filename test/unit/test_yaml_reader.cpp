@@ -327,7 +327,13 @@ TEST(YamlErrors, BadValues) {
     EXPECT_EQ(yaml_message(nodes + "    lending: maybe\n"), "test.yaml:4: lending: 'maybe' is not true or false");
     EXPECT_EQ(yaml_message("recovery:\n  wait: soon\n" + nodes),
               "test.yaml:2: recovery.wait: 'soon' is not a duration (seconds, or a number with s, "
-              "m or h)");
+              "m, h or d)");
+    EXPECT_EQ(yaml_message("recovery:\n  lemon:\n    failures: -1\n" + nodes),
+              "test.yaml:3: recovery.lemon.failures: -1 is out of range (0 to 1000)");
+    EXPECT_EQ(yaml_message("recovery:\n  lemon:\n    window: 0\n" + nodes),
+              "test.yaml:3: recovery.lemon.window must be longer than 0");
+    EXPECT_EQ(yaml_message("recovery:\n  lemon:\n    windo: 1d\n" + nodes),
+              "test.yaml:3: unknown key 'windo' in recovery.lemon (did you mean 'window'?)");
     EXPECT_EQ(yaml_message("defaults:\n  spares: many\n" + nodes),
               "test.yaml:2: defaults.spares: 'many' is not a whole number");
     EXPECT_EQ(yaml_message("block_fault:\n  fraction: 0\n" + nodes),
@@ -403,7 +409,7 @@ TEST(YamlErrors, SeveralProblemsAtOnce) {
     ASSERT_EQ(e.problems().size(), 5u) << e.what();
     EXPECT_EQ(e.problems()[0].str(), "test.yaml:2: unknown key 'slise' in defaults (did you mean 'slice'?)");
     EXPECT_EQ(e.problems()[1].str(), "test.yaml:4: recovery.wait: 'soon' is not a duration "
-                                     "(seconds, or a number with s, m or h)");
+                                     "(seconds, or a number with s, m, h or d)");
     EXPECT_EQ(e.problems()[2].str(), "test.yaml:8: unknown key 'spare' in a block entry (did you mean 'spares'?)");
     EXPECT_EQ(e.problems()[3].str(), "test.yaml:9: lending: 'maybe' is not true or false");
     EXPECT_EQ(e.problems()[4].str(), "test.yaml:11: block 'r2': bad hostlist 'gb[19-2]': range 19-2 runs backwards");

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "recovery/lemons.hpp"
+
+#include <algorithm>
+#include <iterator>
+#include <limits>
+
+namespace nvlblock {
+
+bool FailureHistory::record(NodeIndex node, std::int64_t at, const LemonPolicy& policy) {
+    if (policy.failures <= 0)
+        return false;
+    std::vector<std::int64_t>& times = by_node_[node];
+    if (std::find(times.begin(), times.end(), at) != times.end())
+        return false;
+    times.insert(std::upper_bound(times.begin(), times.end(), at), at);
+    // Only the latest `failures` can ever make the node a lemon.
+    const auto keep = static_cast<std::size_t>(policy.failures);
+    if (times.size() > keep)
+        times.erase(times.begin(), times.end() - static_cast<std::ptrdiff_t>(keep));
+    return true;
+}
+
+bool FailureHistory::clear(NodeIndex node) {
+    return by_node_.erase(node) > 0;
+}
+
+int FailureHistory::failures_within(NodeIndex node, std::int64_t now, const LemonPolicy& policy) const {
+    auto it = by_node_.find(node);
+    if (it == by_node_.end())
+        return 0;
+    const std::int64_t since = now - policy.window_seconds;
+    return static_cast<int>(
+        std::count_if(it->second.begin(), it->second.end(), [&](std::int64_t t) { return t > since && t <= now; }));
+}
+
+std::vector<NodeIndex> FailureHistory::lemons(std::int64_t now, const LemonPolicy& policy, std::int64_t* until) const {
+    std::vector<NodeIndex> out;
+    std::int64_t first_change = std::numeric_limits<std::int64_t>::max();
+    if (policy.failures > 0)
+        for (const auto& [node, times] : by_node_) {
+            if (failures_within(node, now, policy) < policy.failures)
+                continue;
+            out.push_back(node); // the map is ordered by node
+            // The oldest failure that still makes it one leaves the window then.
+            const auto latest = std::upper_bound(times.begin(), times.end(), now);
+            first_change = std::min(first_change, *(latest - policy.failures) + policy.window_seconds);
+        }
+    if (until)
+        *until = first_change;
+    return out;
+}
+
+std::int64_t FailureHistory::last_failure(NodeIndex node) const {
+    auto it = by_node_.find(node);
+    return it == by_node_.end() || it->second.empty() ? 0 : it->second.back();
+}
+
+bool FailureHistory::forget_before(std::int64_t since) {
+    bool dropped = false;
+    for (auto it = by_node_.begin(); it != by_node_.end();) {
+        auto& times = it->second;
+        const auto old = std::upper_bound(times.begin(), times.end(), since);
+        dropped |= old != times.begin();
+        times.erase(times.begin(), old);
+        it = times.empty() ? by_node_.erase(it) : std::next(it);
+    }
+    return dropped;
+}
+
+void FailureHistory::remap(const Topology& from, const Topology& to) {
+    std::map<NodeIndex, std::vector<std::int64_t>> moved;
+    for (auto& [node, times] : by_node_)
+        if (node < from.node_count())
+            if (auto m = to.find_node(from.node_name(node)))
+                moved[*m] = std::move(times);
+    by_node_ = std::move(moved);
+}
+
+} // namespace nvlblock

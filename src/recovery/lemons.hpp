@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// Lemons (docs/placement.md rule 8): a node that failed under `failures`
+// jobs within `window` is the last choice, once it is back in service, for
+// a replacement in an in-place restart and for a slice. Every published
+// fleet study finds a few nodes causing most job failures (Meta's research
+// clusters ("Revisiting Reliability in Large-Scale ML Research Clusters",
+// HPCA 2025) detect such "lemon" nodes for that reason); a node repaired
+// and resumed by a health check that missed the fault fails the next job
+// too, and the job an in-place restart puts on it is the one that just
+// failed.
+//
+// What counts: each time a job ends with the node failed (down, not
+// responding, failing, drained) and Slurm requeues the job or ended it with
+// NODE_FAIL, and each failure that opens a recovery later (a drain within
+// recovery.failure_window). Several of a job's nodes failing at once count
+// once each. Nothing else: a node drained while idle, or under a job that
+// completed normally, is an operator's decision, not a fault under a job.
+//
+// The history is kept per node (oldest first, at most `failures` times:
+// older ones cannot matter), saved with the ledger, followed by name across
+// reconfigures, and cleared for a node by an explicit call (an operator who
+// replaced the part: nvlblock-status --clear-lemon). Data and one rule;
+// placement reads only the sorted list of lemons at a time.
+#pragma once
+
+#include "model/topology.hpp"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace nvlblock {
+
+struct NodeFailures {
+    NodeIndex node = 0;
+    std::vector<std::int64_t> at; // oldest first
+};
+
+class FailureHistory {
+  public:
+    // The node failed under a job at `at`. Returns whether anything changed
+    // (the same failure reported twice is kept once).
+    bool record(NodeIndex node, std::int64_t at, const LemonPolicy& policy);
+    // Forgets the node's failures (an operator's clear). Returns whether it had any.
+    bool clear(NodeIndex node);
+
+    // Failures of `node` within the window ending at `now`.
+    int failures_within(NodeIndex node, std::int64_t now, const LemonPolicy& policy) const;
+    // Nodes that are lemons at `now`, sorted by index; `until` (when given)
+    // gets the first time after `now` at which one of them stops being one
+    // as its failures age (INT64_MAX: none). Nothing else changes the list
+    // but a new failure or a clear.
+    std::vector<NodeIndex> lemons(std::int64_t now, const LemonPolicy& policy, std::int64_t* until = nullptr) const;
+    // The latest failure of the node (0: none kept).
+    std::int64_t last_failure(NodeIndex node) const;
+
+    bool empty() const { return by_node_.empty(); }
+    const std::map<NodeIndex, std::vector<std::int64_t>>& nodes() const { return by_node_; }
+    void replace(std::map<NodeIndex, std::vector<std::int64_t>> by_node) { by_node_ = std::move(by_node); }
+    // Drops failures at or before `since` (older than any window asked
+    // with) and nodes left with none. Returns whether anything was dropped.
+    bool forget_before(std::int64_t since);
+    // After a reconfigure: nodes follow their names; those gone are dropped.
+    void remap(const Topology& from, const Topology& to);
+
+  private:
+    std::map<NodeIndex, std::vector<std::int64_t>> by_node_;
+};
+
+} // namespace nvlblock
