@@ -156,7 +156,12 @@ class Soak:
                                 flags=self.flags()) as c:
                 self.c = c
                 c.env["SOAK_CTL"] = self.ctl
-                return self._run(c, t_start)
+                r = self._run(c, t_start)
+                if r["violations"] or r["action_errors"]:
+                    # The evidence: slurmctld's and every slurmd's log, the
+                    # configuration and the saved state, kept past `down`.
+                    r["logs_kept_in"] = c.keep_logs()
+                return r
         finally:
             shutil.rmtree(self.ctl, ignore_errors=True)
 
