@@ -40,6 +40,7 @@ struct Capi {
     decltype(&nvlb_place) place = nullptr;
     decltype(&nvlb_job_failed) job_failed = nullptr;
     decltype(&nvlb_job_started) job_started = nullptr;
+    decltype(&nvlb_job_ended) job_ended = nullptr;
     decltype(&nvlb_reason_name) reason_name = nullptr;
     decltype(&nvlb_plan_reclaim) plan_reclaim = nullptr;
     decltype(&nvlb_reclaim_started) reclaim_started = nullptr;
@@ -61,6 +62,7 @@ struct Capi {
         get(place, "nvlb_place");
         get(job_failed, "nvlb_job_failed");
         get(job_started, "nvlb_job_started");
+        get(job_ended, "nvlb_job_ended");
         get(reason_name, "nvlb_reason_name");
         get(plan_reclaim, "nvlb_plan_reclaim");
         get(reclaim_started, "nvlb_reclaim_started");
@@ -74,7 +76,7 @@ struct Capi {
             dlclose(handle);
     }
     bool ok() const {
-        return handle && load && free_planner && set_requeue_delay && place && job_failed && job_started &&
+        return handle && load && free_planner && set_requeue_delay && place && job_failed && job_started && job_ended &&
                plan_reclaim && reclaim_started && advance && is_preemptible && report && free_text;
     }
 };
@@ -145,11 +147,13 @@ nvlb_reclaimer_t reclaimer_of(const nvlblock::Reclaimer& w) {
 struct Tally {
     std::size_t decisions = 0, placed = 0, hypothetical = 0, in_place = 0, with_available = 0, mismatches = 0;
     std::size_t reclaim_plans = 0, reclaims = 0;
-    std::size_t victims_preempted = 0, victims_requeued = 0; // by Slurm's preemption; by reclaim_from
-    std::size_t advances = 0, fallbacks = 0;                 // clock moves, and jobs that fell back
-    std::size_t submissions = 0, never_runnable = 0;         // can-ever-run questions, and refusals
-    std::size_t preemptible_jobs = 0;                        // the selector said yes
-    std::size_t decisions_with_lent_nodes = 0;               // states where preemptible work ran
+    std::size_t victims_preempted = 0, victims_requeued = 0;     // by Slurm's preemption; by reclaim_from
+    std::size_t advances = 0, fallbacks = 0;                     // clock moves, and jobs that fell back
+    std::size_t submissions = 0, never_runnable = 0;             // can-ever-run questions, and refusals
+    std::size_t preemptible_jobs = 0;                            // the selector said yes
+    std::size_t decisions_with_lent_nodes = 0;                   // states where preemptible work ran
+    std::size_t job_ends = 0, ends_opened = 0, ends_watched = 0; // faults with the node up, and what the core did
+    std::uint64_t sim_after_end = 0, capi_after_end = 0;         // recoveries a drain after the end opened
     std::uint64_t sim_in_place = 0, sim_ledger_in_place = 0, capi_in_place = 0;
 };
 
@@ -182,6 +186,14 @@ Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t s
         o.victims.requeueable_share = 0.9;
         o.victims.seed = seed;
     }
+    // Interruptions of every kind (the Llama 3 shares): with EASY the node
+    // Epilog drains a faulty node 5 s after the job's end (the core watches
+    // the job, and a drain opens its recovery later); with FIFO the job's
+    // script drains it before it exits, and the site requeues 90% of the
+    // failed jobs' exit statuses.
+    o.kinds =
+        parse_failure_kinds(queue == QueueMode::kEasy ? "llama3,epilog=5s" : "llama3,epilog=0,requeue=0.9", 4, o.kinds);
+    o.seed = seed;
     const PolicyConfig policy = make_policy(kind, o.shape, o.preemption);
 
     const std::string dir = "/tmp/nvlblock-sim-parity-" + std::to_string(::getpid());
@@ -332,26 +344,44 @@ Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t s
                               const std::vector<nvlblock::NodeIndex>& failed, Seconds now) {
         EXPECT_EQ(capi.job_failed(planner, id, nodes.data(), nodes.size(), failed.data(), failed.size(), now), NVLB_OK);
     };
+    hooks.on_job_ended = [&](const nvlblock::JobEnd& e, nvlblock::JobEndOutcome outcome) {
+        std::vector<nvlb_ended_node_t> nodes;
+        for (const nvlblock::EndedNode& n : e.nodes)
+            nodes.push_back({n.node, n.signs, n.reason.empty() ? nullptr : n.reason.c_str()});
+        const nvlb_job_end_t end{e.job_id, e.facts, e.ended_at, e.started_at, nodes.data(), nodes.size()};
+        nvlb_end_outcome_t out = NVLB_END_NOTHING;
+        EXPECT_EQ(capi.job_ended(planner, &end, &out), NVLB_OK);
+        ++t.job_ends;
+        t.ends_opened += outcome == nvlblock::JobEndOutcome::kOpened;
+        t.ends_watched += outcome == nvlblock::JobEndOutcome::kWatching;
+        if (static_cast<int>(out) != static_cast<int>(outcome) && ++t.mismatches <= 5)
+            ADD_FAILURE() << policy.name << " job " << e.job_id << " ended at " << e.ended_at << ": simulator "
+                          << static_cast<int>(outcome) << ", plugin " << static_cast<int>(out);
+    };
     hooks.on_job_started = [&](std::uint32_t id, const std::vector<nvlblock::NodeIndex>& nodes, Seconds now) {
         EXPECT_EQ(capi.job_started(planner, id, nodes.data(), nodes.size(), now), NVLB_OK);
     };
 
     SyntheticSpec spec = parse_synthetic("load=1.1,small_load=0.12,mean_hours=2,small_mean_hours=0.5,max_slices=3");
     resolve_synthetic(spec, o.shape.racks, o.horizon, NVLBLOCK_SOURCE_DIR);
-    Simulator sim(o, policy, std::make_unique<SyntheticWorkload>(spec, o.shape.nodes(), seed),
-                  FailureSource::model(parse_failure_model("mtbi=150h,mttr=6h,rack_mtbf=1500h,rack_mttr=4h", 4),
-                                       o.shape.racks, o.shape.nodes_per_rack, seed),
+    FailureSource failures =
+        FailureSource::model(parse_failure_model("mtbi=150h,mttr=6h,rack_mtbf=1500h,rack_mttr=4h", 4), o.shape.racks,
+                             o.shape.nodes_per_rack, seed);
+    failures.set_kinds(o.kinds, seed);
+    Simulator sim(o, policy, std::make_unique<SyntheticWorkload>(spec, o.shape.nodes(), seed), std::move(failures),
                   hooks);
     const PolicyResult r = sim.run();
     // One definition of "in place": the simulator's metric, its own ledger
     // and the plugin's ledger count the same restarts.
     t.sim_in_place = r.multi_node_in_place;
     t.sim_ledger_in_place = r.ledger_in_place;
+    t.sim_after_end = r.ledger_after_end;
     std::vector<std::uint8_t> end_states;
     for (NodeState st : sim.world().cluster().states())
         end_states.push_back(static_cast<std::uint8_t>(st));
     if (char* json = capi.report(planner, end_states.data(), end_states.size(), 0, NVLB_REPORT_JSON)) {
         t.capi_in_place = json_counter(json, "in_place");
+        t.capi_after_end = json_counter(json, "after_end");
         capi.free_text(json);
     }
     capi.free_planner(planner);
@@ -392,6 +422,16 @@ TEST_P(PluginParity, EveryDecisionMatchesTheCAbi) {
             EXPECT_EQ(t.sim_in_place, t.sim_ledger_in_place);
             EXPECT_EQ(t.sim_ledger_in_place, t.capi_in_place);
             EXPECT_GT(t.capi_in_place, 0u);
+            // Faults with the node up reach the core as the plugin's epilog
+            // hook reports them: watched when the Epilog drains the node
+            // later (EASY), opened at once when the job's script drained it
+            // (FIFO); the drains after the end open the same recoveries.
+            EXPECT_GT(t.job_ends, 0u);
+            EXPECT_GT(q == QueueMode::kEasy ? t.ends_watched : t.ends_opened, 0u);
+            EXPECT_EQ(t.sim_after_end, t.capi_after_end);
+            if (q == QueueMode::kEasy) {
+                EXPECT_GT(t.sim_after_end, 0u);
+            }
         }
         fallbacks += t.fallbacks;
     }

@@ -11,8 +11,8 @@ using nvlblock::NodeState;
 ClusterState::ClusterState(const nvlblock::Topology& topo)
     : states_(topo.node_count(), NodeState::kFree), node_job_(topo.node_count(), -1),
       node_preemptible_(topo.node_count(), 0), causes_(topo.node_count(), 0), free_map_(topo.node_count(), 1),
-      preemptor_map_(topo.node_count(), 1), completing_until_(topo.node_count(), -1),
-      healthy_(static_cast<int>(topo.node_count())) {}
+      preemptor_map_(topo.node_count(), 1), completing_until_(topo.node_count(), -1), latent_(topo.node_count(), 0),
+      latent_process_(topo.node_count(), 0), healthy_(static_cast<int>(topo.node_count())) {}
 
 void ClusterState::allocate(const std::vector<NodeIndex>& nodes, std::int32_t job, bool preemptible, NodeState state) {
     for (NodeIndex n : nodes) {
@@ -81,7 +81,7 @@ int ClusterState::completion_over(Seconds now) {
     return freed;
 }
 
-bool ClusterState::cause_down(NodeIndex n) {
+bool ClusterState::cause_down(NodeIndex n, NodeState as) {
     if (causes_[n]++ != 0)
         return false;
     --healthy_;
@@ -94,7 +94,7 @@ bool ClusterState::cause_down(NodeIndex n) {
         if (node_preemptible_[n])
             --busy_preemptible_;
     }
-    states_[n] = NodeState::kDown;
+    states_[n] = as;
     sync_maps(n);
     return true;
 }

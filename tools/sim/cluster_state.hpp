@@ -61,10 +61,24 @@ class ClusterState {
     // Frees the nodes whose completion ends `now`; how many it freed. A node
     // that failed meanwhile, or was killed again since, is not freed here.
     int completion_over(Seconds now);
-    // A failure cause starts on the node; true if the node was healthy until now.
-    bool cause_down(nvlblock::NodeIndex n);
+    // A failure cause starts on the node; true if the node was healthy until
+    // now. `as`: down, or drained (a health check took it out of service).
+    bool cause_down(nvlblock::NodeIndex n, nvlblock::NodeState as = nvlblock::NodeState::kDown);
     // A failure cause ends; true if the node is healthy again.
     bool cause_up(nvlblock::NodeIndex n);
+
+    // A fault with the node up (failure_kinds.hpp) that no check has found
+    // yet: the node looks healthy to Slurm and to the engine; a job started
+    // on it fails. Each fault gets a number, so that a check scheduled for
+    // an earlier one finds nothing to do. 0: no such fault.
+    // `process`: the failure process it came from (failure_model.hpp), which its repair follows.
+    std::uint32_t hide_fault(nvlblock::NodeIndex n, std::uint32_t process) {
+        latent_process_[n] = process;
+        return latent_[n] = ++latent_seq_;
+    }
+    std::uint32_t hidden_fault(nvlblock::NodeIndex n) const { return latent_[n]; }
+    std::uint32_t hidden_fault_process(nvlblock::NodeIndex n) const { return latent_process_[n]; }
+    void fault_found(nvlblock::NodeIndex n) { latent_[n] = 0; }
 
   private:
     // Recomputes the node's entries of the maps from its state.
@@ -79,6 +93,8 @@ class ClusterState {
     std::vector<std::uint16_t> causes_;
     std::vector<std::uint8_t> free_map_, preemptor_map_;
     std::vector<Seconds> completing_until_;
+    std::vector<std::uint32_t> latent_, latent_process_; // hide_fault()
+    std::uint32_t latent_seq_ = 0;
     // The nodes of each kill by the time their completion ends (some may
     // have failed or completed a later kill since: completing_until_ says).
     std::multimap<Seconds, std::vector<nvlblock::NodeIndex>> completions_;

@@ -3,7 +3,8 @@
 // The discrete-event queue. Events are ordered by time, then by kind (the
 // order in which the world changes within one second: repairs, job ends,
 // failures, submissions, timers, ends of grace times, ends of killed jobs'
-// completions), then by insertion,
+// completions, drains by health checks, jobs failing on a faulty node),
+// then by insertion,
 // so a run is the same on every machine. The simulator takes all events of
 // one second, applies them, and then runs one scheduling pass, as slurmctld
 // does after a batch of state changes.
@@ -25,6 +26,8 @@ enum class EventKind : std::uint8_t {
     kTimer = 4,         // something time-based changes (requeue delay over, hold expiry, backfill tick)
     kGraceEnd = 5,      // a reclaimed job's grace time is over: it is requeued (stale if its run ended)
     kCompletionEnd = 6, // killed jobs' nodes are done completing (the kill wait): free unless down or killed again
+    kDrain = 7,         // a health check drains a node with a hidden fault (stale if that fault was found already)
+    kFaultHit = 8,      // a job started on a node with a hidden fault fails on it (stale if its run ended)
 };
 
 struct Event {

@@ -5,6 +5,7 @@
 #include "csv.hpp"
 #include "units.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -14,6 +15,7 @@ namespace {
 
 constexpr std::uint64_t kNodeStream = 0x4e4f4445; // "NODE"
 constexpr std::uint64_t kRackStream = 0x5241434b; // "RACK"
+constexpr std::uint64_t kKindStream = 0x4b494e44; // "KIND"
 
 Seconds draw(Rng& r, double mean) {
     return std::max<Seconds>(1, static_cast<Seconds>(std::llround(r.exponential(mean))));
@@ -104,6 +106,8 @@ FailureModelSpec parse_failure_model(const std::string& text, int gpus_per_node)
 std::vector<FailureInterval> read_failure_trace(const std::string& path, std::size_t node_count) {
     CsvReader r(path);
     const std::size_t c_node = r.column("node_id"), c_down = r.column("down_s"), c_up = r.column("up_s");
+    const bool kinds = r.has_column("kind");
+    const std::size_t c_kind = kinds ? r.column("kind") : 0;
     std::vector<FailureInterval> out;
     std::vector<std::string> f;
     while (r.next(f)) {
@@ -121,7 +125,13 @@ std::vector<FailureInterval> read_failure_trace(const std::string& path, std::si
                    " nodes, 0-based)");
         iv.node = static_cast<std::uint32_t>(node);
         iv.down = whole(f[c_down], "down_s");
-        iv.up = f[c_up].empty() ? kNever : whole(f[c_up], "up_s");
+        if (kinds && !f[c_kind].empty()) {
+            const std::string& k = f[c_kind];
+            if (k != "down" && k != "up" && k != "job")
+                r.fail("kind '" + k + "' is not down, up or job");
+            iv.kind = k == "up" ? FailureKind::kUp : k == "job" ? FailureKind::kJob : FailureKind::kDown;
+        }
+        iv.up = f[c_up].empty() || iv.kind == FailureKind::kJob ? kNever : whole(f[c_up], "up_s");
         if (iv.up <= iv.down)
             r.fail("up_s must be later than down_s");
         out.push_back(iv);
@@ -168,11 +178,39 @@ FailureSource FailureSource::trace(std::vector<FailureInterval> intervals) {
     return s;
 }
 
+void FailureSource::set_kinds(const FailureKindSpec& kinds, std::uint64_t seed) {
+    kinds_ = kinds;
+    kind_streams_.clear();
+    if (kind_ != Kind::kModel || kinds.all_down())
+        return;
+    const int nodes = racks_ * nodes_per_rack_;
+    kind_streams_.reserve(static_cast<std::size_t>(nodes));
+    for (int n = 0; n < nodes; ++n)
+        kind_streams_.emplace_back(stream_seed(seed, kKindStream, static_cast<std::uint64_t>(n)));
+}
+
+bool FailureSource::has_kinds() const {
+    if (kind_ == Kind::kTrace)
+        return std::any_of(intervals_.begin(), intervals_.end(),
+                           [](const FailureInterval& iv) { return iv.kind != FailureKind::kDown; });
+    return !kind_streams_.empty();
+}
+
+FailureKind FailureSource::draw_kind(std::uint32_t node) {
+    if (kind_streams_.empty())
+        return FailureKind::kDown;
+    const double u = kind_streams_[node].uniform();
+    if (u < kinds_.share[0])
+        return FailureKind::kDown;
+    return u < kinds_.share[0] + kinds_.share[1] ? FailureKind::kUp : FailureKind::kJob;
+}
+
 std::vector<FailureEvent> FailureSource::initial() {
     std::vector<FailureEvent> out;
     if (kind_ == Kind::kTrace) {
         for (std::size_t i = 0; i < intervals_.size(); ++i)
-            out.push_back({intervals_[i].down, true, false, intervals_[i].node, static_cast<std::uint32_t>(i)});
+            out.push_back({intervals_[i].down, true, false, intervals_[i].node, static_cast<std::uint32_t>(i), false,
+                           intervals_[i].kind});
         return out;
     }
     if (kind_ != Kind::kModel)
@@ -184,7 +222,8 @@ std::vector<FailureEvent> FailureSource::initial() {
         if (r.uniform() < p_down) {
             out.push_back({0, true, rack, target, static_cast<std::uint32_t>(proc), true});
         } else {
-            out.push_back({draw(r, mtbf), true, rack, target, static_cast<std::uint32_t>(proc)});
+            out.push_back({draw(r, mtbf), true, rack, target, static_cast<std::uint32_t>(proc), false,
+                           rack ? FailureKind::kDown : draw_kind(target)});
         }
     };
     if (spec_.node_mtbi_s > 0)
@@ -200,19 +239,23 @@ std::vector<FailureEvent> FailureSource::initial() {
 
 std::optional<FailureEvent> FailureSource::follow(const FailureEvent& e) {
     if (kind_ == Kind::kTrace) {
-        if (!e.down)
-            return std::nullopt;
         const FailureInterval& iv = intervals_[e.process];
-        if (iv.up >= kNever)
+        if (!e.down || iv.kind == FailureKind::kJob || iv.up >= kNever)
             return std::nullopt;
-        return FailureEvent{iv.up, false, false, e.target, e.process};
+        // An `up` fault's node is followed from its drain (e.at), and cannot come back before it.
+        return FailureEvent{std::max(iv.up, e.at + 1), false, false, e.target, e.process};
     }
     if (kind_ != Kind::kModel)
         return std::nullopt;
     Rng& r = streams_[e.process];
+    // A fault of the job itself leaves nothing to repair: the node's next interruption follows.
+    const bool next_down = !e.down || (!e.rack && e.kind == FailureKind::kJob);
     const double mean =
-        e.rack ? (e.down ? spec_.rack_mttr_s : spec_.rack_mtbf_s) : (e.down ? spec_.node_mttr_s : spec_.node_mtbi_s);
-    return FailureEvent{e.at + draw(r, mean), !e.down, e.rack, e.target, e.process};
+        e.rack ? (e.down ? spec_.rack_mttr_s : spec_.rack_mtbf_s) : (next_down ? spec_.node_mtbi_s : spec_.node_mttr_s);
+    FailureEvent next{e.at + draw(r, mean), next_down, e.rack, e.target, e.process};
+    if (next_down && !e.rack)
+        next.kind = draw_kind(e.target);
+    return next;
 }
 
 FailureSource make_failure_source(const std::string& arg, int racks, int nodes_per_rack, int gpus_per_node,

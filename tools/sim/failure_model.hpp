@@ -18,8 +18,13 @@
 // Trace (--failures FILE.csv): header with node_id,down_s,up_s (other
 // columns ignored); node ids 0-based in topology order (rack by rack); an
 // empty up_s means the node never comes back. Overlapping intervals merge.
+// An optional `kind` column (down, up or job; empty: down) says what the
+// interruption at down_s is (failure_kinds.hpp): an `up` fault's node is
+// drained when a check finds it and back at up_s (or a second after the
+// drain, if that is later); a `job` fault ends at once (up_s ignored).
 #pragma once
 
+#include "failure_kinds.hpp"
 #include "rng.hpp"
 #include "sim_types.hpp"
 
@@ -73,6 +78,7 @@ struct FailureInterval {
     std::uint32_t node = 0;
     Seconds down = 0;
     Seconds up = kNever;
+    FailureKind kind = FailureKind::kDown;
 };
 // Reads a failure trace; throws CsvError naming file and line.
 std::vector<FailureInterval> read_failure_trace(const std::string& path, std::size_t node_count);
@@ -83,8 +89,9 @@ struct FailureEvent {
     bool down = true;  // the cause starts (true) or ends (false)
     bool rack = false; // a whole-rack cause: `target` is a rack
     std::uint32_t target = 0;
-    std::uint32_t process = 0; // which cause, for follow()
-    bool initial = false;      // already down at time 0 (the stationary start), not a new failure
+    std::uint32_t process = 0;             // which cause, for follow()
+    bool initial = false;                  // already down at time 0 (the stationary start), not a new failure
+    FailureKind kind = FailureKind::kDown; // of a node's cause starting (failure_kinds.hpp)
 };
 
 class FailureSource {
@@ -93,20 +100,37 @@ class FailureSource {
     static FailureSource model(const FailureModelSpec& spec, int racks, int nodes_per_rack, std::uint64_t seed);
     static FailureSource trace(std::vector<FailureInterval> intervals);
 
+    // Model only: each new interruption of a node is of a kind drawn with
+    // these shares, from a stream of its own per node (so the times of the
+    // interruptions do not depend on the shares). Rack faults and traces
+    // stay node down. Call before initial().
+    void set_kinds(const FailureKindSpec& kinds, std::uint64_t seed);
+
     // The first change of every cause (sorted by time is not required).
     std::vector<FailureEvent> initial();
-    // The change after `e` of the same cause, if any.
+    // The change after `e` of the same cause, if any. A node's `up` fault
+    // ends where the caller says it is drained (pass `e` with that time) and
+    // is repaired MTTR after; a `job` fault has nothing to repair: the next
+    // interruption follows it.
     std::optional<FailureEvent> follow(const FailureEvent& e);
 
     std::string describe() const { return description_; }
     bool empty() const { return kind_ == Kind::kNone; }
+    bool is_trace() const { return kind_ == Kind::kTrace; }
+    // Whether any interruption may be of a kind other than down.
+    bool has_kinds() const;
 
   private:
     enum class Kind { kNone, kModel, kTrace };
     Kind kind_ = Kind::kNone;
     FailureModelSpec spec_;
     int racks_ = 0, nodes_per_rack_ = 0;
+    // A new node interruption's kind (kDown when every one is).
+    FailureKind draw_kind(std::uint32_t node);
+
     std::vector<Rng> streams_; // model: one per node, then one per rack
+    FailureKindSpec kinds_;
+    std::vector<Rng> kind_streams_; // model with kinds: one per node
     std::vector<FailureInterval> intervals_;
     std::string description_ = "none";
 };

@@ -141,6 +141,8 @@ std::string results_json(const RunInfo& run, const std::vector<PolicyResult>& re
             w.begin_object();
             w.field("failures", r.ledger_failures).field("in_place", r.ledger_in_place);
             w.field("elsewhere", r.ledger_elsewhere);
+            w.field("node_down", r.ledger_node_down).field("drained", r.ledger_drained);
+            w.field("after_end", r.ledger_after_end);
             w.end_object();
         } else {
             w.null();
@@ -150,6 +152,9 @@ std::string results_json(const RunInfo& run, const std::vector<PolicyResult>& re
         w.key("failures").begin_object();
         w.field("node_failures", r.node_failures).field("rack_faults", r.rack_faults);
         w.field("node_repairs", r.node_repairs);
+        w.field("up_faults", r.up_faults).field("job_faults", r.job_faults);
+        w.field("fault_ends", r.fault_ends).field("hidden_fault_hits", r.hidden_fault_hits);
+        w.field("jobs_not_requeued", r.jobs_not_requeued).field("not_requeued_gpu_hours", r.not_requeued_gpu_hours, 1);
         w.end_object();
         w.key("simulation").begin_object();
         w.field("events", r.events).field("passes", r.passes).field("backfill_passes", r.backfill_passes);

@@ -104,6 +104,19 @@ Failures:
                          mtbi=980h,mttr=20h,rack_mtbf=5000h,rack_mttr=8h or
                          p=2%,mttr=20h or llama3 (docs/sim.md); or a CSV trace
                          with columns node_id,down_s,up_s (0-based node ids)
+  --failure-kinds SPEC   what each interruption of the model does (docs/sim.md,
+                         "Failure kinds"): shares of down (the node dies,
+                         NODE_FAIL), up (a GPU or network fault, the node up
+                         until a health check drains it) and job (the job's
+                         own fault): llama3 (the Llama 3 table's: default with
+                         --failures llama3), down (default otherwise), up,
+                         job, or down=W,up=W,job=W; with epilog=S|off (the
+                         node Epilog drains S after the job's end; 0: the
+                         job's script drains it; default 5s), periodic=S|off
+                         (HealthCheckInterval; default 5m) and requeue=F (the
+                         share of failed jobs whose exit status the site
+                         requeues; default 1, as docs/admin.md 4.5 sets
+                         RequeueExit)
   --seed S               random seed for failures and synthetic jobs (default 1)
 
 Scheduling:
@@ -236,7 +249,8 @@ int run(int argc, char** argv) {
                     "checkpoint-share",
                     "checkpoint-restore",
                     "kill-wait",
-                    "in-job-restart"},
+                    "in-job-restart",
+                    "failure-kinds"},
                    {"quiet", "timing", "help"});
     if (args.has("help")) {
         std::cout << kUsage;
@@ -389,6 +403,25 @@ int run(int argc, char** argv) {
         throw cli::UsageError(e.what());
     }
     run.failures = failures.describe();
+    // What each interruption does: node down, a fault with the node up, or
+    // a fault of the job (failure_kinds.hpp); the same draws for every policy.
+    try {
+        opt.kinds = default_failure_kinds(run.failures_arg, shape.gpus_per_node);
+        if (args.has("failure-kinds")) {
+            if (failures.empty())
+                throw cli::UsageError("--failure-kinds needs --failures (a model, or a trace with a kind column)");
+            opt.kinds = parse_failure_kinds(args.str("failure-kinds"), shape.gpus_per_node, opt.kinds);
+        }
+    } catch (const ParseError& e) {
+        throw cli::UsageError(e.what());
+    }
+    opt.seed = run.seed;
+    // A trace says each interruption's kind itself (its kind column); the
+    // detection and requeue settings apply to it all the same.
+    failures.set_kinds(opt.kinds, run.seed);
+    if (failures.has_kinds())
+        run.failures += "; " + std::string(failures.is_trace() ? "detection" : "kinds") + ": " +
+                        describe_failure_kinds(opt.kinds, !failures.is_trace());
 
     // The measured window.
     const Seconds default_end = opt.horizon > 0 ? opt.horizon : workload->last_open_submit();

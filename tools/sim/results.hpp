@@ -43,7 +43,7 @@ struct PolicyResult {
     bool hierarchy = false;           // --hierarchy given: spread is measured
     SpreadStats spread;
 
-    std::uint64_t failure_requeues = 0; // runs killed by a node failure
+    std::uint64_t failure_requeues = 0; // runs ended by a failure (node down, or a fault with the node up)
     std::uint64_t restarts = 0;         // of those jobs, restarts
     std::uint64_t restarts_in_place = 0;
     std::uint64_t preemptions = 0;
@@ -69,11 +69,21 @@ struct PolicyResult {
     }
     bool ledger = false; // the Planner's recovery ledger was used (nvlblock policies)
     std::uint64_t ledger_failures = 0, ledger_in_place = 0, ledger_elsewhere = 0;
+    // Of the ledger's failures, why their nodes counted as failed (FailureTrigger):
+    // down, drained at the job's end, failed or drained within the failure window after it.
+    std::uint64_t ledger_node_down = 0, ledger_drained = 0, ledger_after_end = 0;
     WaitStats restart_delay;
     std::uint64_t multi_node_restarts = 0, multi_node_in_place = 0; // of the restarts, jobs of 2+ nodes
     WaitStats multi_node_restart_delay;
 
     std::uint64_t node_failures = 0, rack_faults = 0, node_repairs = 0;
+    // Failure kinds (failure_kinds.hpp), in the window: interruptions with
+    // the node up and of jobs alone; runs such faults ended (whenever), of
+    // which jobs that started on a node with a hidden fault; failed jobs the
+    // site did not requeue, and the work they had left.
+    std::uint64_t up_faults = 0, job_faults = 0, fault_ends = 0, hidden_fault_hits = 0;
+    std::uint64_t jobs_not_requeued = 0;
+    double not_requeued_gpu_hours = 0;
 
     std::uint64_t events = 0, passes = 0, backfill_passes = 0, place_calls = 0, reservations = 0;
     double wall_seconds = 0;

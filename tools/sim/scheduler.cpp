@@ -43,7 +43,8 @@ int Scheduler::pass(Seconds now) {
     // The recovery clock first (jobs whose wait is over fall back), then
     // jobs waiting to restart in place reclaim spares on their blocks (rule
     // 3b), as the plugin's background thread does between passes.
-    if (w_.policy().recovery && !w_.planner().ledger().empty())
+    // Watched jobs (a fault with the node up) too: a drain since their end opens their recovery there.
+    if (w_.policy().recovery && (!w_.planner().ledger().empty() || !w_.planner().recovery().watches().empty()))
         w_.advance(now);
     if (w_.policy().recovery && w_.reclaims() && !w_.planner().ledger().empty()) {
         std::vector<std::uint32_t> waiting;

@@ -10,13 +10,34 @@ namespace nvlblock::sim {
 using nvlblock::NodeIndex;
 
 namespace {
-constexpr std::uint32_t kDown = 1, kRack = 2, kInitial = 4; // kInitial: down at the start (stationary state)
+// Event flags of a failure cause: it starts; a whole rack; down at the
+// start (stationary state); the kind of a node's interruption (failure_kinds.hpp).
+constexpr std::uint32_t kDown = 1, kRack = 2, kInitial = 4, kUpKind = 8, kJobKind = 16;
+constexpr std::uint64_t kCheckStream = 0x43484543; // "CHEC": each node's health-check phase
+
+std::uint32_t cause_flags(const FailureEvent& f) {
+    return (f.down ? kDown : 0u) | (f.rack ? kRack : 0u) | (f.initial ? kInitial : 0u) |
+           (f.down && f.kind == FailureKind::kUp ? kUpKind : 0u) |
+           (f.down && f.kind == FailureKind::kJob ? kJobKind : 0u);
 }
+
+FailureKind kind_of(std::uint32_t flags) {
+    return flags & kUpKind ? FailureKind::kUp : flags & kJobKind ? FailureKind::kJob : FailureKind::kDown;
+}
+} // namespace
 
 Simulator::Simulator(const SimOptions& options, PolicyConfig policy, std::unique_ptr<Workload> workload,
                      FailureSource failures, SimHooks hooks)
     : opt_(options), world_(options, std::move(policy), std::move(hooks)), scheduler_(world_),
-      workload_(std::move(workload)), failures_(std::move(failures)) {}
+      workload_(std::move(workload)), failures_(std::move(failures)) {
+    if (opt_.kinds.periodic > 0) {
+        check_phase_.reserve(world_.cluster().size());
+        for (std::size_t n = 0; n < world_.cluster().size(); ++n)
+            check_phase_.push_back(
+                static_cast<Seconds>(Rng(stream_seed(opt_.seed, kCheckStream, n))
+                                         .between(0, static_cast<std::uint64_t>(opt_.kinds.periodic - 1))));
+    }
+}
 
 void Simulator::fetch_arrival() {
     next_arrival_ = workload_->next_open();
@@ -29,19 +50,116 @@ bool Simulator::finished() const {
     return !next_arrival_ && w.pending().empty() && w.running_by_end().empty() && workload_->closed_target() == 0;
 }
 
+void Simulator::push_cause(const FailureEvent& f) {
+    world_.events().push(
+        {f.at, f.down ? EventKind::kCauseDown : EventKind::kCauseUp, f.target, cause_flags(f), f.process, 0});
+}
+
+void Simulator::cause_event(const Event& e, Seconds t, Hits& hits) {
+    Counters& c = world_.counters();
+    ClusterState& cluster = world_.cluster();
+    const bool down = e.b & kDown, rack = e.b & kRack;
+    const FailureKind kind = kind_of(e.b);
+    const bool counted = down && !(e.b & kInitial) && world_.metrics().in_window(t);
+    FailureEvent f{t, down, rack, e.a, e.c, false, kind};
+    if (down && !rack && kind != FailureKind::kDown) {
+        // The node stays up: its job dies; a `job` fault leaves the node
+        // sound, an `up` fault hides in it until a check drains it.
+        const NodeIndex n = e.a;
+        const std::int32_t job = cluster.job_on(n);
+        if (kind == FailureKind::kJob) {
+            if (job >= 0)
+                hits.job[static_cast<std::uint32_t>(job)];
+            if (auto next = failures_.follow(f))
+                push_cause(*next);
+        } else {
+            const std::uint32_t fault = cluster.hide_fault(n, e.c);
+            if (job >= 0)
+                hits.up[static_cast<std::uint32_t>(job)].push_back(n);
+            if (opt_.kinds.periodic > 0)
+                world_.events().push({next_check(n, t), EventKind::kDrain, n, fault, 0, 0});
+        }
+        if (counted)
+            ++(kind == FailureKind::kUp ? c.up_faults : c.job_faults);
+        return;
+    }
+    const int per_rack = opt_.shape.nodes_per_rack;
+    const NodeIndex first = rack ? e.a * static_cast<NodeIndex>(per_rack) : e.a;
+    const NodeIndex last = rack ? first + static_cast<NodeIndex>(per_rack) : first + 1;
+    for (NodeIndex n = first; n < last; ++n) {
+        if (down) {
+            const std::int32_t job = cluster.job_on(n);
+            if (cluster.cause_down(n) && job >= 0)
+                hits.down[static_cast<std::uint32_t>(job)].push_back(n);
+        } else if (cluster.cause_up(n) && world_.metrics().in_window(t)) {
+            ++c.node_repairs;
+        }
+    }
+    if (counted)
+        ++(rack ? c.rack_faults : c.node_failures);
+    if (auto next = failures_.follow(f))
+        push_cause(*next);
+    world_.bump_epoch();
+}
+
+Seconds Simulator::next_check(NodeIndex n, Seconds t) const {
+    const Seconds period = opt_.kinds.periodic, phase = check_phase_[n];
+    // The first check of the node strictly after t.
+    return t < phase ? phase : phase + ((t - phase) / period + 1) * period;
+}
+
+void Simulator::drain(NodeIndex n, Seconds t, Hits* hits) {
+    ClusterState& cluster = world_.cluster();
+    const std::uint32_t process = cluster.hidden_fault_process(n);
+    cluster.fault_found(n);
+    // A job started on the node since the fault runs into it now: it fails
+    // in the second the check drains the node.
+    const std::int32_t job = cluster.job_on(n);
+    if (job >= 0 && hits)
+        hits->up[static_cast<std::uint32_t>(job)].push_back(n);
+    cluster.cause_down(n, nvlblock::NodeState::kDrained);
+    // Repaired MTTR after the drain, as a node that went down.
+    if (auto next = failures_.follow(FailureEvent{t, true, false, n, process, false, FailureKind::kUp}))
+        push_cause(*next);
+    world_.bump_epoch();
+}
+
+void Simulator::apply_hits(Seconds t, Hits& hits) {
+    for (const auto& [job, failed] : hits.down)
+        if (world_.job(job).state == SimJob::State::kRunning && !world_.absorb_in_job(job, t, failed))
+            world_.kill(job, t, LossCause::kFailure, failed);
+    const Seconds epilog = opt_.kinds.epilog;
+    for (auto& [job, faulty] : hits.up) {
+        if (world_.job(job).state != SimJob::State::kRunning)
+            continue;
+        std::sort(faulty.begin(), faulty.end());
+        faulty.erase(std::unique(faulty.begin(), faulty.end()), faulty.end());
+        // NVRx finds the fault in the job and keeps the node out of its
+        // work; the job's own script (epilog=0) drains it before it exits.
+        const bool nvrx = world_.policy().standbys > 0 && world_.job(job).spec.kind == JobKind::kSlice;
+        if (nvrx || epilog == 0)
+            for (NodeIndex n : faulty)
+                if (world_.cluster().hidden_fault(n))
+                    drain(n, t, nullptr); // its job is the one ending here
+        if (!nvrx || !world_.absorb_in_job(job, t, faulty))
+            world_.fault_end(job, t, faulty);
+    }
+    for (const auto& [job, unused] : hits.job)
+        if (world_.job(job).state == SimJob::State::kRunning && !world_.restart_job_fault(job, t))
+            world_.fault_end(job, t, {});
+}
+
 PolicyResult Simulator::run(const Progress& progress) {
     const auto wall0 = std::chrono::steady_clock::now();
     EventQueue& q = world_.events();
     Counters& c = world_.counters();
-    const int per_rack = opt_.shape.nodes_per_rack;
     for (const FailureEvent& f : failures_.initial())
-        q.push({f.at, f.down ? EventKind::kCauseDown : EventKind::kCauseUp, f.target,
-                (f.down ? kDown : 0u) | (f.rack ? kRack : 0u) | (f.initial ? kInitial : 0u), f.process, 0});
+        push_cause(f);
     fetch_arrival();
 
     Seconds t_prev = 0;
     Levels lv = world_.levels(0);
-    std::map<std::uint32_t, std::vector<NodeIndex>> hits;
+    Hits hits;
     std::uint64_t next_report = 0;
     while (!q.empty()) {
         const Seconds t = q.next_time();
@@ -55,32 +173,28 @@ PolicyResult Simulator::run(const Progress& progress) {
             break;
         world_.metrics().advance(t_prev, t, lv);
         t_prev = t;
-        hits.clear();
+        hits = Hits{};
         while (!q.empty() && q.next_time() == t) {
             const Event e = q.pop();
             ++c.events;
             switch (e.kind) {
             case EventKind::kCauseUp:
-            case EventKind::kCauseDown: {
-                const bool down = e.b & kDown, rack = e.b & kRack;
-                const NodeIndex first = rack ? e.a * static_cast<NodeIndex>(per_rack) : e.a;
-                const NodeIndex last = rack ? first + static_cast<NodeIndex>(per_rack) : first + 1;
-                for (NodeIndex n = first; n < last; ++n) {
-                    if (down) {
-                        const std::int32_t job = world_.cluster().job_on(n);
-                        if (world_.cluster().cause_down(n) && job >= 0)
-                            hits[static_cast<std::uint32_t>(job)].push_back(n);
-                    } else if (world_.cluster().cause_up(n) && world_.metrics().in_window(t)) {
-                        ++c.node_repairs;
-                    }
-                }
-                if (down && !(e.b & kInitial) && world_.metrics().in_window(t))
-                    ++(rack ? c.rack_faults : c.node_failures);
-                FailureEvent f{t, down, rack, e.a, e.c};
-                if (auto next = failures_.follow(f))
-                    q.push({next->at, next->down ? EventKind::kCauseDown : EventKind::kCauseUp, next->target,
-                            (next->down ? kDown : 0u) | (next->rack ? kRack : 0u), next->process, 0});
-                world_.bump_epoch();
+            case EventKind::kCauseDown:
+                cause_event(e, t, hits);
+                break;
+            case EventKind::kDrain:
+                if (world_.cluster().hidden_fault(e.a) == e.b)
+                    drain(e.a, t, &hits);
+                break;
+            case EventKind::kFaultHit: {
+                const SimJob& j = world_.job(e.a);
+                if (j.state != SimJob::State::kRunning || j.run != e.b)
+                    break;
+                for (NodeIndex n : j.nodes)
+                    if (world_.cluster().hidden_fault(n))
+                        hits.up[e.a].push_back(n);
+                if (world_.metrics().in_window(t))
+                    ++c.hidden_fault_hits;
                 break;
             }
             case EventKind::kJobEnd: {
@@ -105,9 +219,7 @@ PolicyResult Simulator::run(const Progress& progress) {
                 break;
             }
         }
-        for (const auto& [job, failed] : hits)
-            if (world_.job(job).state == SimJob::State::kRunning && !world_.absorb_in_job(job, t, failed))
-                world_.kill(job, t, LossCause::kFailure, failed);
+        apply_hits(t, hits);
 
         const int target = workload_->closed_target();
         auto top_up = [&] {
@@ -224,10 +336,19 @@ PolicyResult Simulator::result(double wall_seconds) const {
         r.ledger_failures = lc.failures;
         r.ledger_in_place = lc.in_place;
         r.ledger_elsewhere = lc.elsewhere;
+        r.ledger_node_down = lc.by_trigger[static_cast<std::size_t>(nvlblock::FailureTrigger::kDown)];
+        r.ledger_drained = lc.by_trigger[static_cast<std::size_t>(nvlblock::FailureTrigger::kDrained)];
+        r.ledger_after_end = lc.by_trigger[static_cast<std::size_t>(nvlblock::FailureTrigger::kAfterEnd)];
     }
     r.node_failures = c.node_failures;
     r.rack_faults = c.rack_faults;
     r.node_repairs = c.node_repairs;
+    r.up_faults = c.up_faults;
+    r.job_faults = c.job_faults;
+    r.fault_ends = c.fault_ends;
+    r.hidden_fault_hits = c.hidden_fault_hits;
+    r.jobs_not_requeued = c.not_requeued;
+    r.not_requeued_gpu_hours = c.not_requeued_node_s * gph;
     r.events = c.events;
     r.passes = c.passes;
     r.backfill_passes = c.backfill_passes;

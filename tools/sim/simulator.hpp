@@ -14,6 +14,7 @@
 #include "world.hpp"
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -32,6 +33,22 @@ class Simulator {
     bool stopped_at_max_time() const { return stopped_; }
 
   private:
+    // The jobs the failures of one second hit: by a node down (with its
+    // failed nodes), by a fault with the node up (its faulty nodes), by a
+    // fault of the job itself.
+    struct Hits {
+        std::map<std::uint32_t, std::vector<nvlblock::NodeIndex>> down, up;
+        std::map<std::uint32_t, bool> job;
+    };
+    void push_cause(const FailureEvent& f);
+    void cause_event(const Event& e, Seconds t, Hits& hits);
+    // A health check drains a node with a hidden fault; its repair follows.
+    // A job running on it fails with it (added to `hits`, when given).
+    void drain(nvlblock::NodeIndex n, Seconds t, Hits* hits);
+    // The node's first periodic health check after t.
+    Seconds next_check(nvlblock::NodeIndex n, Seconds t) const;
+    // The hit jobs end, each once, with all of its nodes that failed.
+    void apply_hits(Seconds t, Hits& hits);
     void fetch_arrival();
     bool finished() const;
     PolicyResult result(double wall_seconds) const;
@@ -42,6 +59,7 @@ class Simulator {
     std::unique_ptr<Workload> workload_;
     FailureSource failures_;
     std::optional<JobSpec> next_arrival_;
+    std::vector<Seconds> check_phase_; // per node, in [0, periodic)
     Seconds end_ = 0;
     bool stopped_ = false;
 };

@@ -4,6 +4,7 @@
 #include "cli.hpp"
 #include "units.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <ostream>
 #include <string>
@@ -234,6 +235,18 @@ void write_table(std::ostream& out, const RunInfo& run, const std::vector<Policy
     row("node failures / rack faults", [](const PolicyResult& r) {
         return num(static_cast<double>(r.node_failures)) + " / " + num(static_cast<double>(r.rack_faults));
     });
+    if (std::any_of(results.begin(), results.end(),
+                    [](const PolicyResult& r) { return r.up_faults || r.job_faults; })) {
+        row("faults with the node up / of the job", [](const PolicyResult& r) {
+            return num(static_cast<double>(r.up_faults)) + " / " + num(static_cast<double>(r.job_faults));
+        });
+        row("  runs they ended (on a hidden fault)", [](const PolicyResult& r) {
+            return num(static_cast<double>(r.fault_ends)) + " (" + num(static_cast<double>(r.hidden_fault_hits)) + ")";
+        });
+        row("  jobs not requeued (GPU-h left)", [](const PolicyResult& r) {
+            return num(static_cast<double>(r.jobs_not_requeued)) + " (" + num(r.not_requeued_gpu_hours, 0) + ")";
+        });
+    }
     sep();
     row("events", [](const PolicyResult& r) { return num(static_cast<double>(r.events)); });
     row("placement calls", [](const PolicyResult& r) { return num(static_cast<double>(r.place_calls)); });

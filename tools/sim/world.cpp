@@ -125,11 +125,29 @@ Placement World::decide(std::span<const NodeState> states, Request request, cons
 }
 
 void World::advance(Seconds now) {
+    // A watched job (fault_end) whose node was drained since its end opens
+    // its recovery here: its holds need the timers a failure sets.
+    std::vector<std::uint32_t> watched;
+    for (const auto& [id, w] : planner_.recovery().watches())
+        watched.push_back(id);
     const std::size_t fell_back = planner_.advance(cluster_.states(), now);
     if (hooks_.on_advance)
         hooks_.on_advance({now, cluster_.states(), fell_back});
-    if (fell_back)
-        bump_epoch(); // their holds ended: refused jobs may fit now
+    bool opened = false;
+    for (std::uint32_t id : watched)
+        if (!planner_.recovery().watches().contains(id) && planner_.recovery().waiting_in_place(id)) {
+            recovery_timers(id - 1);
+            opened = true;
+        }
+    if (fell_back || opened)
+        bump_epoch(); // holds ended or began: refused jobs may fit now, placed ones may not
+}
+
+void World::recovery_timers(std::uint32_t index) {
+    if (const auto* rec = planner_.recovery().waiting_in_place(job_id(index))) {
+        timer(rec->fallback_at, true);
+        timer(rec->hold_until, true);
+    }
 }
 
 Placement World::attempt(SimJob& j, Seconds now, const std::vector<NodeIndex>* exclude) {
@@ -305,6 +323,10 @@ bool World::start(std::uint32_t index, const Placement& p, Seconds now) {
     ++counters_.started;
     running_by_end_.insert({now + j.limit, index});
     events_.push({now + j.restore + j.remaining, EventKind::kJobEnd, index, j.run, 0, 0});
+    // Slurm sees nothing wrong with a node whose GPU fault no check has
+    // found yet: the job starts there and fails on it.
+    if (std::any_of(j.nodes.begin(), j.nodes.end(), [&](NodeIndex n) { return cluster_.hidden_fault(n) != 0; }))
+        events_.push({now + opt_.hidden_fault_shows, EventKind::kFaultHit, index, j.run, 0, 0});
     if (j.first_start < 0) {
         j.first_start = now;
         metrics_.job_waited(j.spec.nominal_gpus(), now - j.spec.submit);
@@ -406,10 +428,7 @@ void World::kill(std::uint32_t index, Seconds now, LossCause cause, const std::v
             planner_.job_failed(job_id(index), j.nodes, failed, now);
             if (hooks_.on_job_failed)
                 hooks_.on_job_failed(job_id(index), j.nodes, failed, now);
-            if (const auto* rec = planner_.recovery().waiting_in_place(job_id(index))) {
-                timer(rec->fallback_at, true);
-                timer(rec->hold_until, true);
-            }
+            recovery_timers(index);
         }
     } else {
         ++counters_.preemptions;
@@ -489,7 +508,7 @@ bool World::absorb_in_job(std::uint32_t index, Seconds now, const std::vector<No
     return true;
 }
 
-void World::restart_in_job(std::uint32_t index, Seconds now, std::size_t working) {
+void World::restart_in_job(std::uint32_t index, Seconds now, std::size_t working, bool node_lost) {
     SimJob& j = jobs_[index];
     close_in_job_restart(j, now); // a restart cut short by another failure
     Seconds work = 0;
@@ -506,7 +525,8 @@ void World::restart_in_job(std::uint32_t index, Seconds now, std::size_t working
     running_by_end_.insert({j.run_start + j.limit, index});
     events_.push({j.run_start + j.restore + j.remaining, EventKind::kJobEnd, index, j.run, 0, 0});
     ++counters_.in_job_restarts;
-    metrics_.restarted(true, opt_.in_job_restart, true);
+    if (node_lost)
+        metrics_.restarted(true, opt_.in_job_restart, true);
 }
 
 void World::close_in_job_restart(SimJob& j, Seconds now) {

@@ -9,6 +9,7 @@
 
 #include "cluster_state.hpp"
 #include "event_queue.hpp"
+#include "failure_kinds.hpp"
 #include "metrics.hpp"
 #include "policy.hpp"
 #include "sim_types.hpp"
@@ -56,6 +57,13 @@ struct SimOptions {
     // nvrx: from a failure to the job working again on its standby, in the
     // job (detection, rendezvous, GPU memory reclaim; docs/sim.md, "Peers").
     Seconds in_job_restart = 60;
+    // What interruptions do to nodes and jobs (failure_kinds.hpp), and the
+    // seed of the draws of which failed jobs the site requeues.
+    FailureKindSpec kinds;
+    std::uint64_t seed = 1;
+    // A job started on a node with a hidden GPU fault fails this long
+    // after its start (CUDA and NCCL initialisation touch every GPU).
+    Seconds hidden_fault_shows = 60;
 };
 
 // One placement decision, for tests that replay the simulator's decisions
@@ -109,6 +117,8 @@ struct SimHooks {
                        const std::vector<nvlblock::NodeIndex>& failed, Seconds now)>
         on_job_failed;
     std::function<void(std::uint32_t job, const std::vector<nvlblock::NodeIndex>& nodes, Seconds now)> on_job_started;
+    // A job failed with its nodes up (fault_end), and what the core made of it.
+    std::function<void(const nvlblock::JobEnd& end, nvlblock::JobEndOutcome outcome)> on_job_ended;
     std::ostream* log = nullptr; // CSV of starts, ends, failures, preemptions
 };
 
@@ -151,6 +161,13 @@ struct Counters {
     std::uint64_t in_job_restarts = 0, standbys_used = 0;               // nvrx: failures absorbed in the job
     std::uint64_t node_failures = 0, rack_faults = 0, node_repairs = 0; // in the window
     double completed_node_s = 0;                                        // work of the jobs that completed
+    // Failure kinds (failure_kinds.hpp): interruptions with the node up and
+    // of jobs alone (in the window); runs they ended, of which on a node
+    // with a hidden fault; failed jobs the site did not requeue and the
+    // work (node-seconds) they had left.
+    std::uint64_t up_faults = 0, job_faults = 0;
+    std::uint64_t fault_ends = 0, hidden_fault_hits = 0, not_requeued = 0;
+    double not_requeued_node_s = 0;
 };
 
 class World {
@@ -228,6 +245,16 @@ class World {
     bool start(std::uint32_t index, const nvlblock::Placement& p, Seconds now);
     void finish(std::uint32_t index, Seconds now);
     void kill(std::uint32_t index, Seconds now, LossCause cause, const std::vector<nvlblock::NodeIndex>& failed);
+    // The job's processes died of a fault with its nodes up (world_faults.cpp):
+    // `faulty` (none for a fault of the job itself) are drained already or
+    // hidden until a check drains them; the batch script exits non-zero,
+    // the Epilog runs, and Slurm requeues the job if the site requeues the
+    // exit status. The core hears of it as the plugin would (JobEnd).
+    void fault_end(std::uint32_t index, Seconds now, const std::vector<nvlblock::NodeIndex>& faulty);
+    // nvrx: a fault of the job itself restarts it in the job, on its own
+    // nodes, as ft_launcher restarts every rank; false when the job has no
+    // in-job restart (it then ends as fault_end says).
+    bool restart_job_fault(std::uint32_t index, Seconds now);
     // The nodes of killed jobs whose kill wait ends `now` are free (kCompletionEnd).
     void completion_over(Seconds now);
     // The work of its run a job keeps when it stops `now`: back to its last
@@ -252,10 +279,21 @@ class World {
                   const std::string& detail = "");
 
   private:
+    // fault_end: whether the site requeues this run's exit status (a draw per job and run).
+    bool site_requeues(const SimJob& j) const;
+    // fault_end: what the core hears (the plugin's nvlb_job_ended).
+    void report_fault_end(std::uint32_t index, Seconds now, bool requeued);
+    // fault_end: the job back in the queue (as kill() puts it) or gone.
+    void requeue_after_fault(std::uint32_t index, Seconds now, bool node_lost);
+    void drop_after_fault(std::uint32_t index, Seconds now);
+    // Timers for the holds of a recovery that opened for the job now.
+    void recovery_timers(std::uint32_t index);
     // A killed job's nodes: free at once, or completing for the kill wait.
     void leave_killed(const std::vector<nvlblock::NodeIndex>& nodes, Seconds now);
     void crossing_timer(const SimJob& j);
-    void restart_in_job(std::uint32_t index, Seconds now, std::size_t working);
+    // `node_lost`: after a node's failure (counted as a restart, in place);
+    // a fault of the job itself is not (nothing to restart "in place" from).
+    void restart_in_job(std::uint32_t index, Seconds now, std::size_t working, bool node_lost = true);
     // The restart time spent so far, counted as lost work (a restart ends, or is cut short).
     void close_in_job_restart(SimJob& j, Seconds now);
     // Nodes of the job that do its work (its standbys do none).
