@@ -166,9 +166,13 @@ class Soak:
             shutil.rmtree(self.ctl, ignore_errors=True)
 
     def _run(self, c, t_start):
-        self.version = c.slurm_version
-        self.nodes = c.expand(c.run("sinfo", "-h", "-o", "%N").stdout.strip())
-        self.racks_of = {b["BlockName"]: expand_hostlist(b["Nodes"]) for b in c.topology()}
+        # A slurmctld that has just started on a loaded host may drop a
+        # client's first connections ("Zero Bytes were transmitted").
+        self.version = c.wait_for(lambda: self.quietly(lambda: c.slurm_version), 60, "scontrol --version")
+        self.nodes = c.expand(c.wait_for(lambda: self.quietly(lambda: c.run("sinfo", "-h", "-o", "%N").stdout.strip()),
+                                         60, "sinfo to list the nodes"))
+        blocks = c.wait_for(lambda: self.quietly(c.topology), 60, "the blocks")
+        self.racks_of = {b["BlockName"]: expand_hostlist(b["Nodes"]) for b in blocks}
         self.block_of = {n: b for b, ns in self.racks_of.items() for n in ns}
         self.set_reserve_reclaim(c)
         sampler = threading.Thread(target=self.sampler, daemon=True)
@@ -187,6 +191,13 @@ class Soak:
         t_end = time.time()
         return self.result(c, t_start, t0, chaos_end, t_end)
 
+    @staticmethod
+    def quietly(fn):
+        try:
+            return fn()
+        except Exception:  # noqa: BLE001 - asked again by wait_for
+            return None
+
     def set_reserve_reclaim(self, c):
         """rack01-02 keep `reserve: idle` with lending; the others get
         `reserve: reclaim` (per-block settings), read at a reconfigure."""
@@ -199,7 +210,8 @@ class Soak:
         with open(path, "w") as f:
             f.write(text)
         self.reconfigure(c, touch=False)
-        reserves = {b["BlockName"]: b.get("Reserve") for b in c.topology()}
+        reserves = c.wait_for(lambda: self.quietly(lambda: {b["BlockName"]: b["Reserve"] for b in c.topology()}), 60,
+                              "the blocks' reserve settings")
         log(f"soak: reserve per block: {reserves}")
         self.reserves = reserves
 
