@@ -14,13 +14,15 @@ from typing import List, Optional
 from .common import BUILD_SLURM, REPO, ClusterError, log
 
 
-def build_slurm(front_end: bool, what: str) -> str:
+def build_slurm(front_end: bool, what: str, accounting: bool = False) -> str:
     """Ask scripts/build-slurm for a path (`what` is prefix, src-dir or
-    build-dir); it builds Slurm first if that variant is not installed yet.
+    build-dir); it builds Slurm first if that variant is not installed yet
+    (`accounting`: the variant with slurmdbd and MariaDB, --accounting).
 
     build-slurm itself is not safe to run twice at once, so concurrent
     nvlcluster commands take turns through a lock file."""
-    argv = [BUILD_SLURM] + (["--front-end"] if front_end else []) + [f"--print-{what}"]
+    argv = ([BUILD_SLURM] + (["--front-end"] if front_end else []) + (["--accounting"] if accounting else [])
+            + [f"--print-{what}"])
     lock_path = os.path.join(os.environ.get("TMPDIR", "/tmp"), "nvlcluster-build-slurm.lock")
     with open(lock_path, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

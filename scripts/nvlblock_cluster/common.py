@@ -20,6 +20,9 @@ ENV_DIR = "NVLCLUSTER_DIR"
 
 DEFAULT_PORT_BASE = 17000
 DAEMON_NAMES = ("slurmctld", "slurmd", "slurmstepd")
+# up --accounting: the record's names of slurmdbd and its MariaDB, in the
+# order `down` stops them (slurmdbd first, so that it leaves nothing unwritten).
+ACCOUNTING_DAEMONS = ("slurmdbd", "mariadb")
 # --preempt-partition: the low-priority partition whose jobs are preemptible.
 LEND_PARTITION = "lend"
 

@@ -12,7 +12,7 @@ import subprocess
 import time
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from .common import ENV_DIR, ClusterError, log, tail, wait_until
+from .common import ACCOUNTING_DAEMONS, ENV_DIR, ClusterError, log, tail, wait_until
 from .layout import Layout, Record
 from .naming import FRONTEND_NAME
 from .procs import (all_processes, cluster_processes, descendants, own_ancestry, proc_exe_name,
@@ -33,6 +33,15 @@ def tail_report(layout: Layout, name: str, lines: int = 20) -> str:
     if err_text and last_err not in log_text:
         out.append(f"--- last lines of {err_path}:\n{err_text}")
     return "\n".join(out) if out else f"(nothing in {log_path} or {err_path})"
+
+
+def accounting_log(layout: Layout, name: str) -> str:
+    """The log of an accounting daemon (up --accounting): slurmdbd or mariadb."""
+    return os.path.join(layout.log, f"{name}.log")
+
+
+def accounting_stderr(layout: Layout, name: str) -> str:
+    return os.path.join(layout.log, f"{name}.stderr")
 
 
 def clean_environ() -> Dict[str, str]:
@@ -221,10 +230,15 @@ def stop_cluster(layout: Layout, record: Optional[Record], timeout: float = 15, 
         # slurmctld first, so it does not react to the slurmd going away.
         if stop_pids(daemon_pids(record, ["slurmctld"]), signal.SIGTERM, timeout):
             log(f"slurmctld ignored SIGTERM for {timeout} s; killed")
-        names = [n for n in record.daemons if n != "slurmctld"]
+        names = [n for n in record.daemons if n != "slurmctld" and n not in ACCOUNTING_DAEMONS]
         killed = stop_pids(daemon_pids(record, names), signal.SIGTERM, timeout)
         if killed:
             log(f"{killed} slurmd ignored SIGTERM for {timeout} s; killed")
+        # up --accounting: slurmdbd once slurmctld has sent it what it
+        # had, then its database.
+        for name in ACCOUNTING_DAEMONS:
+            if stop_pids(daemon_pids(record, [name]), signal.SIGTERM, timeout):
+                log(f"{name} ignored SIGTERM for {timeout} s; killed")
     # slurmstepd and job processes survive their slurmd; they are orphans by
     # now, so SIGKILL. Repeat: a step may fork while we look.
     leftovers = 0
@@ -275,6 +289,11 @@ def wait_for_registration(record: Record, slurmds: List[str], timeout: float) ->
 def check_daemons_named(record: Record, names: Iterable[str]) -> None:
     """Raise, naming the log file, if one of these daemons has died."""
     for name in names:
+        if not record.alive(name) and name in ACCOUNTING_DAEMONS:
+            path = accounting_log(record.layout, name)
+            raise ClusterError(f"{name} died; see {path}\n--- last lines of {path}:\n{tail(path)}"
+                               + (f"\n--- {accounting_stderr(record.layout, name)}:\n"
+                                  f"{tail(accounting_stderr(record.layout, name))}"))
         if not record.alive(name):
             what = "slurmctld" if name == "slurmctld" else f"slurmd for {name}"
             raise ClusterError(f"{what} died; see {record.layout.daemon_log(name)}\n"

@@ -10,14 +10,16 @@ import time
 from argparse import Namespace
 from typing import Optional
 
+from . import accounting as acct
 from .builds import build_plugin, build_slurm, copy_plugins
-from .common import ClusterError, log, wait_until
+from .common import ACCOUNTING_DAEMONS, ClusterError, log, wait_until
 from .daemons import (check_daemons_named, check_node, check_ports, ctld_responds, daemon_pids,
                       export_lines, node_processes, slurm_cmd, spawn_daemon, stop_cluster,
                       summarize, tail_report, wait_for_idle, wait_for_registration)
 from .layout import RECORD_VERSION, DirLock, Layout, Record, is_cluster_dir, require_record
 from .naming import FRONTEND_NAME, GPUS_PER_NODE, extra_names, node_name, node_width
 from .options import validate_up_opts
+from .ports import ACCOUNTING_PORTS, accounting_ports
 from .procs import signal_pid, stop_pids
 from .slurmconf import gres_conf, is_yaml, nvlblock_yaml, slurm_conf, topology_conf, write_file
 
@@ -81,6 +83,22 @@ def prepare_dir(layout: Layout, opts: Namespace, prefix: str, plugin_dir: Option
     write_file(layout.slurm_conf, "\n".join(slurm_conf(layout, opts, prefix, plugin_dir)) + "\n")
 
 
+def check_accounting(plugin_dir: Optional[str], prefix: str) -> None:
+    """up --accounting: MariaDB is installed, the Slurm has slurmdbd, and
+    nvlblock's plugins, built against the default variant of the same
+    release, fit the accounting variant (config.h differs only in
+    HAVE_MYSQL), so the cluster loads the plugins of the tree under test."""
+    acct.mariadb_programs()
+    acct.check_slurm(prefix)
+    if plugin_dir and not os.environ.get("NVLBLOCK_SLURM_PREFIX"):
+        differ = acct.config_h_differences(build_slurm(False, "build-dir"),
+                                           build_slurm(False, "build-dir", accounting=True))
+        if differ:
+            raise ClusterError("Slurm's accounting variant is configured unlike the default one, whose "
+                               "build nvlblock's plugins are compiled against; config.h differs in: "
+                               + "; ".join(differ[:5]))
+
+
 def raise_interrupt(signum, frame):
     raise KeyboardInterrupt
 
@@ -104,11 +122,15 @@ def cmd_up(opts: Namespace) -> None:
         # ports and write into the fresh state.
         stop_cluster(layout, old, quiet=True)
 
-        prefix = build_slurm(opts.front_end, "prefix")
+        accounting = getattr(opts, "accounting", False)
+        prefix = build_slurm(opts.front_end, "prefix", accounting=accounting)
         plugin_dir = None
         if opts.plugin == "nvlblock" and not opts.plugin_dir:
             plugin_dir = build_plugin(opts.front_end)
-        check_ports(opts.port_base, 1 if opts.front_end else total)
+        slurmd_ports = 1 if opts.front_end else total
+        if accounting:
+            check_accounting(plugin_dir, prefix)
+        check_ports(opts.port_base, slurmd_ports + (ACCOUNTING_PORTS if accounting else 0))
         prepare_dir(layout, opts, prefix, plugin_dir)
         record = Record(layout, {
             "version": RECORD_VERSION, "dir": layout.dir, "prefix": prefix,
@@ -118,12 +140,19 @@ def cmd_up(opts: Namespace) -> None:
             "ctld_daemonized": bool(getattr(opts, "ctld_daemonized", False)),
             "racks": opts.racks, "nodes_per_rack": opts.nodes_per_rack,
             "extra_nodes": opts.extra_nodes, "port_base": opts.port_base, "daemons": {},
+            "accounting": accounting,
         })
         if opts.nodes:
             record.data.update(nodes=opts.nodes,
                                fragment=os.path.abspath(opts.slurm_conf_fragment),
                                topology=os.path.abspath(opts.topology))
         try:
+            if accounting:
+                dbd_port, db_port = accounting_ports(opts.port_base, slurmd_ports)
+                log(f"starting MariaDB on port {db_port} and slurmdbd on port {dbd_port}")
+                acct.write_slurmdbd_conf(layout, prefix, dbd_port, db_port)
+                acct.start_mariadb(record, db_port, opts.timeout)
+                acct.start_slurmdbd(record, opts.timeout)
             log(f"starting slurmctld on port {opts.port_base} ({total} nodes, "
                 f"{opts.plugin}, {'front end' if opts.front_end else 'one slurmd per node'})")
             spawn_daemon(record, "slurmctld", cold=True)
@@ -142,6 +171,8 @@ def cmd_up(opts: Namespace) -> None:
                 spawn_daemon(record, name)
             record.save()
             wait_for_idle(record, total, opts.timeout)
+            if accounting:
+                acct.wait_ctld_registered(record, opts.port_base, opts.timeout)
         except BaseException:
             # Including KeyboardInterrupt: never leave half a cluster behind.
             # The logs stay for the post-mortem.
@@ -150,7 +181,7 @@ def cmd_up(opts: Namespace) -> None:
             stop_cluster(layout, record, quiet=True)
             raise
     log(f"cluster up in {time.monotonic() - started:.1f} s: {total} nodes idle, "
-        f"SLURM_CONF={layout.slurm_conf}")
+        + ("slurmdbd on MariaDB, " if accounting else "") + f"SLURM_CONF={layout.slurm_conf}")
     sys.stdout.write(export_lines(layout, prefix))
 
 
@@ -185,8 +216,8 @@ def cmd_status(opts: Namespace) -> int:
         return 3
     for name in names:
         # One line per daemon, except for a crowd of slurmd.
-        if name == "slurmctld" or len(names) <= 41:
-            label = "slurmctld" if name == "slurmctld" else f"slurmd {name}"
+        if name in ("slurmctld",) + ACCOUNTING_DAEMONS or len(names) <= 43:
+            label = name if name in ("slurmctld",) + ACCOUNTING_DAEMONS else f"slurmd {name}"
             print(f"  {label:16} pid {record.daemons[name].get('pid') or '-':>8}  "
                   f"{'dead' if name in dead else 'alive'}")
     print(f"daemons: {len(names) - len(dead)} alive, {len(dead)} dead"

@@ -91,6 +91,9 @@ def validate_up_opts(opts: Namespace) -> None:
             if value is not None:
                 # Silently ignoring one or the other would be worse.
                 raise ClusterError(f"{flag} and --config exclude each other; put it in the file")
+    if getattr(opts, "accounting", False) and opts.front_end:
+        # Slurm's accounting variant is a multiple-slurmd build.
+        raise ClusterError("--accounting is not supported with --front-end")
     if opts.front_end and opts.preempt_partition:
         # Not a Slurm limit, but nothing here needs it and it is untested.
         raise ClusterError("--preempt-partition is not supported with --front-end")

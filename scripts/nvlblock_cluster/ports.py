@@ -25,6 +25,17 @@ def port_free(port: int) -> bool:
     return True
 
 
+# up --accounting: slurmdbd and MariaDB listen on the two ports after the
+# slurmd's (the slurmctld port, then one per slurmd, then these two).
+ACCOUNTING_PORTS = 2
+
+
+def accounting_ports(port_base: int, slurmd_ports: int) -> "tuple[int, int]":
+    """(slurmdbd's port, MariaDB's port) of a cluster whose slurmctld listens
+    on port_base and whose slurmd take the next slurmd_ports ports."""
+    return port_base + slurmd_ports + 1, port_base + slurmd_ports + 2
+
+
 class PortBlock:
     """A context manager: `base` is the first of `count` + 1 free ports (the
     slurmctld port, then one per slurmd), at a multiple of `step` from

@@ -65,7 +65,9 @@ class ScratchCluster(observe.Observed):
         total = self.racks * self.per_rack + self.extra_nodes
         # A front-end cluster has one slurmd (one port) whatever its size.
         slurmds = 1 if "--front-end" in self.flags else total
-        self.ports = PortBlock(slurmds + 1).__enter__()
+        # --accounting: slurmdbd and MariaDB after the slurmd (ports.py).
+        extra_ports = ports.ACCOUNTING_PORTS if "--accounting" in self.flags else 0
+        self.ports = PortBlock(slurmds + 1 + extra_ports).__enter__()
         try:
             self.dir = tempfile.mkdtemp(prefix=f"nvlt-{self.name}-", dir="/tmp")
             args = ["--racks", str(self.racks), "--nodes-per-rack", str(self.per_rack),

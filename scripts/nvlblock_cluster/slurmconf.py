@@ -12,6 +12,7 @@ from .common import LEND_PARTITION, ClusterError
 from .hostlist import expand_hostlist
 from .layout import Layout
 from .naming import FRONTEND_NAME, GPUS_PER_NODE, extra_range, node_range, node_width, racks_of
+from .ports import accounting_ports
 
 
 def topology_conf(racks: int, per_rack: int, block_sizes: Union[int, str]) -> str:
@@ -180,8 +181,8 @@ def slurm_conf(layout: Layout, opts: Namespace, prefix: str, plugin_dir: Optiona
             conf.append(f"NodeName={extra_range(extra)} NodeHostname=localhost CPUs=4 "
                         "RealMemory=4000 State=UNKNOWN")
     else:
-        # (AccountingStorageTRES=gres/gpu would show GPUs in AllocTRES, but
-        # slurmctld refuses it without slurmdbd.)
+        # (AccountingStorageTRES=gres/gpu shows GPUs in AllocTRES; slurmctld
+        # refuses it without slurmdbd, so only up --accounting sets it.)
         conf.append("GresTypes=gpu")
         ports = f"[{p + 1}-{p + total}]" if total > 1 else str(p + 1)
         conf.append(f"NodeName={nodes} NodeHostname=localhost Port={ports} CPUs=4 "
@@ -194,8 +195,8 @@ def slurm_conf(layout: Layout, opts: Namespace, prefix: str, plugin_dir: Optiona
                         "CPUs=4 RealMemory=4000 State=UNKNOWN")
     if opts.preempt_partition:
         # Partition preemption: a job of gpu (tier 10) may preempt jobs of
-        # lend (tier 1), which are requeued. (QOS preemption would need
-        # slurmdbd, which this cluster does not run.)
+        # lend (tier 1), which are requeued. (QOS preemption needs
+        # slurmdbd: up --accounting, and preempt/qos in --extra-conf.)
         conf.append("PreemptType=preempt/partition_prio")
         conf.append("PreemptMode=REQUEUE")
     tier = " PriorityTier=10" if opts.preempt_partition else ""
@@ -208,7 +209,21 @@ def slurm_conf(layout: Layout, opts: Namespace, prefix: str, plugin_dir: Optiona
         grace = getattr(opts, "lend_grace_time", None)
         conf.append(f"PartitionName={LEND_PARTITION} Nodes=ALL MaxTime=INFINITE State=UP "
                     "OverSubscribe=EXCLUSIVE PriorityTier=1" + (f" GraceTime={grace}" if grace else ""))
+    if getattr(opts, "accounting", False):
+        conf += accounting_conf(accounting_ports(p, total + extra)[0])
     return merge_extra_conf(conf, opts.extra_conf or [])
+
+
+def accounting_conf(dbd_port: int) -> List[str]:
+    """up --accounting: slurmctld sends its jobs to the cluster's slurmdbd,
+    which enforces associations and QOS (QOS preemption, preempt/qos, takes
+    its QOS from there)."""
+    return ["AccountingStorageType=accounting_storage/slurmdbd",
+            "AccountingStorageHost=localhost",
+            f"AccountingStoragePort={dbd_port}",
+            "AccountingStorageEnforce=associations,limits,qos",
+            # GPUs in AllocTRES (sacct -o AllocTRES), as a GPU site has them.
+            "AccountingStorageTRES=gres/gpu"]
 
 
 # Keys that may appear many times in slurm.conf: --extra-conf adds them.
