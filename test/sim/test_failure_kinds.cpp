@@ -263,6 +263,23 @@ TEST(FailureKindScenario, AFaultNoCheckHasFoundFailsTheNextJobOnTheNode) {
     EXPECT_EQ(checked.r.fault_ends, 0u);
 }
 
+TEST(FailureKindScenario, ExpeditedRequeueRestartsAtTheEpilogsEndOrHoldsTheJob) {
+    // Slurm 25.11's --requeue=expedite: a non-zero exit requeues the job
+    // whatever RequeueExit says (requeue=0 here). With a GPU fault the
+    // Epilog's check fails: J1 is eligible when the Epilogs end at 405 and
+    // first in the queue, so it takes rack001's 17 healthy nodes before J3.
+    // With a fault of the job itself every Epilog succeeds: Slurm holds J1
+    // (REQUEUE_HOLD), counted as not requeued, and J3 takes the rack.
+    const SimOptions o = with_kinds("epilog=5s,periodic=off,requeue=0");
+    const Outcome up = run(o, PolicyKind::kBlockExpedite, three_jobs(), {{5, 400, 1400, FailureKind::kUp}});
+    EXPECT_EQ(starts(up.log), "J1@0 J2@0 J1@405 J3@1005 ");
+    EXPECT_EQ(up.r.jobs_not_requeued, 0u);
+    EXPECT_DOUBLE_EQ(up.r.restart_delay.p50, 5);
+    const Outcome job = run(o, PolicyKind::kBlockExpedite, three_jobs(), {{5, 400, 0, FailureKind::kJob}});
+    EXPECT_EQ(starts(job.log), "J1@0 J2@0 J3@405 ");
+    EXPECT_EQ(job.r.jobs_not_requeued, 1u);
+}
+
 TEST(FailureKindScenario, NvrxAbsorbsAGpuFaultInTheJob) {
     // One slice job on nvrx-16+2 takes rack001 whole (16 working + 2
     // standbys). A GPU fault on a working node at 400: NVRx finds it in

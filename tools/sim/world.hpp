@@ -283,8 +283,9 @@ class World {
     bool site_requeues(const SimJob& j) const;
     // fault_end: what the core hears (the plugin's nvlb_job_ended).
     void report_fault_end(std::uint32_t index, Seconds now, bool requeued);
-    // fault_end: the job back in the queue (as kill() puts it) or gone.
-    void requeue_after_fault(std::uint32_t index, Seconds now, bool node_lost);
+    // fault_end: the job back in the queue (as kill() puts it) or gone
+    // (not requeued, or an expedited requeue held).
+    void requeue_after_fault(std::uint32_t index, Seconds now, bool node_lost, bool expedited);
     void drop_after_fault(std::uint32_t index, Seconds now);
     // Timers for the holds of a recovery that opened for the job now.
     void recovery_timers(std::uint32_t index);

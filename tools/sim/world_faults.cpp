@@ -40,7 +40,13 @@ void World::fault_end(std::uint32_t index, Seconds now, const std::vector<NodeIn
     running_by_end_.erase({j.run_start + j.limit, index});
     j.grace_until = -1; // a reclaim or preemption that signalled it is moot
     signalled_.erase(index);
-    const bool requeued = site_requeues(j);
+    // Slurm 25.11's --requeue=expedite requeues a job on any non-zero exit,
+    // whatever RequeueExit says, and holds it until its Epilogs are done:
+    // expedited if one of them failed (job_mgr.c, batch_requeue_fini:
+    // epilog_failed), else held (REQUEUE_HOLD, priority 0) for someone to
+    // release. A node Epilog's health check fails on the faulty node.
+    const bool epilog_failed = !faulty.empty() && opt_.kinds.epilog >= 0;
+    const bool requeued = policy_.expedite ? epilog_failed : site_requeues(j);
     report_fault_end(index, now, requeued);
     if (requeued)
         j.prev_nodes = j.nodes;
@@ -58,7 +64,7 @@ void World::fault_end(std::uint32_t index, Seconds now, const std::vector<NodeIn
     }
     j.nodes.clear();
     if (requeued)
-        requeue_after_fault(index, now, !faulty.empty());
+        requeue_after_fault(index, now, !faulty.empty(), policy_.expedite);
     else
         drop_after_fault(index, now);
     bump_epoch();
@@ -105,7 +111,7 @@ void World::report_fault_end(std::uint32_t index, Seconds now, bool requeued) {
         timer(w->second.until, true);
 }
 
-void World::requeue_after_fault(std::uint32_t index, Seconds now, bool node_lost) {
+void World::requeue_after_fault(std::uint32_t index, Seconds now, bool node_lost, bool expedited) {
     SimJob& j = jobs_[index];
     // Its restart counts (in place or not, and how long after) when it lost
     // a node; after a fault of the job alone there is no place to go back to.
@@ -116,11 +122,13 @@ void World::requeue_after_fault(std::uint32_t index, Seconds now, bool node_lost
     }
     j.state = SimJob::State::kPending;
     // Slurm requeues it once the last Epilog of its nodes has ended, and it
-    // cannot start before the requeue delay after that. Expedited requeue
-    // (Slurm 25.11) is modelled for node failures only (kill()).
-    j.eligible_at = now + std::max<Seconds>(0, opt_.kinds.epilog) + opt_.requeue_delay;
+    // cannot start before the requeue delay after that; an expedited one
+    // can (begin time 0), first in the queue (as kill() puts it).
+    j.eligible_at = now + std::max<Seconds>(0, opt_.kinds.epilog) + (expedited ? 0 : opt_.requeue_delay);
     if (opt_.requeue_order == RequeueOrder::kRequeue)
         j.queued_at = now;
+    if (expedited)
+        j.queued_at -= kNever;
     pending_.insert({j.queued_at, index});
     if (j.spec.closed_loop)
         ++pending_closed_;
@@ -136,7 +144,7 @@ void World::drop_after_fault(std::uint32_t index, Seconds now) {
     j.state = SimJob::State::kDone;
     ++counters_.not_requeued;
     counters_.not_requeued_node_s += static_cast<double>(j.shape.nodes) * static_cast<double>(j.remaining);
-    log_line(now, "abandon", j, {}, "exit status not requeued");
+    log_line(now, "abandon", j, {}, policy_.expedite ? "expedited requeue held" : "exit status not requeued");
 }
 
 bool World::restart_job_fault(std::uint32_t index, Seconds now) {
