@@ -130,6 +130,7 @@ class Soak:
         self.repairs = []                  # heap of (time, seq, action, args)
         self.seq = 0
         self.moved = {}                    # node -> its block before a topology move
+        self.moves_back = 0
         self.log_offset = 0
         self.stderr_offset = 0
         self.reconfigures = 0
@@ -760,18 +761,40 @@ class Soak:
         node = self.rng.choice(free)
         src = self.block_of[node]
         dst = self.rng.choice([b for b in sorted(self.racks_of) if b != src])
+        offset = os.path.getsize(self.c.ctld_log)
         p = self.c.run("scontrol", "update", f"nodename={node}", f"topology=default:{dst}", check=False)
         accepted = p.returncode == 0
+        why = None
+        if not accepted:
+            # nvlblock says why in slurmctld's log (scontrol only "not available").
+            time.sleep(0.5)
+            with open(self.c.ctld_log, "rb") as f:
+                f.seek(offset)
+                m = re.search(rb"cannot put node \S+ into '\S+': ([^\n]*)", f.read())
+            why = m.group(1).decode("utf-8", "replace")[:200] if m else None
         if accepted:
             self.moved[node] = src
             self.schedule(self.rng.uniform(20, 60), "move_back", node)
         return {"node": node, "from": src, "to": dst, "accepted": accepted,
-                "said": (p.stderr or p.stdout).strip()[:200]}
+                "said": (p.stderr or p.stdout).strip()[:200], "nvlblock_said": why}
+
+    def topology_figures(self):
+        moves = [e for e in self.events if e["kind"] == "topology_move"]
+        why = {}
+        for e in moves:
+            if not e["accepted"]:
+                text = e.get("nvlblock_said") or e["said"]
+                key = ("a recovery waits on the block" if "waiting to restart" in text else
+                       "the node's job would be split" if "split the job" in text else text)
+                why[key] = why.get(key, 0) + 1
+        return {"accepted": sum(1 for e in moves if e["accepted"]), "refused": sum(why.values()),
+                "refused_because": why, "moved_back": self.moves_back}
 
     def re_move_back(self, node):
         p = self.c.run("scontrol", "update", f"nodename={node}", "topology=", check=False)
         if p.returncode == 0:
             self.moved.pop(node, None)
+            self.moves_back += 1
         else:
             # Refused (its new block has a job on it now): try again later.
             self.schedule(20, "move_back", node)
@@ -857,8 +880,7 @@ class Soak:
             "events_skipped_no_target": self.skipped,
             "topology_moves": ("skipped: Slurm %s has no run-time topology changes (25.05+)"
                                % ".".join(map(str, self.version))) if self.version < (25, 5, 0) else
-            {"accepted": sum(1 for e in self.events if e["kind"] == "topology_move" and e["accepted"]),
-             "refused": sum(1 for e in self.events if e["kind"] == "topology_move" and not e["accepted"])},
+            self.topology_figures(),
             "failover": "not run: one slurmctld host (test/netns/failover_cluster.py covers failover)",
             "jobs": {"submitted": self.submitted, "ended": ends, "released_from_hold": self.released,
                      "submit_refusals": self.submit_errors, "max_running": summary["max_running_jobs"]},
