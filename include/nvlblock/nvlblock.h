@@ -356,8 +356,14 @@ nvlb_status_t nvlb_advance(nvlb_planner_t* planner, const uint8_t* node_states, 
  * slice (fewer healthy nodes than its slice, or a block fault) accrue
  * between two calls to the blocks short at the first. Call it every pass
  * of the caller's clock (slurmctld's nvlblock thread does); the reports show
- * it (ShortOfSliceSeconds=, nvlblock_block_short_of_slice_seconds_total). */
+ * it (ShortOfSliceSeconds=, nvlblock_block_short_of_slice_seconds_total).
+ * Node failures older than recovery.lemon.window are forgotten here. */
 nvlb_status_t nvlb_observe_health(nvlb_planner_t* planner, const uint8_t* node_states, size_t node_count, int64_t now);
+/* An operator cleared a node's failures under jobs (it had its part
+ * replaced): it is no longer a lemon (docs/placement.md rule 5a). Logged
+ * (nvlb_drain_log). cleared (may be NULL): whether it had failures kept.
+ * NVLB_E_INVALID: no such node. */
+nvlb_status_t nvlb_clear_lemon(nvlb_planner_t* planner, const char* node_name, bool* cleared);
 /* When, after now, nvlb_advance() next has something to do by time alone (a
  * wait ending); INT64_MAX when none. */
 int64_t nvlb_next_deadline(const nvlb_planner_t* planner, int64_t now);

@@ -66,7 +66,14 @@ static void *_writer_loop(void *arg)
 
 		if (save) {
 			nvlb_planner_t *planner = nvlb_process_planner();
-			uint64_t version = nvlb_state_version(planner);
+			uint64_t version;
+
+			/* Saves come only from a controller in control:
+			 * an operator's requests are taken then, and what
+			 * they change saved at once. */
+			if (planner)
+				nvlbt_take_requests(planner);
+			version = nvlb_state_version(planner);
 
 			if (planner && (!ever_saved || (version != saved)) && nvlbs_save_state(planner)) {
 				saved = version;

@@ -122,6 +122,9 @@ extern bool nvlbt_other_had_control(void);
 extern void nvlbt_files_request(bool save, char *json, char *json_path, char *prom, char *prom_path);
 extern void nvlbt_files_start(void);
 extern void nvlbt_files_stop(void);
+/* operator_requests.c: apply and remove the requests an operator left in
+ * <StateSaveLocation>/nvlblock-requests (file writer thread, in control). */
+extern void nvlbt_take_requests(nvlb_planner_t *planner);
 
 /* The status thread serves one topology, the one recovery is in (its
  * planner is the process planner); stopped before that topology goes. */

@@ -596,10 +596,27 @@ nvlb_status_t nvlb_observe_health(nvlb_planner_t* p, const uint8_t* node_states,
     if (!p || !node_states)
         return NVLB_E_INVALID;
     return guarded(nullptr, [&] {
-        std::lock_guard lock(p->mutex);
+        ChangingLock lock(p); // old node failures are forgotten: saved
         if (node_count != p->planner.topology().node_count())
             return NVLB_E_INVALID;
         p->planner.observe_health(states_of(p, node_states, node_count), now);
+        return NVLB_OK;
+    });
+}
+
+nvlb_status_t nvlb_clear_lemon(nvlb_planner_t* p, const char* node_name, bool* cleared) {
+    if (cleared)
+        *cleared = false;
+    if (!p || !node_name)
+        return NVLB_E_INVALID;
+    return guarded(nullptr, [&] {
+        ChangingLock lock(p);
+        const auto node = p->planner.topology().find_node(node_name);
+        if (!node)
+            return NVLB_E_INVALID;
+        const bool had = p->planner.clear_lemon(*node);
+        if (cleared)
+            *cleared = had;
         return NVLB_OK;
     });
 }

@@ -64,7 +64,7 @@ class Planner {
     const HealthClock& health() const { return health_; }
 
     // Nodes that are lemons at `now` (recovery/lemons.hpp), sorted: placed
-    // last within their block (docs/placement.md rule 8).
+    // last within their block (docs/placement.md rule 5a).
     std::vector<NodeIndex> lemons(std::int64_t now) const;
     // An operator cleared the node's failures (it had its part replaced).
     // Logged; returns whether it had any.

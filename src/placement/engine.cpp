@@ -213,7 +213,7 @@ Views view_blocks(const Snapshot& snap, const Request& req) {
 // through preemption (lent before busy, so preemption hits preemptible work
 // first). Preemptible work borrowing spares takes free nodes from the end of
 // the block, so ordinary work keeps packing from the start. Within each of
-// those passes lemons come last (rule 8): never taken while another node of
+// those passes lemons come last (rule 5a): never taken while another node of
 // the pass would do, never traded for a preemption either.
 void gather_nodes(const Snapshot& snap, const Request& req, const BlockView& v, int count,
                   std::vector<NodeIndex>& out) {

@@ -86,7 +86,7 @@ class Snapshot {
     std::span<const BlockIndex> hold_blocks() const { return hold_blocks_; }
     std::span<const BlockIndex> held_blocks() const { return held_blocks_; }
 
-    // Lemons (recovery/lemons.hpp, docs/placement.md rule 8): nodes taken
+    // Lemons (recovery/lemons.hpp, docs/placement.md rule 5a): nodes taken
     // last within their block. Sorted; few or none, so no per-node array.
     void set_last_choice(std::vector<NodeIndex> sorted) { last_choice_ = std::move(sorted); }
     bool last_choice(NodeIndex n) const {

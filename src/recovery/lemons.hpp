@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 //
-// Lemons (docs/placement.md rule 8): a node that failed under `failures`
+// Lemons (docs/placement.md rule 5a): a node that failed under `failures`
 // jobs within `window` is the last choice, once it is back in service, for
 // a replacement in an in-place restart and for a slice. Every published
 // fleet study finds a few nodes causing most job failures (Meta's research

@@ -432,6 +432,29 @@ void gauges(std::ostringstream& o, const std::tuple<const char*, const char*, in
     }
 }
 
+// The recoveries by trigger and by requeue path.
+void recovery_kind_samples(std::ostringstream& o, const ClusterReport& r) {
+    help(o, "nvlblock_recovery_triggers_total", "counter",
+         "Recoveries opened, by why the job's nodes counted as failed (node_down; drained at its end, as a GPU "
+         "or NVLink fault leaves them; after_end: failed or drained within recovery.failure_window).");
+    for (const auto& [name, n] : by_trigger(r.counters))
+        o << "nvlblock_recovery_triggers_total{trigger=\"" << name << "\"} " << n << '\n';
+    help(o, "nvlblock_recovery_paths_total", "counter",
+         "Recoveries opened, by how Slurm requeued the job (node_fail; exit_code: RequeueExit or "
+         "RequeueExitHold; requeue: scontrol requeue).");
+    for (const auto& [name, n] : by_path(r.counters))
+        o << "nvlblock_recovery_paths_total{path=\"" << name << "\"} " << n << '\n';
+}
+
+// One sample per lemon (recovery/lemons.hpp).
+void lemon_samples(std::ostringstream& o, const ClusterReport& r) {
+    help(o, "nvlblock_lemon_failures", "gauge",
+         "Failures under jobs within recovery.lemon.window of each lemon node (in_service: 1 when healthy).");
+    for (const auto& l : r.lemons)
+        o << "nvlblock_lemon_failures{node=\"" << label_value(l.node) << "\",block=\"" << label_value(l.block)
+          << "\",in_service=\"" << (l.in_service ? 1 : 0) << "\"} " << l.failures << '\n';
+}
+
 } // namespace
 
 std::string report_prometheus(const ClusterReport& r) {
@@ -496,21 +519,8 @@ std::string report_prometheus(const ClusterReport& r) {
     o << "nvlblock_reclaimed_jobs_total " << r.counters.reclaimed_jobs << '\n';
     help(o, "nvlblock_node_failures_total", "counter", "Jobs that lost nodes to a failure and were requeued.");
     o << "nvlblock_node_failures_total " << r.counters.failures << '\n';
-    help(o, "nvlblock_recovery_triggers_total", "counter",
-         "Recoveries opened, by why the job's nodes counted as failed (node_down; drained at its end, as a GPU "
-         "or NVLink fault leaves them; after_end: failed or drained within recovery.failure_window).");
-    for (const auto& [name, n] : by_trigger(r.counters))
-        o << "nvlblock_recovery_triggers_total{trigger=\"" << name << "\"} " << n << '\n';
-    help(o, "nvlblock_recovery_paths_total", "counter",
-         "Recoveries opened, by how Slurm requeued the job (node_fail; exit_code: RequeueExit or "
-         "RequeueExitHold; requeue: scontrol requeue).");
-    for (const auto& [name, n] : by_path(r.counters))
-        o << "nvlblock_recovery_paths_total{path=\"" << name << "\"} " << n << '\n';
-    help(o, "nvlblock_lemon_failures", "gauge",
-         "Failures under jobs within recovery.lemon.window of each lemon node (in_service: 1 when healthy).");
-    for (const auto& l : r.lemons)
-        o << "nvlblock_lemon_failures{node=\"" << label_value(l.node) << "\",block=\"" << label_value(l.block)
-          << "\",in_service=\"" << (l.in_service ? 1 : 0) << "\"} " << l.failures << '\n';
+    recovery_kind_samples(o, r);
+    lemon_samples(o, r);
     help(o, "nvlblock_recoveries_pending", "gauge", "Jobs waiting to restart in place.");
     o << "nvlblock_recoveries_pending " << r.pending.size() << '\n';
     help(o, "nvlblock_status_generated_seconds", "gauge", "Unix time the status was computed.");

@@ -694,6 +694,27 @@ START_TEST(test_recovery_gone) {
 }
 END_TEST
 
+START_TEST(test_clear_lemon) {
+    uint32_t job[2] = {20, 21}, failed = 21;
+    bool cleared = true;
+    struct lines log = {0};
+
+    /* gb0022 fails under three jobs within the week: a lemon (logged). */
+    for (uint32_t i = 0; i < 3; i++)
+        ck_assert_int_eq(nvlb_job_failed(planner, 7 + i, job, 2, &failed, 1, 50 + (int64_t)i), NVLB_OK);
+    ck_assert_uint_eq(nvlb_drain_log(planner, NULL, NULL), 4);
+    ck_assert_int_eq(nvlb_clear_lemon(planner, "gb0022", &cleared), NVLB_OK);
+    ck_assert(cleared);
+    ck_assert_uint_eq(nvlb_drain_log(planner, collect, &log), 1);
+    ck_assert_str_eq(log.text[0], "nvlblock: recovery failures of gb0022 cleared by an operator: no longer a lemon");
+    ck_assert_int_eq(nvlb_clear_lemon(planner, "gb0022", &cleared), NVLB_OK);
+    ck_assert(!cleared);
+    ck_assert_int_eq(nvlb_clear_lemon(planner, "nosuchnode", &cleared), NVLB_E_INVALID);
+    ck_assert_int_eq(nvlb_clear_lemon(planner, NULL, NULL), NVLB_E_INVALID);
+    ck_assert_int_eq(nvlb_clear_lemon(NULL, "gb0022", NULL), NVLB_E_INVALID);
+}
+END_TEST
+
 /* ---- saved state ----------------------------------------------------------------- */
 
 START_TEST(test_state_round_trip) {
@@ -716,7 +737,10 @@ START_TEST(test_state_round_trip) {
     ck_assert_str_eq(text, "nvlblock-state 2\n"
                            "counters 1 0 0 0 0 0 1 0 0 0 1 0 0\n"
                            "record 555 1000 1300 1300 0 gb[0019-0034] gb[0021-0022] rack02=gb[0019-0036]\n"
-                           "end 1 0 0\n");
+                           "end 1 0 0\n"
+                           "node-failures gb0021 1000\n"
+                           "node-failures gb0022 1000\n"
+                           "end-node-failures 2\n");
 
     ck_assert_int_eq(nvlb_planner_load(yaml_path, NULL, 0, 0, &other, &err), NVLB_OK);
     ck_assert_int_eq(nvlb_state_load(other, state, &err), NVLB_OK);
@@ -1065,7 +1089,8 @@ START_TEST(test_reports) {
     ck_assert_ptr_nonnull(text);
     ck_assert_ptr_nonnull(strstr(text, "BlockName=rack01 Nodes=gb[0001-0018] BlockSize=18 Slice=16 Spares=2 "));
     ck_assert_ptr_nonnull(strstr(text, "BlockName=rack02 Nodes=gb[0019-0036] "));
-    ck_assert_ptr_nonnull(strstr(text, "Failed=1 FailedNodes=gb0021 SpareDeficit=1 ShortOfSliceSeconds=0\n"));
+    ck_assert_ptr_nonnull(
+        strstr(text, "Failed=1 FailedNodes=gb0021 SpareDeficit=1 ShortOfSliceSeconds=0 Lemons=(null)\n"));
     ck_assert_ptr_nonnull(strstr(text, "\nnvlblock: Blocks=2 Nodes=36 Healthy=35 Failed=1 "));
     ck_assert_int_eq(text[strlen(text) - 1], '\n');
     nvlb_free(text);
@@ -1265,6 +1290,7 @@ static Suite* capi_suite(void) {
     tcase_add_test(place, test_place_argument_errors);
     tcase_add_test(recovery, test_recovery_flow);
     tcase_add_test(recovery, test_recovery_gone);
+    tcase_add_test(recovery, test_clear_lemon);
     tcase_add_test(recovery, test_reclaim_flow);
     tcase_add_test(recovery, test_two_planners_share_nothing);
     tcase_add_test(recovery, test_job_ended);

@@ -70,6 +70,42 @@ def faulting_job_script(directory, node_index, status):
             "sleep 3600\n")
 
 
+def lemon_cluster(name, directory):
+    """2 racks as gpu_fault_cluster's, but one failure under a job makes a
+    lemon (recovery.lemon.failures: 1), so that one test can make one."""
+    path = os.path.join(directory, "nvlblock.yaml")
+    lines = ["defaults:", "  slice: 16", "  spares: 2",
+             "recovery:", f"  wait: {RECOVERY_WAIT}", "  lemon:", "    failures: 1", "    window: 1d",
+             "status:", "  interval: 1", "blocks:"]
+    for r in (1, 2):
+        lines += [f"  - name: rack{r:02d}", f"    nodes: gb[{(r - 1) * 18 + 1:04d}-{r * 18:04d}]"]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return Cluster(name, racks=2, plugin="nvlblock",
+                   flags=["--config", path, "--extra-conf", f"RequeueExit={REQUEUE_EXIT}"])
+
+
+def faulting_on_request_script(bad_file):
+    """A --requeue job that, whenever `bad_file` appears, drains the node it
+    names (as a health check would on an XID), removes it and exits with
+    the RequeueExit status; otherwise it runs on."""
+    return ("#!/bin/sh\n"
+            "while :; do\n"
+            f"  if [ -e {bad_file} ]; then\n"
+            f"    bad=$(cat {bad_file}); rm -f {bad_file}\n"
+            "    scontrol update nodename=$bad state=drain reason=gpu-xid-79\n"
+            f"    exit {REQUEUE_EXIT}\n"
+            "  fi\n"
+            "  sleep 0.2\n"
+            "done\n")
+
+
+def status_tool():
+    build = os.environ.get("NVLCLUSTER_BUILD_DIR") or os.path.join(
+        os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "build")
+    return os.path.join(build, "tools", "status", "nvlblock-status")
+
+
 class GpuFault(ClusterTest):
 
     def _start(self, c, script=None, wrap="sleep 3600"):
@@ -191,6 +227,56 @@ class GpuFault(ClusterTest):
             self.assertLessEqual(took, RECOVERY_WAIT + REQUEUE_DELAY + 40)
             self.assertGreaterEqual(took, RECOVERY_WAIT - 2, "the rack was not held for the held job at all")
             self.assertEqual(c.state(job), "SPECIAL_EXIT")  # held until released
+
+    def test_a_lemon_is_the_last_choice_for_a_replacement(self):
+        """A node that failed under a job (one failure makes a lemon here),
+        repaired and resumed, is not the spare a second in-place restart
+        takes while another is free, though it comes first in the rack; it
+        is listed, and an operator's nvlblock-status --clear-lemon forgets it
+        (docs/placement.md rule 5a)."""
+        d = tempfile.mkdtemp(prefix="nvlt-lemon-", dir="/tmp")
+        self.addCleanup(shutil.rmtree, d, True)
+        with lemon_cluster("gpu7", d) as c:
+            bad_file = os.path.join(d, "bad")
+            script = os.path.join(d, "slice.sh")
+            with open(script, "w") as f:
+                f.write(faulting_on_request_script(bad_file))
+            job = c.sbatch("-N16", "--requeue", "-J", "slice", script, wrap=None)
+            nodes = c.wait_running(job)
+            rack = rack_name_of(nodes[0])
+            rack_nodes = sorted(n for n in c.node_states() if rack_name_of(n) == rack)
+            spares = sorted(set(rack_nodes) - set(nodes))
+            lemon = nodes[2]
+            self.assertLess(lemon, spares[-1])
+            with open(bad_file, "w") as f:
+                f.write(lemon + "\n")
+            c.wait_log(rf"nvlblock: recovery {lemon} is a lemon: 1 failures under jobs within 86400 s", 30)
+            first = c.wait_restarted(job, RESTART_TIMEOUT)
+            self.assertEqual(sorted(set(first) - set(nodes)), spares[:1])
+            c.resume(lemon)
+            b = c.wait_for(lambda: (lambda b: b if b["Failed"] == "0" else None)(c.topology_block(rack)), 15,
+                           f"{lemon} back in service")
+            self.assertEqual(b["Lemons"], lemon, b)
+            status = c.wait_status(lambda s: s.get("lemons") and s["lemons"][0]["in_service"], 10,
+                                   "the lemon listed in service")
+            self.assertEqual((status["lemons"][0]["node"], status["lemons"][0]["block"]), (lemon, rack), status)
+            # A second fault: the free nodes are the lemon and the last spare.
+            restarts = int(c.job(job)["Restarts"])
+            second_bad = first[5]
+            with open(bad_file, "w") as f:
+                f.write(second_bad + "\n")
+            c.wait_for(lambda: int(c.job(job)["Restarts"]) > restarts and c.state(job) == "RUNNING",
+                       RESTART_TIMEOUT, "the second restart")
+            second = c.nodes(job)
+            self.assertOnRack(second, rack)
+            self.assertIn(spares[-1], second)
+            self.assertNotIn(lemon, second, "the lemon was taken while another spare was free")
+            out = c.run(status_tool(), "--clear-lemon", lemon).stdout
+            self.assertIn("clear-lemon." + lemon, out)
+            c.wait_log(rf"nvlblock: recovery failures of {lemon} cleared by an operator: no longer a lemon", 15)
+            # The second fault's node is one too (one failure makes one here).
+            c.wait_for(lambda: c.topology_block(rack)["Lemons"] == second_bad, 10, "the lemon cleared")
+            self.assertEqual(os.listdir(c.path("state", "nvlblock-requests")), [])
 
     def test_time_to_recovery_gpu_fault_beside_node_down(self):
         """Failure to running again, the GPU-fault path (drained by the job,

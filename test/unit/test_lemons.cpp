@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 //
-// Lemons (src/recovery/lemons.hpp, docs/placement.md rule 8): a node that
+// Lemons (src/recovery/lemons.hpp, docs/placement.md rule 5a): a node that
 // failed under recovery.lemon.failures jobs within its window is taken last
 // for replacements and slices; what counts, the window, the operator's
 // clear, the reports, and the saved state.

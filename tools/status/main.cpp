@@ -2,6 +2,8 @@
 //
 // nvlblock-status: the status file slurmctld writes, as a table.
 #include "cli.hpp"
+#include "lemon_request.hpp"
+#include "model/hostlist.hpp"
 #include "readers/load_topology.hpp"
 #include "run_main.hpp"
 #include "slurm_conf.hpp"
@@ -35,6 +37,11 @@ STATUS_FILE defaults to nvlblock.yaml's status.json if set, else
                       held nodes (the totals still cover every block)
   --recent N          recent recoveries to list (default 5)
   --now UNIX_TIME     take this as the current time (for replaying old files)
+  --clear-lemon NODES forget these nodes' failures under jobs (a hostlist), so
+                      that they are no longer lemons (docs/admin.md 4.6): asks
+                      slurmctld through <StateSaveLocation>/nvlblock-requests
+                      (root or SlurmUser); applied within seconds and logged
+                      by slurmctld. Shows nothing else.
 
 Exit status: 0 shown; 1 the file cannot be read or is not a status file;
 2 usage error; 3 shown, but the file is stale.
@@ -75,12 +82,35 @@ Located locate(const cli::Args& args) {
     return l;
 }
 
+int clear_lemons(const cli::Args& args) {
+    const std::string conf_path = args.str("slurm-conf", tool::default_slurm_conf_path());
+    const tool::SlurmConf conf = tool::read_slurm_conf(conf_path);
+    if (!conf.problems.empty() && conf.settings.empty())
+        throw std::runtime_error(conf.problems.front().str());
+    std::vector<std::string> nodes;
+    try {
+        nodes = hostlist::expand(args.str("clear-lemon", ""));
+    } catch (const std::exception& e) {
+        throw cli::UsageError(std::string("--clear-lemon: ") + e.what());
+    }
+    if (nodes.empty())
+        throw cli::UsageError("--clear-lemon needs node names");
+    for (const std::string& path :
+         status::request_clear_lemons(conf.get("StateSaveLocation").value_or("/var/spool/slurmctld"), nodes,
+                                      conf.get("SlurmUser").value_or("root")))
+        std::cout << "asked slurmctld: " << path << "\n";
+    std::cout << "slurmctld applies it within seconds while in control and logs \"failures of NODE cleared\"\n";
+    return 0;
+}
+
 int run(int argc, char** argv) {
-    cli::Args args(argc, argv, {"slurm-conf", "stale", "now", "recent"}, {"help", "problems"});
+    cli::Args args(argc, argv, {"slurm-conf", "stale", "now", "recent", "clear-lemon"}, {"help", "problems"});
     if (args.has("help")) {
         std::cout << kUsage;
         return 0;
     }
+    if (args.has("clear-lemon"))
+        return clear_lemons(args);
     if (args.positional().size() > 1)
         throw cli::UsageError("more than one status file given");
     const Located where = locate(args);

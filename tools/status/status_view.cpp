@@ -111,6 +111,18 @@ Status parse_root(json_object* root) {
         x.stranded = json::integer(b, key::stranded, path);
         s.blocks.push_back(std::move(x));
     }
+    if (json_object* lemons = json::member(root, key::lemons, ""); !json::is_null(lemons)) {
+        for (std::size_t i = 0, n = json::array_size(lemons, key::lemons); i < n; ++i) {
+            json_object* l = json::at(lemons, i);
+            const std::string path = idx(key::lemons, i);
+            Lemon x;
+            x.node = json::string(l, key::node, path);
+            x.block = json::string_or(l, key::block, path, "");
+            counts(l, path, {{key::failures, &x.failures}, {key::last_failure, &x.last_failure}});
+            x.in_service = json::boolean_or(l, key::in_service, path, false);
+            s.lemons.push_back(std::move(x));
+        }
+    }
     return s;
 }
 
@@ -296,6 +308,11 @@ std::string render(const Status& s, const std::string& path, const RenderOptions
             out << "fallback in " << format_age(p.fallback_at - o.now);
         out << "\n";
     }
+    for (const auto& l : s.lemons)
+        out << "lemon:         " << l.node << " (" << (l.block.empty() ? "-" : l.block)
+            << "): " << plural(l.failures, "failure") << " under jobs, the last " << format_age(o.now - l.last_failure)
+            << " ago; " << (l.in_service ? "in service, taken last" : "out of service")
+            << " (nvlblock-status --clear-lemon " << l.node << " forgets it)\n";
     if (!s.recent.empty() && o.recent > 0) {
         out << "recent:\n";
         const std::size_t first = s.recent.size() > o.recent ? s.recent.size() - o.recent : 0;

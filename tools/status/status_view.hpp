@@ -29,6 +29,13 @@ struct Event {
     std::string outcome, blocks;
 };
 
+// A node that failed under recovery.lemon.failures jobs within the window.
+struct Lemon {
+    std::string node, block;
+    std::int64_t failures = 0, last_failure = 0;
+    bool in_service = false;
+};
+
 struct Status {
     std::int64_t generated_at = 0;
     std::int64_t nodes = 0, nodes_in_blocks = 0, healthy = 0, failed = 0, busy = 0, lent = 0, free = 0;
@@ -38,6 +45,7 @@ struct Status {
     std::vector<Pending> pending;
     std::vector<Event> recent;
     std::vector<Block> blocks;
+    std::vector<Lemon> lemons; // absent in files written before lemons: none
 };
 
 // Throws nvlblock::ConfigError ("file:line: ...") for bad JSON and
