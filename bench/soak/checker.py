@@ -130,6 +130,8 @@ class Checker:
         self.max_running = 0
         self.queue_samples = 0
         self.twice_since = {}       # job -> first time seen with two runs
+        self.process_samples = 0
+        self.max_scripts = 0        # most batch scripts seen at once: 0 would mean the scan sees nothing
         # recoveries
         self.open = {}              # job -> {"at", "wait", "line"}
         self.recoveries = {"failures": 0, "in_place": 0, "elsewhere": 0, "fallbacks": 0, "abandoned": 0,
@@ -246,6 +248,8 @@ class Checker:
 
     def processes(self, now, runs):
         """runs: {job id: {(restart count, node)}} of batch scripts alive."""
+        self.process_samples += 1
+        self.max_scripts = max(self.max_scripts, sum(len(v) for v in runs.values()))
         for job, seen in runs.items():
             if len(seen) > 1:
                 since = self.twice_since.setdefault(job, now)
@@ -382,7 +386,9 @@ class Checker:
             kinds[v["kind"]] = kinds.get(v["kind"], 0) + 1
         return {"violations": len(self.violations), "violations_by_kind": kinds,
                 "samples": {"ctld": self.ctld_samples, "ctld_unanswered": self.ctld_unanswered_samples,
-                            "queue": self.queue_samples, "status": self.status_samples},
+                            "queue": self.queue_samples, "status": self.status_samples,
+                            "processes": self.process_samples},
+                "most_batch_scripts_seen_at_once": self.max_scripts,
                 "max_running_jobs": self.max_running, "recoveries": dict(self.recoveries),
                 "recoveries_open_at_end": sorted(self.open), "slurmctld_pauses": len(self.pauses),
                 "slurmctld_paused_seconds": round(sum((b or a) - a for a, b in self.pauses), 1)}

@@ -249,7 +249,8 @@ class Soak:
                 continue
             try:
                 with open(f"/proc/{pid}/cmdline", "rb") as f:
-                    if b"soak-job.sh" not in f.read():
+                    # slurmd runs a copy of the batch script: spool/.../slurm_script.
+                    if b"/slurm_script\0" not in f.read():
                         continue
                 with open(f"/proc/{pid}/environ", "rb") as f:
                     env = f.read().split(b"\0")

@@ -96,6 +96,7 @@ class Checker(unittest.TestCase):
         for i in range(10):
             ck.processes(T0 + 100 + 5 * i, two)
         self.assertEqual(self.kinds(ck), ["run_twice"])
+        self.assertEqual(ck.summary()["most_batch_scripts_seen_at_once"], 2)
 
     def test_unexplained_ends(self):
         ck = checker.Checker()

@@ -35,6 +35,8 @@ class Soak(ClusterTest):
         self.assertGreaterEqual(r["jobs"]["submitted"], 15, r["jobs"])
         self.assertGreaterEqual(r["recoveries_log"]["failures"], 2, r["recoveries_log"])
         self.assertGreater(r["invariants"]["samples"]["status"], 20, r["invariants"]["samples"])
+        # The /proc scan behind "run twice" finds the batch scripts at all.
+        self.assertGreaterEqual(r["invariants"]["most_batch_scripts_seen_at_once"], 3, r["invariants"])
 
 
 if __name__ == "__main__":
