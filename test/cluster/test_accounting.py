@@ -39,7 +39,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nvltest import REQUEUE_DELAY, Cluster, ClusterTest, main, rack_name_of, rack_nodes  # noqa: E402
+from nvltest import REQUEUE_DELAY, Cluster, ClusterTest, log, main, rack_name_of, rack_nodes  # noqa: E402
 
 # The scavenger QOS's PreemptExemptTime. Rack B's fallback comes
 # HOLD (41 s) after the failure; its scavenger job started just before the
@@ -219,6 +219,9 @@ class Accounting(ClusterTest):
             # sacct: the preempted run of the scavenger job says why.
             rows = self.wait_sacct(c, scav_a, lambda rows: any(r["State"] == "PREEMPTED" for r in rows),
                                    "with a PREEMPTED run")
+            log("sacct after the reclaim (docs/admin.md 4.1 shows it):\n" + c.run(
+                "sacct", "-D", "-X", "-j", f"{a.job},{scav_a}", "-o",
+                "JobID,QOS,State,NodeList%28,FailedNode,AdminComment%90").stdout)
             preempted = [r for r in rows if r["State"] == "PREEMPTED"]
             self.assertEqual(len(preempted), 1, rows)
             self.assertEqual(c.expand(preempted[0]["NodeList"]), [a.spares[0]], rows)
