@@ -172,6 +172,33 @@ static time_t _move(job_record_t *victim, uint8_t action, job_record_t *job_ptr,
 	return now;
 }
 
+/* The nodes the plan's victims hold on the blocks it makes room on: those
+ * the recovering job would take. */
+static bitstr_t *_freed_on_plan_blocks(nvlb_planner_t *planner, const nvlb_reclaim_t *plan)
+{
+	bitstr_t *freed = bit_alloc(node_record_count);
+	char *blocks = xstrdup(plan->blocks), *save = NULL;
+	bitstr_t *on_blocks = bit_alloc(node_record_count);
+
+	for (char *name = strtok_r(blocks, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		int32_t b = nvlb_find_block(planner, name);
+
+		for (int n = 0; (b >= 0) && (n < node_record_count); n++)
+			if (nvlb_block_of(planner, (uint32_t) n) == b)
+				bit_set(on_blocks, n);
+	}
+	for (size_t v = 0; v < plan->job_count; v++) {
+		job_record_t *victim = find_job_record(plan->jobs[v]);
+
+		if (victim && victim->node_bitmap)
+			bit_or(freed, victim->node_bitmap);
+	}
+	bit_and(freed, on_blocks);
+	FREE_NULL_BITMAP(on_blocks);
+	xfree(blocks);
+	return freed;
+}
+
 /* One recovering job: ask the core, then carry the plan out whole. */
 static void _reclaim_for(nvlb_planner_t *planner, job_record_t *job_ptr, running_args_t *running, const uint8_t *states,
 			 nvlb_reclaim_t *plan, time_t now)
@@ -202,6 +229,22 @@ static void _reclaim_for(nvlb_planner_t *planner, job_record_t *job_ptr, running
 	if (!plan->job_count) {
 		(void) nvlb_reclaim_refused(planner, job_ptr->job_id, plan->message);
 		return;
+	}
+	/* Nobody is moved for a restart Slurm would not start on those nodes. */
+	{
+		bitstr_t *freed = _freed_on_plan_blocks(planner, plan);
+		const char *why = nvlbt_slurm_refuses(job_ptr, freed, now);
+
+		FREE_NULL_BITMAP(freed);
+		if (why) {
+			char *refusal = xstrdup_printf("JobId=%u: nothing reclaimed: Slurm would not start it on "
+						       "the nodes a reclaim would free on %s (%s)",
+						       job_ptr->job_id, plan->blocks, why);
+
+			(void) nvlb_reclaim_refused(planner, job_ptr->job_id, refusal);
+			xfree(refusal);
+			return;
+		}
 	}
 	/* Every victim is running (the list was made under the same locks):
 	 * the plan is carried out whole. */

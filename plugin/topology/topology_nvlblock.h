@@ -107,6 +107,11 @@ extern bool nvlbt_reclaims_spares(const nvlbt_topo_t *topo);
  * in place get their blocks back. Needs slurmctld's job and node write locks. */
 extern void nvlbt_reclaim_spares(nvlb_planner_t *planner, time_t now);
 
+/* reclaim_eligible.c: NULL when Slurm would let job_ptr run on `nodes`
+ * (partition, exclusions, constraints, reservations), else why not. Needs
+ * the job, node and partition locks. */
+extern const char *nvlbt_slurm_refuses(job_record_t *job_ptr, bitstr_t *nodes, time_t now);
+
 /* The status thread (status_thread.c), slurmctld only. */
 /* control.c: whether this slurmctld is the one in control (status thread
  * only: it may read a small file); build_config reports a takeover. */

@@ -263,6 +263,31 @@ class Reclaim(ClusterTest):
             self.assertEqual(len(c.log_lines(r"nvlblock: recovery JobId=\d+ reclaiming")), 2)
             self.assertEqual(c.log_lines(r"preempted JobId=(?!(%d|%d) )" % (lent, scav)), [])
 
+    def test_nobody_is_moved_for_a_restart_slurm_would_not_start_there(self):
+        """The slice job excludes (-x) the spare a preemptable job runs on:
+        Slurm would not start it there, so that job is not preempted for it
+        (before, it was, and the restart still could not happen); the slice
+        job falls back to the other rack after the hold (issue 36)."""
+        with reclaim_cluster("reclaim-x", 2, flags=PREEMPT) as c:
+            script = self.victim_script(c)
+            job = c.sbatch("-N16", "--requeue", "-J", "slice", "-x", "gb0018")
+            nodes = c.wait_running(job, 60)
+            self.assertEqual(nodes, c.expand("gb[0001-0016]"))
+            ordinary = c.sbatch("-N1", "-J", "ordinary", "-w", "gb0017")
+            lent = c.sbatch("-N1", "--requeue", "-p", "lend", "-J", "lent", "-w", "gb0018", "-o", "victim-%j.out",
+                            script, wrap=None)
+            untouched = {ordinary: c.wait_running(ordinary), lent: c.wait_running(lent)}
+            self.wait_victim_ready(c, lent)
+            c.set_down("gb0006")
+            c.wait_log(rf"nvlblock: recovery JobId={job}: nothing reclaimed: Slurm would not start it on the nodes "
+                       r"a reclaim would free on rack01 \(it excludes some of them\)", 20)
+            new = c.wait_restarted(job, HOLD + 40)
+            self.assertOnRack(new, "rack02")
+            self.assertUntouched(c, untouched)
+            self.assertEqual(self.sigterm_times(c, lent), [])
+            self.assertEqual(self.system_comment(c, lent), "")
+            self.assertEqual(c.log_lines(r"nvlblock: recovery JobId=\d+ reclaiming"), [])
+
     def test_a_job_that_filled_its_rack_gets_its_node_back_on_its_other_rack(self):
         with reclaim_cluster("reclaim-w", 2, flags=PREEMPT) as c:
             script = self.victim_script(c)
