@@ -33,8 +33,25 @@
 #include "nvlblock/nvlblock.h"
 #include "topology_nvlblock.h"
 
-/* job_list exists only in slurmctld (see slurm_bridge.c). */
+/* job_list exists only in slurmctld (see slurm_bridge.c), and so does
+ * preempt_send_user_signal (slurmctld.h). */
 extern list_t *job_list __attribute__((weak));
+extern bool preempt_send_user_signal __attribute__((weak));
+
+/*
+ * Whether slurm_job_preempt() sends the victim's own --signal warning:
+ * Slurm derives the flag from PreemptParameters=send_user_signal (or
+ * SlurmctldParameters=preempt_send_user_signal) only when its own scheduler
+ * preempts (node_scheduler.c, every release 24.11-26.11), so a reclaim
+ * before any such preemption would skip the warning the user asked for.
+ * Derived here the same way, before each reclaim.
+ */
+static void _sync_send_user_signal(void)
+{
+	if (&preempt_send_user_signal)
+		preempt_send_user_signal = xstrcasestr(slurm_conf.preempt_params, "send_user_signal") ||
+					   xstrcasestr(slurm_conf.slurmctld_params, "preempt_send_user_signal");
+}
 
 typedef struct {
 	nvlb_planner_t *planner;
@@ -248,6 +265,7 @@ static void _reclaim_for(nvlb_planner_t *planner, job_record_t *job_ptr, running
 	}
 	/* Every victim is running (the list was made under the same locks):
 	 * the plan is carried out whole. */
+	_sync_send_user_signal();
 	for (size_t v = 0; v < plan->job_count; v++) {
 		job_record_t *victim = find_job_record(plan->jobs[v]);
 		time_t until;

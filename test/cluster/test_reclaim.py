@@ -288,6 +288,38 @@ class Reclaim(ClusterTest):
             self.assertEqual(self.system_comment(c, lent), "")
             self.assertEqual(c.log_lines(r"nvlblock: recovery JobId=\d+ reclaiming"), [])
 
+    def test_the_victims_own_signal_warning_is_sent(self):
+        """PreemptParameters=send_user_signal: a job moved by a reclaim gets
+        the warning signal it asked for (--signal=USR1@60), as under
+        Slurm's own preemption, though Slurm's scheduler has preempted
+        nothing since slurmctld started (it sets that flag only when it
+        preempts itself; before, the reclaim sent SIGTERM only)."""
+        flags = PREEMPT + ["--extra-conf", "PreemptParameters=send_user_signal"]
+        with reclaim_cluster("reclaim-s", 2, flags=flags) as c:
+            path = os.path.join(c.jobs_dir, "warned.sh")
+            with open(path, "w") as f:
+                f.write(VICTIM_SCRIPT.replace('trap "echo nvltest: SIGTERM',
+                                              'trap "echo nvltest: USR1 at \\$(date +%s)" USR1\n'
+                                              'trap "echo nvltest: SIGTERM'))
+            os.chmod(path, 0o755)
+            r = Rack(c, self)
+            ordinary = c.sbatch("-N1", "-J", "ordinary", "-w", r.spares[1])
+            lent = c.sbatch("-N1", "--requeue", "-p", "lend", "--signal=USR1@60", "-J", "lent", "-w", r.spares[0],
+                            "-o", "victim-%j.out", "--open-mode=append", path, wrap=None)
+            c.wait_running(ordinary)
+            c.wait_running(lent)
+            self.wait_victim_ready(c, lent)
+            c.set_down(r.failed)
+            c.wait_log(rf"nvlblock: recovery JobId={r.job} reclaiming 1 spare node on {r.rack}: "
+                       rf"preempting JobId={lent} \(Slurm's preemption\) ", 20)
+            new = c.wait_restarted(r.job, GRACE + GRACE_END_CHECK + REQUEUE_DELAY + 15)
+            self.assertInPlace(c, r, new, r.spares[0])
+            with open(os.path.join(c.jobs_dir, f"victim-{lent}.out"), errors="replace") as f:
+                out = f.read()
+            self.assertIn("nvltest: USR1 at", out, "the victim's --signal warning was not sent")
+            self.assertIn("nvltest: SIGTERM at", out)
+            self.assertRequeued(c, lent, new)
+
     def test_a_job_that_filled_its_rack_gets_its_node_back_on_its_other_rack(self):
         with reclaim_cluster("reclaim-w", 2, flags=PREEMPT) as c:
             script = self.victim_script(c)
