@@ -116,7 +116,11 @@ static int _add_running(void *x, void *arg)
 	/* PreemptExemptTime, the global one or the job's QOS's. */
 	r->exempt = acct_policy_is_job_preempt_exempt(job_ptr);
 	r->preemptible = nvlbs_job_preemptible(args->planner, job_ptr);
-	r->being_preempted = job_ptr->preempt_time != 0;
+	/* A suspended job (preempted with SUSPEND, or scontrol suspend) keeps
+	 * its nodes and is not moved here (_reclaim_for moves running jobs
+	 * only): for the core it is one Slurm is preempting already, never a
+	 * victim, so no plan counts on its nodes. */
+	r->being_preempted = (job_ptr->preempt_time != 0) || IS_JOB_SUSPENDED(job_ptr);
 	r->preempt_mode = _preempt_mode(job_ptr);
 	return 0;
 }

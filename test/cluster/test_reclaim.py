@@ -320,6 +320,28 @@ class Reclaim(ClusterTest):
             self.assertIn("nvltest: SIGTERM at", out)
             self.assertRequeued(c, lent, new)
 
+    def test_a_suspended_job_is_not_counted_on(self):
+        """The only job recovery.reclaim_from names on the failed job's rack
+        is suspended (scontrol suspend): the core must not plan with it, since the plugin
+        moves running jobs only and would skip it while the round counted
+        as a reclaim. It is reported as one Slurm is preempting already
+        (before, as a requeue candidate)."""
+        with reclaim_cluster("reclaim-u", 2, reclaim_from=SCAVENGER) as c:
+            r = Rack(c, self)
+            ordinary = c.sbatch("-N1", "-J", "ordinary", "-w", r.spares[1])
+            lent = c.sbatch("-N1", "--requeue", "-A", SCAVENGER, "-J", "scavenger", "-w", r.spares[0])
+            c.wait_running(ordinary)
+            c.wait_running(lent)
+            c.run("scontrol", "suspend", str(lent))
+            c.wait_for(lambda: c.state(lent) == "SUSPENDED", 10, "the lent job suspended")
+            c.set_down(r.failed)
+            # Counted as one Slurm is preempting already (before: a "requeue" candidate).
+            c.wait_log(rf"nvlblock: recovery JobId={r.job}: nothing reclaimed: not enough work there may lose its "
+                       r"nodes \(jobs there: 1 not_allowed, 1 being_preempted\)", 20)
+            self.assertEqual(c.log_lines(r"nvlblock: recovery JobId=\d+ reclaiming"), [])
+            self.assertEqual(c.state(lent), "SUSPENDED")
+            self.assertEqual(self.system_comment(c, lent), "")
+
     def test_a_job_that_filled_its_rack_gets_its_node_back_on_its_other_rack(self):
         with reclaim_cluster("reclaim-w", 2, flags=PREEMPT) as c:
             script = self.victim_script(c)
