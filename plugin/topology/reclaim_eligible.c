@@ -65,9 +65,9 @@ static bool _reservations_allow(job_record_t *job_ptr, bitstr_t *nodes, time_t n
 extern const char *nvlbt_slurm_refuses(job_record_t *job_ptr, bitstr_t *nodes, time_t now)
 {
 	job_details_t *details = job_ptr->details;
-	bool in_partition = job_ptr->part_ptr_list ? (list_find_first(job_ptr->part_ptr_list, _find_holding_partition,
-								      nodes) != NULL)
-						   : _partition_holds(job_ptr->part_ptr, nodes);
+	bool in_partition = job_ptr->part_ptr_list
+				    ? (list_find_first(job_ptr->part_ptr_list, _find_holding_partition, nodes) != NULL)
+				    : _partition_holds(job_ptr->part_ptr, nodes);
 
 	if (!details)
 		return "it has no details";
