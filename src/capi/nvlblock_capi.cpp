@@ -119,6 +119,27 @@ nvlb_status_t guarded(nvlb_error_t* err, Fn&& fn) {
     }
 }
 
+// Exports that answer with a value or return nothing: whatever the core
+// throws (an allocation, a mutex or condition variable that fails) ends
+// here as `fallback`, never unwinding into slurmctld's C frames. The others
+// report errors through guarded().
+template <typename T, typename Fn>
+T nothrow_or(T fallback, Fn&& fn) noexcept {
+    try {
+        return fn();
+    } catch (...) {
+        return fallback;
+    }
+}
+
+template <typename Fn>
+void nothrow_do(Fn&& fn) noexcept {
+    try {
+        fn();
+    } catch (...) {
+    }
+}
+
 std::optional<std::vector<std::string>> universe_of(const char* const* names, std::size_t count) {
     if (!names)
         return std::nullopt;
@@ -255,100 +276,118 @@ nvlb_status_t nvlb_check_file(const char* path, const char* const* node_names, s
 size_t nvlb_node_count(const nvlb_planner_t* p) {
     if (!p)
         return 0;
-    std::lock_guard lock(p->mutex);
-    return p->planner.topology().node_count();
+    return nothrow_or<size_t>(0, [&]() -> size_t {
+        std::lock_guard lock(p->mutex);
+        return p->planner.topology().node_count();
+    });
 }
 
 size_t nvlb_block_count(const nvlb_planner_t* p) {
     if (!p)
         return 0;
-    std::lock_guard lock(p->mutex);
-    return p->planner.topology().block_count();
+    return nothrow_or<size_t>(0, [&]() -> size_t {
+        std::lock_guard lock(p->mutex);
+        return p->planner.topology().block_count();
+    });
 }
 
 int32_t nvlb_block_of(const nvlb_planner_t* p, uint32_t node) {
     if (!p)
         return -1;
-    std::lock_guard lock(p->mutex);
-    const Topology& t = p->planner.topology();
-    return node < t.node_count() ? t.block_of(node) : -1;
+    return nothrow_or<int32_t>(-1, [&]() -> int32_t {
+        std::lock_guard lock(p->mutex);
+        const Topology& t = p->planner.topology();
+        return node < t.node_count() ? t.block_of(node) : -1;
+    });
 }
 
 int32_t nvlb_find_block(const nvlb_planner_t* p, const char* name) {
     if (!p || !name)
         return -1;
-    std::lock_guard lock(p->mutex);
-    auto b = p->planner.topology().find_block(name);
-    return b ? *b : -1;
+    return nothrow_or<int32_t>(-1, [&]() -> int32_t {
+        std::lock_guard lock(p->mutex);
+        auto b = p->planner.topology().find_block(name);
+        return b ? *b : -1;
+    });
 }
 
 nvlb_status_t nvlb_block_info(const nvlb_planner_t* p, uint32_t block, nvlb_block_info_t* out) {
     if (!p || !out)
         return NVLB_E_INVALID;
-    std::lock_guard lock(p->mutex);
-    const Topology& t = p->planner.topology();
-    if (block >= t.block_count())
-        return NVLB_E_INVALID;
-    const Block& b = t.block(static_cast<BlockIndex>(block));
-    out->name = b.name.c_str();
-    out->nodes = b.nodes_expr.c_str();
-    out->size = static_cast<uint32_t>(b.size());
-    out->slice = static_cast<uint32_t>(b.settings.slice);
-    out->spares = static_cast<uint32_t>(b.settings.spares);
-    out->lending = b.settings.lending;
-    out->reclaim = b.settings.reserve == SpareReserve::kReclaim;
-    return NVLB_OK;
+    return nothrow_or<nvlb_status_t>(NVLB_E_INTERNAL, [&]() -> nvlb_status_t {
+        std::lock_guard lock(p->mutex);
+        const Topology& t = p->planner.topology();
+        if (block >= t.block_count())
+            return NVLB_E_INVALID;
+        const Block& b = t.block(static_cast<BlockIndex>(block));
+        out->name = b.name.c_str();
+        out->nodes = b.nodes_expr.c_str();
+        out->size = static_cast<uint32_t>(b.size());
+        out->slice = static_cast<uint32_t>(b.settings.slice);
+        out->spares = static_cast<uint32_t>(b.settings.spares);
+        out->lending = b.settings.lending;
+        out->reclaim = b.settings.reserve == SpareReserve::kReclaim;
+        return NVLB_OK;
+    });
 }
 
 size_t nvlb_block_nodes(const nvlb_planner_t* p, uint32_t block, uint32_t* out, size_t cap) {
     if (!p)
         return 0;
-    std::lock_guard lock(p->mutex);
-    const Topology& t = p->planner.topology();
-    if (block >= t.block_count())
-        return 0;
-    const Block& b = t.block(static_cast<BlockIndex>(block));
-    for (std::size_t i = 0; out && i < b.nodes.size() && i < cap; ++i)
-        out[i] = b.nodes[i];
-    return b.nodes.size();
+    return nothrow_or<size_t>(0, [&]() -> size_t {
+        std::lock_guard lock(p->mutex);
+        const Topology& t = p->planner.topology();
+        if (block >= t.block_count())
+            return 0;
+        const Block& b = t.block(static_cast<BlockIndex>(block));
+        for (std::size_t i = 0; out && i < b.nodes.size() && i < cap; ++i)
+            out[i] = b.nodes[i];
+        return b.nodes.size();
+    });
 }
 
 nvlb_status_t nvlb_policy_info(const nvlb_planner_t* p, nvlb_policy_info_t* out) {
     if (!p || !out)
         return NVLB_E_INVALID;
-    std::lock_guard lock(p->mutex);
-    const Topology& t = p->planner.topology();
-    const ClusterPolicy& pol = t.policy();
-    out->recovery_wait_s = pol.recovery.wait_seconds;
-    out->recovery_reclaim_budget_s = pol.recovery.reclaim_budget_seconds;
-    out->block_fault_fraction = pol.block_fault_fraction;
-    out->status_interval_s = pol.status.interval_seconds;
-    out->from_topology_conf = t.format() == SourceFormat::kTopologyConf;
-    const std::pair<char*, const std::string*> paths[] = {{out->status_json, &pol.status.json_path},
-                                                          {out->status_prometheus, &pol.status.prometheus_path},
-                                                          {out->source, &t.source()},
-                                                          {out->included_conf, &t.included_as_written()},
-                                                          {out->included_conf_path, &t.included_path()}};
-    bool fits = true;
-    for (const auto& [to, from] : paths)
-        fits = fits && from->size() < NVLB_PATH_MAX;
-    for (const auto& [to, from] : paths)
-        copy_str(to, NVLB_PATH_MAX, fits ? *from : std::string());
-    return fits ? NVLB_OK : NVLB_E_INVALID;
+    return nothrow_or<nvlb_status_t>(NVLB_E_INTERNAL, [&]() -> nvlb_status_t {
+        std::lock_guard lock(p->mutex);
+        const Topology& t = p->planner.topology();
+        const ClusterPolicy& pol = t.policy();
+        out->recovery_wait_s = pol.recovery.wait_seconds;
+        out->recovery_reclaim_budget_s = pol.recovery.reclaim_budget_seconds;
+        out->block_fault_fraction = pol.block_fault_fraction;
+        out->status_interval_s = pol.status.interval_seconds;
+        out->from_topology_conf = t.format() == SourceFormat::kTopologyConf;
+        const std::pair<char*, const std::string*> paths[] = {{out->status_json, &pol.status.json_path},
+                                                              {out->status_prometheus, &pol.status.prometheus_path},
+                                                              {out->source, &t.source()},
+                                                              {out->included_conf, &t.included_as_written()},
+                                                              {out->included_conf_path, &t.included_path()}};
+        bool fits = true;
+        for (const auto& [to, from] : paths)
+            fits = fits && from->size() < NVLB_PATH_MAX;
+        for (const auto& [to, from] : paths)
+            copy_str(to, NVLB_PATH_MAX, fits ? *from : std::string());
+        return fits ? NVLB_OK : NVLB_E_INVALID;
+    });
 }
 
 bool nvlb_is_preemptible(const nvlb_planner_t* p, const char* qos, const char* partition) {
     if (!p)
         return false;
-    std::lock_guard lock(p->mutex);
-    return p->planner.topology().policy().preemptible.matches(qos ? qos : "", partition ? partition : "");
+    return nothrow_or<bool>(false, [&]() -> bool {
+        std::lock_guard lock(p->mutex);
+        return p->planner.topology().policy().preemptible.matches(qos ? qos : "", partition ? partition : "");
+    });
 }
 
 void nvlb_set_requeue_delay(nvlb_planner_t* p, int64_t seconds) {
     if (!p)
         return;
-    std::lock_guard lock(p->mutex);
-    p->planner.set_slurm_requeue_delay(seconds);
+    nothrow_do([&] {
+        std::lock_guard lock(p->mutex);
+        p->planner.set_slurm_requeue_delay(seconds);
+    });
 }
 
 const char* nvlb_reason_name(nvlb_reason_t r) {
@@ -571,8 +610,10 @@ uint8_t nvlb_node_state_of(uint32_t facts) {
 bool nvlb_is_recovering(const nvlb_planner_t* p, uint32_t job_id) {
     if (!p)
         return false;
-    std::lock_guard lock(p->mutex);
-    return p->planner.recovery().recovering(job_id);
+    return nothrow_or<bool>(false, [&]() -> bool {
+        std::lock_guard lock(p->mutex);
+        return p->planner.recovery().recovering(job_id);
+    });
 }
 
 nvlb_status_t nvlb_advance(nvlb_planner_t* p, const uint8_t* node_states, size_t node_count, int64_t now,
@@ -624,8 +665,10 @@ nvlb_status_t nvlb_clear_lemon(nvlb_planner_t* p, const char* node_name, bool* c
 int64_t nvlb_next_deadline(const nvlb_planner_t* p, int64_t now) {
     if (!p)
         return INT64_MAX;
-    std::lock_guard lock(p->mutex);
-    return p->planner.next_deadline(now);
+    return nothrow_or<int64_t>(INT64_MAX, [&]() -> int64_t {
+        std::lock_guard lock(p->mutex);
+        return p->planner.next_deadline(now);
+    });
 }
 
 size_t nvlb_segments(const nvlb_planner_t* p, const uint32_t* nodes, size_t count, uint32_t segment_size,
@@ -666,25 +709,31 @@ void nvlb_reason_note(nvlb_planner_t* p, uint32_t job_id, const char* text) {
 void nvlb_reason_forget(nvlb_planner_t* p, uint32_t job_id) {
     if (!p)
         return;
-    std::lock_guard lock(p->reasons_mutex);
-    p->reasons.erase(job_id);
+    nothrow_do([&] {
+        std::lock_guard lock(p->reasons_mutex);
+        p->reasons.erase(job_id);
+    });
 }
 
 void nvlb_reasons_clear(nvlb_planner_t* p) {
     if (!p)
         return;
-    std::lock_guard lock(p->reasons_mutex);
-    p->reasons.clear();
+    nothrow_do([&] {
+        std::lock_guard lock(p->reasons_mutex);
+        p->reasons.clear();
+    });
 }
 
 size_t nvlb_reasons_each(nvlb_planner_t* p, bool (*fn)(void*, uint32_t, const char*), void* ctx) {
     if (!p)
         return 0;
-    std::lock_guard lock(p->reasons_mutex);
-    if (fn)
-        for (auto it = p->reasons.begin(); it != p->reasons.end();)
-            it = fn(ctx, it->first, it->second.c_str()) ? std::next(it) : p->reasons.erase(it);
-    return p->reasons.size();
+    return nothrow_or<size_t>(0, [&]() -> size_t {
+        std::lock_guard lock(p->reasons_mutex);
+        if (fn)
+            for (auto it = p->reasons.begin(); it != p->reasons.end();)
+                it = fn(ctx, it->first, it->second.c_str()) ? std::next(it) : p->reasons.erase(it);
+        return p->reasons.size();
+    });
 }
 
 nvlb_status_t nvlb_job_failed(nvlb_planner_t* p, uint32_t job_id, const uint32_t* nodes, size_t node_count,
@@ -798,15 +847,17 @@ size_t nvlb_reclaim_candidates(const nvlb_planner_t* p, int64_t now, uint32_t* o
 size_t nvlb_drain_log(nvlb_planner_t* p, void (*fn)(void*, const char*), void* ctx) {
     if (!p)
         return 0;
-    std::vector<std::string> lines;
-    {
-        std::lock_guard lock(p->mutex);
-        lines = p->planner.take_log();
-    }
-    if (fn)
-        for (const auto& l : lines)
-            fn(ctx, l.c_str());
-    return lines.size();
+    return nothrow_or<size_t>(0, [&]() -> size_t {
+        std::vector<std::string> lines;
+        {
+            std::lock_guard lock(p->mutex);
+            lines = p->planner.take_log();
+        }
+        if (fn)
+            for (const auto& l : lines)
+                fn(ctx, l.c_str());
+        return lines.size();
+    });
 }
 
 nvlb_status_t nvlb_state_save(nvlb_planner_t* p, const char* path, nvlb_error_t* err) {
@@ -826,26 +877,32 @@ nvlb_status_t nvlb_state_save(nvlb_planner_t* p, const char* path, nvlb_error_t*
 uint64_t nvlb_state_version(const nvlb_planner_t* p) {
     if (!p)
         return 0;
-    std::lock_guard lock(p->mutex);
-    return p->planner.ledger().version();
+    return nothrow_or<uint64_t>(0, [&]() -> uint64_t {
+        std::lock_guard lock(p->mutex);
+        return p->planner.ledger().version();
+    });
 }
 
 bool nvlb_state_wait(nvlb_planner_t* p, uint64_t seen, int64_t until_ms) {
     if (!p)
         return false;
-    const auto until = std::chrono::system_clock::time_point(std::chrono::milliseconds(until_ms));
-    std::unique_lock lock(p->mutex);
-    const std::uint64_t wakes = p->wakes;
-    p->changed.wait_until(lock, until, [&] { return p->planner.ledger().version() != seen || p->wakes != wakes; });
-    return p->planner.ledger().version() != seen;
+    return nothrow_or<bool>(false, [&]() -> bool {
+        const auto until = std::chrono::system_clock::time_point(std::chrono::milliseconds(until_ms));
+        std::unique_lock lock(p->mutex);
+        const std::uint64_t wakes = p->wakes;
+        p->changed.wait_until(lock, until, [&] { return p->planner.ledger().version() != seen || p->wakes != wakes; });
+        return p->planner.ledger().version() != seen;
+    });
 }
 
 void nvlb_state_wake(nvlb_planner_t* p) {
     if (!p)
         return;
-    std::lock_guard lock(p->mutex);
-    ++p->wakes;
-    p->changed.notify_all();
+    nothrow_do([&] {
+        std::lock_guard lock(p->mutex);
+        ++p->wakes;
+        p->changed.notify_all();
+    });
 }
 
 nvlb_status_t nvlb_state_load(nvlb_planner_t* p, const char* path, nvlb_error_t* err) {
