@@ -118,18 +118,31 @@ static void _claim(void)
 	xfree(path);
 }
 
+/* What Slurm itself says, without nvlblock's claim (no file read). */
+static bool _slurm_says_in_control(void)
+{
+	if (!&slurmctld_config || slurmctld_config.shutdown_time || !slurmctld_config.thread_id_save)
+		return false;
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 11, 0)
+	if (_several_controllers() && slurmctld_listeners_in_standby())
+		return false;
+#endif
+	return true;
+}
+
+extern bool nvlbt_still_in_control(void)
+{
+	return !lost && _slurm_says_in_control();
+}
+
 extern bool nvlbt_in_control(void)
 {
 	char owner[sizeof(claim)];
 
-	if (!&slurmctld_config || slurmctld_config.shutdown_time || !slurmctld_config.thread_id_save)
+	if (!_slurm_says_in_control())
 		return false;
 	if (!_several_controllers())
 		return true;
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 11, 0)
-	if (slurmctld_listeners_in_standby())
-		return false;
-#endif
 	if (claim_wanted)
 		_claim();
 	if (lost || !claim[0])

@@ -43,6 +43,9 @@ static pthread_mutex_t thread_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t thread_cond = PTHREAD_COND_INITIALIZER;
 /* The topology served (nvlbt_status_start); it outlives the thread. */
 static const nvlbt_topo_t *served = NULL;
+/* Whether this slurmctld was in control at the thread's last pass: only
+ * then does stopping save the state once more (shutdown). */
+static bool acted_in_control = false;
 
 /* Time moves for the core here, and only here (and in the simulator's own
  * loop): jobs whose wait for their block is over fall back. Placement never
@@ -159,8 +162,10 @@ static void *_status_loop(void *arg)
 			 * list no longer changes. Nothing is written, no job
 			 * moved; changes wake it no more. */
 			seen = nvlb_state_version(planner);
+			acted_in_control = false;
 			continue;
 		}
+		acted_in_control = true;
 		(void) nvlb_policy_info(planner, &policy);
 		reports = now - last_files >= policy.status_interval_s;
 		_tick(planner, now, reports, &json, &prom, &policy);
@@ -168,7 +173,11 @@ static void *_status_loop(void *arg)
 			last_files = now;
 		if (nvlbt_reclaims_spares(served) && nvlb_reclaim_candidates(planner, now, NULL, 0)) {
 			lock_slurmctld(reclaim_locks);
-			nvlbt_reclaim_spares(planner, now);
+			/* Control may have gone while the locks were free
+			 * (a shutdown, a backup giving it back): moving jobs
+			 * is the controller's only. */
+			if (nvlbt_still_in_control())
+				nvlbt_reclaim_spares(planner, now);
 			unlock_slurmctld(reclaim_locks);
 		}
 		/* Every file is written by the file writer (file_writer.c),
@@ -210,5 +219,12 @@ extern void nvlbt_status_stop(void)
 	running = false;
 	served = NULL;
 	slurm_mutex_unlock(&thread_lock);
+	/* A job end recorded after the last pass (the epilog runs up to the
+	 * end) is saved before the writer stops: it writes what is pending
+	 * first, and only if the state changed since it last saved. A
+	 * controller that was not in control writes nothing. */
+	if (acted_in_control)
+		nvlbt_files_request(true, NULL, NULL, NULL, NULL);
+	acted_in_control = false;
 	nvlbt_files_stop();
 }

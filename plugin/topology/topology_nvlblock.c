@@ -236,6 +236,24 @@ static void _load_saved_state(nvlb_planner_t *planner)
 	nvlbs_flush_log(planner);
 }
 
+/*
+ * build_config runs when this slurmctld takes control (a backup taking over,
+ * a restart, a reconfigure), whether or not the topology file still loads:
+ * a backup whose nvlblock.yaml no longer loads keeps serving the topology
+ * it has, and must still take control with the other controller's saved
+ * state, not its own older memory (issue 36).
+ */
+static void _take_control(nvlb_planner_t *planner)
+{
+	if (nvlbt_other_had_control()) {
+		/* What it remembers is older than what the other controller
+		 * saved since. */
+		info("nvlblock: another slurmctld had control since: reading its saved state");
+		_load_saved_state(planner);
+	}
+	nvlbt_control_taken();
+}
+
 extern int nvlbt_build_config(nvlbt_topo_t *topo, const char *topology_conf)
 {
 	nvlb_planner_t *planner = topo->planner;
@@ -264,6 +282,7 @@ extern int nvlbt_build_config(nvlbt_topo_t *topo, const char *topology_conf)
 		_log_problems("nvlblock: ", &err);
 		if (planner) {
 			error("nvlblock: keeping the previous topology; fix %s and reconfigure", path);
+			_take_control(planner);
 			rc = SLURM_ERROR;
 			goto done;
 		}
@@ -294,19 +313,17 @@ extern int nvlbt_build_config(nvlbt_topo_t *topo, const char *topology_conf)
 		if (!nvlb_process_planner())
 			nvlb_process_planner_set(planner);
 		_load_saved_state(planner);
+		nvlbt_control_taken();
 	} else if (nvlb_planner_reload(planner, path, names, node_record_count, SLURM_VERSION_NUMBER, &err) !=
 		   NVLB_OK) {
 		_log_problems("nvlblock: ", &err);
 		error("nvlblock: keeping the previous topology");
+		_take_control(planner);
 		rc = SLURM_ERROR;
 		goto done;
-	} else if (nvlbt_other_had_control()) {
-		/* A backup taking control again: what it remembers is older
-		 * than what the other controller saved since. */
-		info("nvlblock: another slurmctld had control since: reading its saved state");
-		_load_saved_state(planner);
+	} else {
+		_take_control(planner);
 	}
-	nvlbt_control_taken();
 	/* When Slurm lets a requeued job start again; the core adds the
 	 * time a scheduling pass may take to reach it. */
 	nvlb_set_requeue_delay(planner, cred_expiration() + 1);

@@ -116,6 +116,10 @@ extern const char *nvlbt_slurm_refuses(job_record_t *job_ptr, bitstr_t *nodes, t
 /* control.c: whether this slurmctld is the one in control (status thread
  * only: it may read a small file); build_config reports a takeover. */
 extern bool nvlbt_in_control(void);
+/* Still in control as far as Slurm says (shutting down, standby), without
+ * reading nvlblock's claim: cheap enough under Slurm's locks, after
+ * nvlbt_in_control() said yes outside them. */
+extern bool nvlbt_still_in_control(void);
 extern void nvlbt_control_taken(void);
 /* Another controller had control since this one last claimed it: its
  * saved state is newer than this one's memory. */

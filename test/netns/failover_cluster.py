@@ -562,11 +562,20 @@ def scenario(c, watch, version):
     new_c = in_place(c, cj, c_nodes, failed_c, rack_b, 90)
     c.wait_log(PRIMARY, rf"nvlblock: recovery JobId={cj} restarted in place on {rack_b}", 15, after=t_p2)
     c.wait("nvlblock_state to count both recoveries", lambda: (c.counters() == (2, 2), c.counters()), 15)
+    # The backup takes control this time with an nvlblock.yaml that no
+    # longer loads (an edit gone wrong between the two): it keeps the
+    # topology it has and still takes control with the primary's state.
+    yaml = os.path.join(c.d, "etc", "nvlblock.yaml")
+    with open(yaml) as f:
+        good_yaml = f.read()
+    with open(yaml, "w") as f:
+        f.write(good_yaml + "defaults:\n  slice: [\n")
     t_kill2 = c.kill_ctld(PRIMARY, p2)
     before = c.nvlblock_files()
     t_take2 = c.wait_log(BACKUP, r"taking over", 60, after=t_kill2)[0]
     log(f"the backup took over again {t_take2 - t_kill2:.1f} s after the kill")
     unchanged_between(c, before, t_kill2, t_take2, "nvlblock files")
+    c.wait_log(BACKUP, r"nvlblock: keeping the previous topology", 30, after=t_take2)
     c.wait_log(BACKUP, r"nvlblock: another slurmctld had control since: reading its saved state", 30,
                after=t_take2)
     c.wait_log(BACKUP, r"nvlblock: in control", 30, after=t_take2)
@@ -579,6 +588,8 @@ def scenario(c, watch, version):
     expect(jobs[a] == ("RUNNING", new_a) and jobs[cj] == ("RUNNING", new_c) and jobs[bj][0] in FINISHED,
            f"jobs under the backup again: {jobs}")
     time.sleep(3)  # the backup, in control, writes its status again: attributed below
+    with open(yaml, "w") as f:
+        f.write(good_yaml)
 
     # 6. Who wrote nvlblock's files, and when.
     check_writers(c, watch, p1.pid, p2.pid, b.pid, t_kill, t_take, t_rel, t_standby, t_kill2, t_take2)
