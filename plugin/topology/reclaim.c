@@ -173,8 +173,15 @@ static time_t _move(job_record_t *victim, uint8_t action, job_record_t *job_ptr,
 	const char *how =
 		(action == NVLB_RECLAIM_PREEMPT) ? "by Slurm's preemption" : "as recovery.reclaim_from allows";
 
+	/* SystemComment for scontrol show job and the log; AdminComment too,
+	 * the one slurmdbd stores (no release sends system_comment to it),
+	 * set before Slurm writes the run's record in the calls below. An
+	 * administrator's own comment is kept. */
 	xstrfmtcat(victim->system_comment, "%snvlblock: %s %s for the in-place restart of JobId=%u on %s",
 		   victim->system_comment ? "; " : "", (mode == PREEMPT_MODE_CANCEL) ? "cancelled" : "requeued", how,
+		   job_ptr->job_id, blocks);
+	xstrfmtcat(victim->admin_comment, "%snvlblock: %s %s for the in-place restart of JobId=%u on %s",
+		   victim->admin_comment ? "; " : "", (mode == PREEMPT_MODE_CANCEL) ? "cancelled" : "requeued", how,
 		   job_ptr->job_id, blocks);
 	if ((action == NVLB_RECLAIM_PREEMPT) || ((action == NVLB_RECLAIM_REQUEUE) && slurm_preemption_enabled())) {
 		/* As Slurm's own preemption calls it (node_scheduler.c): the
