@@ -52,6 +52,26 @@ def read_prometheus(path):
 HEALTH_METRIC = {"healthy": 0, "degraded": 1, "down": 2}
 
 
+def job_time(value):
+    """Seconds since the epoch of a time scontrol shows (StartTime=2026-12-02T17:03:49)."""
+    return time.mktime(time.strptime(value, "%Y-%m-%dT%H:%M:%S"))
+
+
+class Rack:
+    """A 16-node slice job submitted now (`sbatch -N16 --requeue`), the rack
+    it runs on, that rack's two other nodes (spares) and the node the tests
+    fail (its sixth)."""
+
+    def __init__(self, c, test, taken=()):
+        self.job = c.sbatch("-N16", "--requeue", "-J", "slice")
+        self.nodes = c.wait_running(self.job, 60)
+        self.rack = rack_name_of(self.nodes[0])
+        test.assertOnRack(self.nodes, self.rack)
+        test.assertNotIn(self.rack, taken, f"slice job {self.job} on a rack already used")
+        self.spares = sorted(set(rack_nodes(self.rack)) - set(self.nodes))
+        self.failed = self.nodes[5]
+
+
 class ClusterTest(unittest.TestCase):
     """Base class: prints each test's duration; maxDiff off."""
 

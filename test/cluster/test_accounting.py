@@ -39,7 +39,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nvltest import REQUEUE_DELAY, Cluster, ClusterTest, log, main, rack_name_of, rack_nodes  # noqa: E402
+from nvltest import (Cluster, ClusterTest, Rack, REQUEUE_DELAY, job_time, log, main,  # noqa: E402
+                     rack_name_of, rack_nodes)
 
 # The scavenger QOS's PreemptExemptTime. Rack B's fallback comes
 # HOLD (41 s) after the failure; its scavenger job started just before the
@@ -104,23 +105,6 @@ def define_qos(c):
     c.wait_for(lambda: c.run("sbatch", "--test-only", "--qos=scavenger", "-N1", "--wrap", "true",
                              check=False).returncode == 0,
                30, "slurmctld to know QOS scavenger and the association's access to it")
-
-
-def job_time(value):
-    return time.mktime(time.strptime(value, "%Y-%m-%dT%H:%M:%S"))
-
-
-class Rack:
-    """A 16-node slice job (QOS normal) on one rack; its two other nodes."""
-
-    def __init__(self, c, test, taken=()):
-        self.job = c.sbatch("-N16", "--requeue", "-J", "slice")
-        self.nodes = c.wait_running(self.job, 60)
-        self.rack = rack_name_of(self.nodes[0])
-        test.assertOnRack(self.nodes, self.rack)
-        test.assertNotIn(self.rack, taken, f"slice job {self.job} on a rack already used")
-        self.spares = sorted(set(rack_nodes(self.rack)) - set(self.nodes))
-        self.failed = self.nodes[5]
 
 
 class Accounting(ClusterTest):

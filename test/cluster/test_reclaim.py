@@ -42,7 +42,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nvltest import REQUEUE_DELAY, Cluster, ClusterTest, main, rack_nodes, rack_name_of  # noqa: E402
+from nvltest import Cluster, ClusterTest, Rack, REQUEUE_DELAY, job_time, main, rack_name_of, rack_nodes  # noqa: E402
 
 # GraceTime of partition lend: a preempted job there gets SIGCONT and
 # SIGTERM, and Slurm requeues it this long afterwards (at its next time-limit
@@ -101,23 +101,6 @@ def log_time(line):
     """Seconds since the epoch of a slurmctld log line ([2026-12-02T17:03:49.747] ...)."""
     m = re.match(r"\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?\]", line)
     return time.mktime(time.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S")) + float(m.group(2) or 0)
-
-
-def job_time(value):
-    return time.mktime(time.strptime(value, "%Y-%m-%dT%H:%M:%S"))
-
-
-class Rack:
-    """A 16-node slice job on one rack; its two other nodes."""
-
-    def __init__(self, c, test, taken=()):
-        self.job = c.sbatch("-N16", "--requeue", "-J", "slice")
-        self.nodes = c.wait_running(self.job, 60)
-        self.rack = rack_name_of(self.nodes[0])
-        test.assertOnRack(self.nodes, self.rack)
-        test.assertNotIn(self.rack, taken, f"slice job {self.job} on a rack already used")
-        self.spares = sorted(set(rack_nodes(self.rack)) - set(self.nodes))
-        self.failed = self.nodes[5]
 
 
 class Reclaim(ClusterTest):
