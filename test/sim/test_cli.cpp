@@ -84,6 +84,28 @@ TEST(Cli, TheKillWaitIsRecordedInTheJsonAndTheTable) {
     EXPECT_NE(slurp(s.dir + "/t.txt").find("complete for 30s before they are free"), std::string::npos);
 }
 
+// The failure kinds and the failure window reach the run's record: the
+// Llama 3 shares by default with --failures llama3, node down otherwise.
+TEST(Cli, TheFailureKindsAreRecordedInTheJson) {
+    Scratch s;
+    const std::string base = "--trace synthetic:load=saturate,small_load=0.1,max_slices=2,mean_hours=1 --racks 4 "
+                             "--horizon 6h --policies block,recommended --quiet --json " +
+                             s.dir + "/s.json ";
+    ASSERT_EQ(run(base + "--failures llama3"), 0);
+    std::string json = slurp(s.dir + "/s.json");
+    EXPECT_NE(json.find("\"up\": 0.6281"), std::string::npos);
+    EXPECT_NE(json.find("\"failure_window_s\": -1"), std::string::npos);
+    ASSERT_EQ(run(base + "--failures p=2% --failure-window 60"), 0);
+    json = slurp(s.dir + "/s.json");
+    EXPECT_NE(json.find("\"down\": 1.0000"), std::string::npos);
+    EXPECT_NE(json.find("\"failure_window_s\": 60"), std::string::npos);
+    ASSERT_EQ(run(base + "--failures llama3 --failure-kinds down=1,job=1,epilog=0,requeue=90%"), 0);
+    json = slurp(s.dir + "/s.json");
+    EXPECT_NE(json.find("\"job\": 0.5000"), std::string::npos);
+    EXPECT_NE(json.find("\"epilog_s\": 0"), std::string::npos);
+    EXPECT_NE(json.find("\"requeue\": 0.9000"), std::string::npos);
+}
+
 // --log is CSV: a host list with several ranges (a restart on 15 prior nodes plus a spare) is quoted.
 TEST(Cli, TheLogQuotesHostListsWithCommas) {
     Scratch s;
@@ -121,6 +143,10 @@ TEST(Cli, UsageErrorsExitWithTwo) {
     EXPECT_EQ(run("--trace synthetic:load=1 --racks 4 --failures mtbf=1h"), 2);
     EXPECT_EQ(run("--trace synthetic:load=1 --racks 4 --slice 17 --spares 2"), 2);
     EXPECT_EQ(run("--trace synthetic:load=1 --racks 4 --kill-wait -1"), 2);
+    EXPECT_EQ(run("--trace synthetic:load=1 --racks 4 --failure-kinds up"), 2); // no --failures
+    EXPECT_EQ(run("--trace synthetic:load=1 --racks 4 --failures llama3 --failure-kinds gpu"), 2);
+    EXPECT_EQ(run("--trace synthetic:load=1 --racks 4 --failures llama3 --failure-kinds up,epilog=off,periodic=off"),
+              2);
     EXPECT_EQ(run("--trace /nonexistent.csv --racks 4"), 1);
     EXPECT_EQ(run("--help"), 0);
 }

@@ -62,6 +62,11 @@ std::string results_json(const RunInfo& run, const std::vector<PolicyResult>& re
     w.field("checkpoint_interval_s", o.checkpoint_interval).field("requeue_delay_s", o.requeue_delay);
     w.field("requeue_order", o.requeue_order == RequeueOrder::kRequeue ? "requeue" : "submit");
     w.field("recovery_wait_s", o.shape.recovery_wait).field("reclaim_budget_s", o.shape.reclaim_budget);
+    w.field("failure_window_s", o.shape.failure_window);
+    w.key("failure_kinds").begin_object();
+    w.field("down", o.kinds.share[0], 4).field("up", o.kinds.share[1], 4).field("job", o.kinds.share[2], 4);
+    w.field("epilog_s", o.kinds.epilog).field("periodic_s", o.kinds.periodic).field("requeue", o.kinds.requeue, 4);
+    w.end_object();
     w.field("bf_interval_s", o.bf_interval).field("bf_max_job_test", o.bf_max_job_test);
     w.field("horizon_s", o.horizon).field("window_start_s", o.window_start).field("window_end_s", o.window_end);
     w.field("bucket_s", o.bucket).field("in_job_restart_s", o.in_job_restart);

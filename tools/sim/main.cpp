@@ -59,6 +59,9 @@ Cluster and policies:
                          job to the job working again (default 60)
   --recovery-wait S      nvlblock's recovery.wait: hold a failed job's block this
                          long, then place it anywhere (default 300)
+  --failure-window S|auto  nvlblock's recovery.failure_window: how long after a
+                         requeued job's end a drained node still opens its
+                         recovery (default auto: the requeue delay)
   --reclaim-budget S     recovery.reclaim_budget of the recommended policy: the
                          work requeued to restart a job in place stays below
                          its held nodes x S (default 3600)
@@ -250,7 +253,8 @@ int run(int argc, char** argv) {
                     "checkpoint-restore",
                     "kill-wait",
                     "in-job-restart",
-                    "failure-kinds"},
+                    "failure-kinds",
+                    "failure-window"},
                    {"quiet", "timing", "help"});
     if (args.has("help")) {
         std::cout << kUsage;
@@ -274,6 +278,8 @@ int run(int argc, char** argv) {
     shape.gpus_per_node = static_cast<int>(args.integer("gpus-per-node", 4, 1, 64));
     shape.recovery_wait = seconds_arg(args, "recovery-wait", shape.recovery_wait);
     shape.reclaim_budget = seconds_arg(args, "reclaim-budget", shape.reclaim_budget);
+    if (args.has("failure-window") && args.str("failure-window") != "auto")
+        shape.failure_window = seconds_arg(args, "failure-window", -1);
     shape.reclaim_from_qos = reclaim_from_arg(args);
     if (shape.slice + shape.spares > shape.nodes_per_rack)
         throw cli::UsageError("--slice + --spares exceed --nodes-per-rack");

@@ -87,6 +87,8 @@ std::string topology_yaml(const ClusterShape& shape, int slice, int spares, bool
         y += "  reserve: reclaim\n";
     y += "recovery:\n  wait: " + std::to_string(shape.recovery_wait) +
          "\n  reclaim_budget: " + std::to_string(shape.reclaim_budget) + "\n";
+    if (shape.failure_window >= 0)
+        y += "  failure_window: " + std::to_string(shape.failure_window) + "\n";
     // The site's own list, read by the core's reader and applied by its
     // victim_status(): the simulator keeps no second rule.
     if (reclaim && !shape.reclaim_from_qos.empty()) {

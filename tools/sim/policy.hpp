@@ -78,6 +78,9 @@ struct ClusterShape {
     Seconds recovery_wait = nvlblock::RecoveryPolicy{}.wait_seconds;
     // recovery.reclaim_budget (recommended: work requeued per restart below held nodes x this)
     Seconds reclaim_budget = nvlblock::RecoveryPolicy{}.reclaim_budget_seconds;
+    // recovery.failure_window (nvlblock policies): how long after a requeued
+    // job's end a drain still opens its recovery; -1: auto (the requeue delay)
+    Seconds failure_window = nvlblock::RecoveryPolicy{}.failure_window_seconds;
     // recovery.reclaim_from (recommended): the QOS of work the site lets a
     // reclaim requeue beyond what Slurm's preemption allows; empty: none
     std::vector<std::string> reclaim_from_qos;
