@@ -145,6 +145,12 @@ class Soak:
                 f"Epilog={self.epilog}", "MinJobAge=7200"]
 
     def run(self):
+        # The tree the run started from (the plugins are built from the
+        # working tree when the cluster starts, uncommitted changes included).
+        self.commit = subprocess.run(["git", "-C", REPO, "rev-parse", "HEAD"], capture_output=True,
+                                     text=True).stdout.strip()
+        self.dirty = subprocess.run(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no", "--",
+                                     "src", "plugin", "include"], capture_output=True, text=True).stdout.split("\n")
         self.ctl = tempfile.mkdtemp(prefix=f"nvlsoak-{self.seed}-", dir="/tmp")
         os.chmod(self.ctl, 0o755)
         self.epilog = os.path.join(self.ctl, "epilog.sh")
@@ -865,10 +871,10 @@ class Soak:
         for e in self.events:
             by_kind[e["kind"]] = by_kind.get(e["kind"], 0) + 1
         topo = c.topology_summary()
-        commit = subprocess.run(["git", "-C", REPO, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
         return {
             "seed": self.seed,
-            "commit": commit,
+            "commit_at_start": self.commit,
+            "uncommitted_plugin_sources_at_start": [x.strip() for x in self.dirty if x.strip()],
             "slurm": ".".join(map(str, self.version)),
             "cluster": {"racks": self.racks, "nodes_per_rack": self.per_rack, "slice": self.slice,
                         "spares": self.spares, "reserve": self.reserves, "recovery_wait_s": RECOVERY_WAIT,
