@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 
 namespace nvlblock::sim {
 
@@ -39,6 +40,16 @@ inline std::uint64_t stream_seed(std::uint64_t seed, std::uint64_t kind, std::ui
     Rng s(r.next() ^ (index * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL));
     s.next();
     return s.next();
+}
+
+// FNV-1a: a stable index for a job name (std::hash differs between libraries).
+inline std::uint64_t name_index(const std::string& name) {
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    for (unsigned char c : name) {
+        h ^= c;
+        h *= 0x100000001b3ULL;
+    }
+    return h;
 }
 
 } // namespace nvlblock::sim

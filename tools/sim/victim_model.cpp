@@ -7,16 +7,6 @@ namespace nvlblock::sim {
 
 namespace {
 
-// FNV-1a: a stable index for a job name (std::hash differs between libraries).
-std::uint64_t name_index(const std::string& name) {
-    std::uint64_t h = 0xcbf29ce484222325ULL;
-    for (unsigned char c : name) {
-        h ^= c;
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
 bool drawn(std::uint64_t seed, std::uint64_t kind, std::uint64_t index, double share) {
     if (share <= 0)
         return false;

@@ -13,7 +13,6 @@
 #include "rng.hpp"
 
 #include <algorithm>
-#include <functional>
 
 namespace nvlblock::sim {
 
@@ -77,7 +76,7 @@ bool World::site_requeues(const SimJob& j) const {
     if (share <= 0)
         return false;
     // By job and run, so that every policy requeues the same failed runs.
-    Rng r(stream_seed(opt_.seed, kRequeueStream, std::hash<std::string>{}(j.spec.name) ^ j.run));
+    Rng r(stream_seed(opt_.seed, kRequeueStream, name_index(j.spec.name) ^ j.run));
     return r.uniform() < share;
 }
 
