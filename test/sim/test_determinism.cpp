@@ -4,6 +4,7 @@
 // policy sees the same failures, and the reservation shortcut changes no
 // decision.
 #include "csv_output.hpp"
+#include "failure_kinds.hpp"
 #include "json_output.hpp"
 #include "sim_test_support.hpp"
 #include "synthetic.hpp"
@@ -21,7 +22,7 @@ struct Outcome {
 };
 
 Outcome run_mix(std::uint64_t seed, bool reuse = true, QueueMode queue = QueueMode::kEasy, bool cache = true,
-                PreemptionMode preemption = PreemptionMode::kAll) {
+                PreemptionMode preemption = PreemptionMode::kAll, const char* kinds = "down") {
     RunInfo info;
     info.seed = seed;
     SimOptions& o = info.options;
@@ -39,6 +40,9 @@ Outcome run_mix(std::uint64_t seed, bool reuse = true, QueueMode queue = QueueMo
     FailureSource failures =
         FailureSource::model(parse_failure_model("mtbi=300h,mttr=10h,rack_mtbf=100h,rack_mttr=6h", 4), o.shape.racks,
                              o.shape.nodes_per_rack, seed);
+    o.kinds = parse_failure_kinds(kinds, 4, FailureKindSpec{});
+    o.seed = seed;
+    failures.set_kinds(o.kinds, seed);
     Outcome out;
     for (PolicyKind k : {PolicyKind::kFullRack, PolicyKind::kBlock, PolicyKind::kNvlblock, PolicyKind::kNvlblockLend}) {
         Simulator sim(o, make_policy(k, o.shape, o.preemption), workload.clone(), failures);
@@ -107,6 +111,27 @@ TEST(Determinism, RememberingRefusalsChangesNoDecision) {
             }
             EXPECT_LT(calls_cached, calls_asked);
         }
+}
+
+TEST(Determinism, FailureKindsKeepEveryShortcutExact) {
+    // Faults with the node up change the cluster through other events
+    // (Epilogs ending, drains, watches opening and ending): each must move
+    // the epoch that remembered refusals and kept reservations rely on.
+    // Asking afresh every time must give exactly the same run.
+    for (const char* kinds : {"llama3", "up,epilog=0,requeue=0.8", "up,epilog=off,periodic=10m"}) {
+        const Outcome shortcut = run_mix(9, true, QueueMode::kEasy, true, PreemptionMode::kAll, kinds);
+        const Outcome fresh = run_mix(9, false, QueueMode::kEasy, false, PreemptionMode::kAll, kinds);
+        EXPECT_TRUE(shortcut.csv == fresh.csv) << kinds << ": the time series differ";
+        std::uint64_t fault_ends = 0;
+        for (std::size_t i = 0; i < shortcut.results.size(); ++i) {
+            EXPECT_EQ(shortcut.results[i].jobs_started, fresh.results[i].jobs_started) << kinds;
+            EXPECT_DOUBLE_EQ(shortcut.results[i].useful_gpu_hours, fresh.results[i].useful_gpu_hours)
+                << kinds << " " << policy_name(shortcut.results[i].policy.kind);
+            fault_ends += shortcut.results[i].fault_ends;
+        }
+        EXPECT_GT(fault_ends, 0u) << kinds;
+        EXPECT_TRUE(shortcut.json == run_mix(9, true, QueueMode::kEasy, true, PreemptionMode::kAll, kinds).json);
+    }
 }
 
 TEST(Determinism, FifoNeverStartsAJobAheadOfABlockedOne) {
