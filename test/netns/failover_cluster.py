@@ -481,9 +481,15 @@ def scenario(c, watch, version):
     failed_a = a_nodes[1]
     t_fail = fail_node(c, a, failed_a)
 
+    # Saved after the requeue itself, not merely after the failure: a save
+    # that began between the two (its file's mtime after the failure) holds
+    # the job still RUNNING, and a backup recovering it would wait for a
+    # batch step that died with its node (seen once on 25.11.7).
+    t_requeued = c.wait_log(PRIMARY, rf"Requeuing JobId={a}\b", 10, after=t_fail - 1)[0]
+
     def slurm_saved():
         try:
-            return (all(os.stat(os.path.join(c.d, "state", f)).st_mtime > t_fail
+            return (all(os.stat(os.path.join(c.d, "state", f)).st_mtime > t_requeued
                         for f in ("job_state", "node_state")), None)
         except FileNotFoundError:
             return False, None
