@@ -35,6 +35,11 @@ struct FailureWatch {
     std::vector<NodeIndex> nodes; // its block nodes when it ended
     std::int64_t ended_at = 0;
     std::int64_t until = 0; // ended_at + the failure window
+    // While a node of it still completes (its Epilog runs: a health check
+    // there drains a faulty node when it ends) the watch lasts past
+    // `until`, up to this: ended_at + recovery.wait, the longest any
+    // recovery waits for its rack.
+    std::int64_t limit = 0;
     RequeuePath path = RequeuePath::kNone;
     bool held = false; // RequeueExitHold (requeued_held)
 };
@@ -44,8 +49,12 @@ struct FailureWatch {
 // requeue delay.
 std::int64_t failure_window(const Topology& topo, std::int64_t slurm_requeue_delay);
 
-// Whether the watch holds the job's released nodes at `now`: inside its
-// window while any of its nodes is still busy (completing its run) or has
+// Whether the watch is still open at `now`: inside its window, or past it
+// while a node of the job still completes (up to its limit).
+bool watch_open(const FailureWatch& w, std::span<const NodeState> states, std::int64_t now);
+
+// Whether the watch holds the job's released nodes at `now`: while it is
+// open and any of its nodes is still busy (completing its run) or has
 // failed. Slurm drains a node whose Epilog failed and releases it in the
 // same step, and may schedule at once: until the next advance() opens the
 // recovery, the watch's own claim keeps the rack for the job.

@@ -104,6 +104,7 @@ JobEndOutcome Recovery::job_ended(const Topology& topo, const JobEnd& end) {
     w.nodes = block_nodes(topo, nodes);
     w.ended_at = end.ended_at;
     w.until = end.ended_at + failure_window(topo, slurm_requeue_delay_);
+    w.limit = std::max(w.until, end.ended_at + topo.policy().recovery.wait_seconds);
     w.path = path;
     w.held = requeued_held(end.facts);
     // As earns_hold: a single-node job needs no NVLink domain.
@@ -117,7 +118,7 @@ std::size_t Recovery::settle_watches(std::span<const NodeState> states, const To
     std::vector<std::pair<FailureWatch, std::vector<NodeIndex>>> opening;
     for (auto it = watches_.begin(); it != watches_.end();) {
         std::vector<NodeIndex> failed = failed_since_end(it->second, states);
-        if (failed.empty() && now < it->second.until) {
+        if (failed.empty() && watch_open(it->second, states, now)) {
             ++it;
             continue;
         }
@@ -131,6 +132,7 @@ std::size_t Recovery::settle_watches(std::span<const NodeState> states, const To
         c.trigger = FailureTrigger::kAfterEnd;
         c.detail = hostlist_of(topo, failed) + " failed or drained " + std::to_string(now - w.ended_at) +
                    " s after the job ended";
+        c.shown_at = now;
         append_clause(c.detail, requeued_by(w.path, w.held));
         job_failed(topo, w.job_id, w.nodes, failed, w.ended_at, c);
     }
@@ -164,10 +166,11 @@ void Recovery::job_failed(const Topology& topo, std::uint32_t job_id, std::span<
         return; // an ordinary requeue, or a single-node job: restarts anywhere
     const std::int64_t hold = hold_delay();
     const std::int64_t wait = wait_after_failure(topo, r.nodes, hold);
+    const std::int64_t from = std::max(now, cause.shown_at);
     r.failed_at = now;
     r.blocks = held_blocks(topo, r.nodes);
-    r.fallback_at = now + wait;
-    r.hold_until = now + std::max(wait, hold);
+    r.fallback_at = from + wait;
+    r.hold_until = from + std::max(wait, hold);
     r.path = cause.path;
     r.trigger = cause.trigger;
     const std::string where = blocks_of(topo, r.nodes);

@@ -42,6 +42,11 @@ struct FailureCause {
     RequeuePath path = RequeuePath::kNodeFail;
     FailureTrigger trigger = FailureTrigger::kDown;
     std::string detail; // appended to the log line ("; ..."): empty for the default
+    // When the failure showed, if after the job's end (a drain within the
+    // failure window): its hold and wait count from then, since Slurm
+    // requeues a RequeueExit job only once the last Epilog ends, and it
+    // cannot start before its requeue delay after that. 0: at the failure.
+    std::int64_t shown_at = 0;
 };
 
 // What a job's end did to the ledger.
