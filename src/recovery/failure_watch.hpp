@@ -13,8 +13,12 @@
 //     waiting job would otherwise take the healthy half of the rack while
 //     the faulty node's Epilog still runs;
 //   - until recovery.failure_window after its end (default: Slurm's requeue
-//     delay, before which it cannot start anyway), a node of it that fails
-//     or drains makes its recovery open, counted from its end.
+//     delay, before which it cannot start anyway), and after that while any
+//     of its nodes still completes (an Epilog longer than the window), up to
+//     recovery.wait after its end, a node of it that fails or drains makes
+//     its recovery open: the failure counted from its end, its hold and wait
+//     from the drain (Slurm requeues a RequeueExit job when its last Epilog
+//     ends, and it cannot start before its requeue delay after that).
 // A watch opens no recovery by itself and is not saved: a slurmctld restart
 // inside the window forgets it (the job then restarts as under block).
 #pragma once
