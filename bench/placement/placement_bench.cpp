@@ -132,6 +132,83 @@ void BM_CAbi(benchmark::State& st) {
     nvlb_planner_free(p);
 }
 
+// The core's share of slurmctld's reclaim pass (plugin/topology/reclaim.c,
+// under the job, node and partition write locks), per open recovery: which
+// jobs could use a reclaim, then the plan for one of them against every
+// running job. `reserve: reclaim` racks at about 70% busy in jobs of 1-8
+// nodes; the recovering job's rack has one node down and its two other
+// nodes run 1-node jobs Slurm lets it preempt, so a plan is made. Slurm's
+// side of the pass (walking job_list, slurm_find_preemptable_jobs, the
+// PreemptExemptTime check) is not in this figure.
+struct ReclaimCluster {
+    explicit ReclaimCluster(int racks)
+        : planner(build_topology(read_topology_spec_text("defaults:\n  slice: 16\n  spares: 2\n  reserve: reclaim\n" +
+                                                             yaml_for(racks).substr(yaml_for(racks).find("blocks:")),
+                                                         "bench.yaml", SourceFormat::kYaml))) {
+        const std::size_t n = planner.topology().node_count();
+        std::mt19937_64 rng(7);
+        std::uniform_real_distribution<double> u(0, 1);
+        states.assign(n, NodeState::kFree);
+        RunningJob cur;
+        auto flush = [&] {
+            if (!cur.nodes.empty())
+                running.push_back(cur);
+            cur = RunningJob{};
+        };
+        for (NodeIndex i = 18; i < n; ++i) { // rack 1 is the recovering job's
+            if (u(rng) >= 0.7) {
+                flush();
+                continue;
+            }
+            states[i] = NodeState::kBusy;
+            if (cur.nodes.empty() || cur.nodes.size() >= 1 + static_cast<std::size_t>(u(rng) * 8)) {
+                flush();
+                cur.job_id = static_cast<std::uint32_t>(running.size() + 10);
+                cur.started = -3600;
+                cur.slurm_may_preempt = true;
+                cur.preempt_mode = PreemptMode::kRequeue;
+            }
+            cur.nodes.push_back(i);
+        }
+        flush();
+        std::vector<NodeIndex> had;
+        for (NodeIndex k = 0; k < 16; ++k)
+            had.push_back(k);
+        planner.job_failed(5, had, std::vector<NodeIndex>{3}, 0);
+        states[3] = NodeState::kDown;
+        for (NodeIndex k : {NodeIndex{16}, NodeIndex{17}}) {
+            states[k] = NodeState::kBusy;
+            RunningJob j;
+            j.job_id = 100000 + k;
+            j.nodes = {k};
+            j.started = -600;
+            j.slurm_may_preempt = true;
+            j.preempt_mode = PreemptMode::kRequeue;
+            running.push_back(j);
+        }
+    }
+    Planner planner;
+    std::vector<NodeState> states;
+    std::vector<RunningJob> running;
+};
+
+void BM_ReclaimPass(benchmark::State& st) {
+    static ReclaimCluster c(static_cast<int>(st.range(0)));
+    Request r;
+    r.job_id = 5;
+    r.min_nodes = r.max_nodes = 16;
+    Reclaimer who;
+    who.job_id = 5;
+    for (auto _ : st) {
+        benchmark::DoNotOptimize(c.planner.recovery().reclaim_candidates(c.planner.topology(), 100));
+        const ReclaimDecision d = c.planner.plan_reclaim(c.states, r, who, c.running, 100);
+        if (!d.plan)
+            st.SkipWithError("no plan: the benchmark's cluster is not what it means to be");
+        benchmark::DoNotOptimize(d);
+    }
+    st.counters["running_jobs"] = static_cast<double>(c.running.size());
+}
+
 } // namespace
 
 // Arguments: racks, nodes, segment.
@@ -149,6 +226,7 @@ BENCHMARK(BM_Planner)
     ->Args({8192, 256, 16})
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Recovery)->ArgNames({"racks"})->Arg(128)->Arg(1024)->Arg(8192)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ReclaimPass)->ArgNames({"racks"})->Arg(1024)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_CAbi)
     ->ArgNames({"racks", "nodes", "segment"})
     ->Args({128, 16, 16})

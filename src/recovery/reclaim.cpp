@@ -27,6 +27,30 @@ std::vector<NodeIndex> shared_nodes(std::span<const RunningJob> running) {
     return shared;
 }
 
+// The running jobs whose reclaim unit (the job, or its whole heterogeneous
+// job) has a node on one of the claim's blocks, in their order: every job
+// a plan for the claim could move, or share a node with one that it moves.
+std::vector<RunningJob> units_on_blocks(const Topology& topo, const RecoveryClaim& claim,
+                                        std::span<const RunningJob> running) {
+    auto on_claim = [&](const RunningJob& j) {
+        return std::any_of(j.nodes.begin(), j.nodes.end(), [&](NodeIndex n) {
+            const BlockIndex b = n < topo.node_count() ? topo.block_of(n) : kNoBlock;
+            return b != kNoBlock && std::any_of(claim.blocks.begin(), claim.blocks.end(),
+                                                [&](const RecoveryNeed& need) { return need.block == b; });
+        });
+    };
+    std::vector<std::uint32_t> units;
+    for (const RunningJob& j : running)
+        if (on_claim(j))
+            units.push_back(reclaim_unit(j));
+    std::sort(units.begin(), units.end());
+    std::vector<RunningJob> out;
+    for (const RunningJob& j : running)
+        if (std::binary_search(units.begin(), units.end(), reclaim_unit(j)))
+            out.push_back(j);
+    return out;
+}
+
 // The healthy nodes of `j` on block `b` that moving it would free (all of
 // them when no node is `shared`).
 int freed_nodes_on(const Snapshot& snap, const RunningJob& j, BlockIndex b, std::span<const NodeIndex> shared = {}) {
@@ -339,6 +363,11 @@ ReclaimDecision plan_reclaim(const Snapshot& snap, const Request& req, const Pla
     }
     const RecoveryClaim& claim = *req.recovery;
     const Topology& topo = snap.topology();
+    // Only work on the job's blocks can make room there: the rest of the
+    // cluster's jobs (thousands, walked under Slurm's locks) is left out
+    // before anything is counted per node.
+    const std::vector<RunningJob> near = units_on_blocks(topo, claim, running);
+    running = near;
     count_statuses(snap, refusal, for_job, running, ctx, d.refusal);
     for (const Shortfall& s : refusal.shortfalls)
         if (s.block_down || topo.block(s.block).settings.reserve != SpareReserve::kReclaim) {
