@@ -112,7 +112,7 @@ Snapshot Planner::snapshot(std::span<const NodeState> states, std::int64_t now) 
     return snap;
 }
 
-std::vector<NodeIndex> Planner::lemons(std::int64_t now) const {
+const std::vector<NodeIndex>& Planner::lemons(std::int64_t now) const {
     // Asked on every decision: the list is recounted only when the ledger
     // changed or a lemon's failures aged out (a cache: the same answer).
     LemonCache& c = lemon_cache_;

@@ -65,7 +65,8 @@ class Planner {
 
     // Nodes that are lemons at `now` (recovery/lemons.hpp), sorted: placed
     // last within their block (docs/placement.md rule 5a).
-    std::vector<NodeIndex> lemons(std::int64_t now) const;
+    // Valid until the next call with another `now` or after the ledger changed.
+    const std::vector<NodeIndex>& lemons(std::int64_t now) const;
     // An operator cleared the node's failures (it had its part replaced).
     // Logged; returns whether it had any.
     bool clear_lemon(NodeIndex node);

@@ -88,7 +88,8 @@ class Snapshot {
 
     // Lemons (recovery/lemons.hpp, docs/placement.md rule 5a): nodes taken
     // last within their block. Sorted; few or none, so no per-node array.
-    void set_last_choice(std::vector<NodeIndex> sorted) { last_choice_ = std::move(sorted); }
+    // The list must outlive the snapshot (the planner's cache does).
+    void set_last_choice(std::span<const NodeIndex> sorted) { last_choice_ = sorted; }
     bool last_choice(NodeIndex n) const {
         return !last_choice_.empty() && std::binary_search(last_choice_.begin(), last_choice_.end(), n);
     }
@@ -123,7 +124,7 @@ class Snapshot {
     std::vector<BlockIndex> held_blocks_; // blocks of the held nodes, sorted, once each
     std::shared_ptr<const RoomIndex> room_index_;
     std::span<const std::uint8_t> room_map_;
-    std::vector<NodeIndex> last_choice_;
+    std::span<const NodeIndex> last_choice_;
 };
 
 } // namespace nvlblock
