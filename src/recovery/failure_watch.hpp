@@ -13,12 +13,15 @@
 //     waiting job would otherwise take the healthy half of the rack while
 //     the faulty node's Epilog still runs;
 //   - until recovery.failure_window after its end (default: Slurm's requeue
-//     delay, before which it cannot start anyway), and after that while any
-//     of its nodes still completes (an Epilog longer than the window), up to
-//     recovery.wait after its end, a node of it that fails or drains makes
-//     its recovery open: the failure counted from its end, its hold and wait
-//     from the drain (Slurm requeues a RequeueExit job when its last Epilog
-//     ends, and it cannot start before its requeue delay after that).
+//     delay, before which it cannot start anyway), a node of it that fails
+//     or drains makes its recovery open: the failure counted from its end,
+//     its hold and wait from the drain (Slurm requeues a RequeueExit job
+//     when its last Epilog ends, and it cannot start before its requeue
+//     delay after that). A drain later than the window (an Epilog health
+//     check longer than it) is nobody's: the watch cannot tell a node still
+//     completing from one another job took once the Epilogs ended, so it
+//     does not outlast its window; a site sets the window above its
+//     Epilog's length.
 // A watch opens no recovery by itself and is not saved: a slurmctld restart
 // inside the window forgets it (the job then restarts as under block).
 #pragma once
@@ -39,11 +42,6 @@ struct FailureWatch {
     std::vector<NodeIndex> nodes; // its block nodes when it ended
     std::int64_t ended_at = 0;
     std::int64_t until = 0; // ended_at + the failure window
-    // While a node of it still completes (its Epilog runs: a health check
-    // there drains a faulty node when it ends) the watch lasts past
-    // `until`, up to this: ended_at + recovery.wait, the longest any
-    // recovery waits for its rack.
-    std::int64_t limit = 0;
     RequeuePath path = RequeuePath::kNone;
     bool held = false; // RequeueExitHold (requeued_held)
 };
@@ -53,12 +51,8 @@ struct FailureWatch {
 // requeue delay.
 std::int64_t failure_window(const Topology& topo, std::int64_t slurm_requeue_delay);
 
-// Whether the watch is still open at `now`: inside its window, or past it
-// while a node of the job still completes (up to its limit).
-bool watch_open(const FailureWatch& w, std::span<const NodeState> states, std::int64_t now);
-
-// Whether the watch holds the job's released nodes at `now`: while it is
-// open and any of its nodes is still busy (completing its run) or has
+// Whether the watch holds the job's released nodes at `now`: inside its
+// window while any of its nodes is still busy (completing its run) or has
 // failed. Slurm drains a node whose Epilog failed and releases it in the
 // same step, and may schedule at once: until the next advance() opens the
 // recovery, the watch's own claim keeps the rack for the job.

@@ -104,7 +104,6 @@ JobEndOutcome Recovery::job_ended(const Topology& topo, const JobEnd& end) {
     w.nodes = block_nodes(topo, nodes);
     w.ended_at = end.ended_at;
     w.until = end.ended_at + failure_window(topo, slurm_requeue_delay_);
-    w.limit = std::max(w.until, end.ended_at + topo.policy().recovery.wait_seconds);
     w.path = path;
     w.held = requeued_held(end.facts);
     // As earns_hold: a single-node job needs no NVLink domain.
@@ -118,7 +117,7 @@ std::size_t Recovery::settle_watches(std::span<const NodeState> states, const To
     std::vector<std::pair<FailureWatch, std::vector<NodeIndex>>> opening;
     for (auto it = watches_.begin(); it != watches_.end();) {
         std::vector<NodeIndex> failed = failed_since_end(it->second, states);
-        if (failed.empty() && watch_open(it->second, states, now)) {
+        if (failed.empty() && now < it->second.until) {
             ++it;
             continue;
         }

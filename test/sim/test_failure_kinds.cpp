@@ -196,19 +196,17 @@ TEST(FailureKindScenario, AGpuFaultDrainedByTheEpilogRestartsInPlaceUnderNvlbloc
     EXPECT_DOUBLE_EQ(b.r.restart_delay.p50, 605);
 }
 
-TEST(FailureKindScenario, AnEpilogLongerThanTheFailureWindowStillOpensTheRecovery) {
-    // The same fault, drained 30 s after J1's end: past the core's window
-    // (recovery.failure_window = Slurm's requeue delay, 10 s here), but the
-    // watch lasts while J1's nodes still run their Epilogs, so the drain at
-    // 430 is J1's failure, and its hold counts from then. J1 (eligible 440:
-    // Slurm requeues it when the Epilogs end) restarts in place at once;
-    // J3 waits for it. Before the watch lasted past its window, the drain
-    // was nobody's: J3 took rack001 at 430 and J1 waited until 1030.
+TEST(FailureKindScenario, AnEpilogLongerThanTheFailureWindowOpensNothing) {
+    // The same fault, drained 30 s after J1's end: the core's window
+    // (recovery.failure_window = Slurm's requeue delay, 10 s here) is over
+    // at 410 with no node failed, so the drain at 430 is nobody's failure.
+    // J3 takes rack001 when the Epilogs end at 430; J1 (eligible 440) waits
+    // for it until 1030, as under block.
     const SimOptions o = with_kinds("epilog=30s,periodic=off");
     const Outcome n = run(o, PolicyKind::kNvlblock, three_jobs(), {{5, 400, 1400, FailureKind::kUp}});
-    EXPECT_EQ(starts(n.log), "J1@0 J2@0 J1@440 J3@1040 ");
-    EXPECT_EQ(n.r.ledger_failures, 1u);
-    EXPECT_DOUBLE_EQ(n.r.restart_delay.p50, 40);
+    EXPECT_EQ(starts(n.log), "J1@0 J2@0 J3@430 J1@1030 ");
+    EXPECT_EQ(n.r.ledger_failures, 0u);
+    EXPECT_DOUBLE_EQ(n.r.restart_delay.p50, 630);
 }
 
 TEST(FailureKindScenario, AJobWhoseExitStatusIsNotRequeuedIsCountedNotLost) {

@@ -104,13 +104,10 @@ void World::report_fault_end(std::uint32_t index, Seconds now, bool requeued) {
     if (outcome == nvlblock::JobEndOutcome::kOpened)
         recovery_timers(index);
     // A watch holds the job's released nodes while others complete, and
-    // ends by time alone: at its window's end, or at its limit while a node
-    // still completes.
+    // ends by time alone.
     const auto& watches = planner_.recovery().watches();
-    if (const auto w = watches.find(end.job_id); w != watches.end()) {
+    if (const auto w = watches.find(end.job_id); w != watches.end())
         timer(w->second.until, true);
-        timer(w->second.limit, true);
-    }
 }
 
 void World::requeue_after_fault(std::uint32_t index, Seconds now, bool node_lost, bool expedited) {
