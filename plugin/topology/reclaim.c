@@ -205,15 +205,19 @@ static time_t _move(job_record_t *victim, uint8_t action, job_record_t *job_ptr,
 static bitstr_t *_freed_on_plan_blocks(nvlb_planner_t *planner, const nvlb_reclaim_t *plan)
 {
 	bitstr_t *freed = bit_alloc(node_record_count);
-	char *blocks = xstrdup(plan->blocks), *save = NULL;
 	bitstr_t *on_blocks = bit_alloc(node_record_count);
+	char *blocks = xstrdup(plan->blocks), *save = NULL;
 
 	for (char *name = strtok_r(blocks, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
 		int32_t b = nvlb_find_block(planner, name);
+		size_t count = (b >= 0) ? nvlb_block_nodes(planner, (uint32_t) b, NULL, 0) : 0;
+		uint32_t *nodes = xcalloc(count + 1, sizeof(*nodes));
 
-		for (int n = 0; (b >= 0) && (n < node_record_count); n++)
-			if (nvlb_block_of(planner, (uint32_t) n) == b)
-				bit_set(on_blocks, n);
+		count = MIN(count, nvlb_block_nodes(planner, (uint32_t) b, nodes, count));
+		for (size_t i = 0; i < count; i++)
+			if (nodes[i] < (uint32_t) node_record_count)
+				bit_set(on_blocks, nodes[i]);
+		xfree(nodes);
 	}
 	for (size_t v = 0; v < plan->job_count; v++) {
 		job_record_t *victim = find_job_record(plan->jobs[v]);
