@@ -121,8 +121,8 @@ nvlb_status_t guarded(nvlb_error_t* err, Fn&& fn) {
 
 // Exports that answer with a value or return nothing: whatever the core
 // throws (an allocation, a mutex or condition variable that fails) ends
-// here as `fallback`, never unwinding into slurmctld's C frames. The others
-// report errors through guarded().
+// here as `fallback`, never unwinding into slurmctld's C frames. Those that
+// return a status report errors through guarded().
 template <typename T, typename Fn>
 T nothrow_or(T fallback, Fn&& fn) noexcept {
     try {
@@ -314,7 +314,7 @@ int32_t nvlb_find_block(const nvlb_planner_t* p, const char* name) {
 nvlb_status_t nvlb_block_info(const nvlb_planner_t* p, uint32_t block, nvlb_block_info_t* out) {
     if (!p || !out)
         return NVLB_E_INVALID;
-    return nothrow_or<nvlb_status_t>(NVLB_E_INTERNAL, [&]() -> nvlb_status_t {
+    return guarded(nullptr, [&]() -> nvlb_status_t {
         std::lock_guard lock(p->mutex);
         const Topology& t = p->planner.topology();
         if (block >= t.block_count())
@@ -349,7 +349,7 @@ size_t nvlb_block_nodes(const nvlb_planner_t* p, uint32_t block, uint32_t* out, 
 nvlb_status_t nvlb_policy_info(const nvlb_planner_t* p, nvlb_policy_info_t* out) {
     if (!p || !out)
         return NVLB_E_INVALID;
-    return nothrow_or<nvlb_status_t>(NVLB_E_INTERNAL, [&]() -> nvlb_status_t {
+    return guarded(nullptr, [&]() -> nvlb_status_t {
         std::lock_guard lock(p->mutex);
         const Topology& t = p->planner.topology();
         const ClusterPolicy& pol = t.policy();

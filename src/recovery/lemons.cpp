@@ -6,6 +6,16 @@
 #include <limits>
 
 namespace nvlblock {
+namespace {
+
+// Failures of `times` (sorted) within the window ending at `now`.
+int count_within(const std::vector<std::int64_t>& times, std::int64_t now, const LemonPolicy& policy) {
+    const std::int64_t since = now - policy.window_seconds;
+    return static_cast<int>(
+        std::count_if(times.begin(), times.end(), [&](std::int64_t t) { return t > since && t <= now; }));
+}
+
+} // namespace
 
 bool FailureHistory::record(NodeIndex node, std::int64_t at, const LemonPolicy& policy) {
     if (policy.failures <= 0)
@@ -27,11 +37,7 @@ bool FailureHistory::clear(NodeIndex node) {
 
 int FailureHistory::failures_within(NodeIndex node, std::int64_t now, const LemonPolicy& policy) const {
     auto it = by_node_.find(node);
-    if (it == by_node_.end())
-        return 0;
-    const std::int64_t since = now - policy.window_seconds;
-    return static_cast<int>(
-        std::count_if(it->second.begin(), it->second.end(), [&](std::int64_t t) { return t > since && t <= now; }));
+    return it == by_node_.end() ? 0 : count_within(it->second, now, policy);
 }
 
 std::vector<NodeIndex> FailureHistory::lemons(std::int64_t now, const LemonPolicy& policy, std::int64_t* until) const {
@@ -39,7 +45,7 @@ std::vector<NodeIndex> FailureHistory::lemons(std::int64_t now, const LemonPolic
     std::int64_t first_change = std::numeric_limits<std::int64_t>::max();
     if (policy.failures > 0)
         for (const auto& [node, times] : by_node_) {
-            if (failures_within(node, now, policy) < policy.failures)
+            if (count_within(times, now, policy) < policy.failures)
                 continue;
             out.push_back(node); // the map is ordered by node
             // The oldest failure that still makes it one leaves the window then.
