@@ -604,12 +604,10 @@ class Soak:
         return {"job": job, "node": node}
 
     def ev_drain_announced(self):
-        if len(self.broken) >= MAX_BROKEN:
+        target = self.gpu_target()
+        if not target:
             return None
-        cands = self.running(min_nodes=2)
-        if not cands:
-            return None
-        job, nodes = self.rng.choice(cands)
+        job, nodes = target
         node = self.rng.choice(nodes)
         self.mark_broken(node, "draining")
         self.c.drain(node, reason="soak-gpu-xid-48")
