@@ -309,10 +309,16 @@ std::size_t Recovery::advance(const Snapshot& snap, std::int64_t now) {
         in_place.min_nodes = in_place.max_nodes = claim.total_need();
         in_place.recovery = std::move(claim);
         const Placement p = place(snap, in_place);
-        if (p.placed())
-            continue; // it can restart in place now: it will when Slurm asks
-        falling.emplace_back(&r,
-                             p.shortfalls.empty() ? explain(topo, p) : describe_shortfall(topo, p.shortfalls.front()));
+        // Its block can take it: until Slurm could have started it (the
+        // hold), it restarts in place when Slurm asks. Past that the wait is
+        // the bound whatever the reason Slurm has not started it (priority,
+        // a limit, backfill's plan): the job goes anywhere from then on.
+        if (p.placed() && now < r.hold_until)
+            continue;
+        falling.emplace_back(&r, p.placed() ? "its wait is over and Slurm has not started it on " +
+                                                  blocks_of(topo, r.nodes) + ", which can take it"
+                                 : p.shortfalls.empty() ? explain(topo, p)
+                                                        : describe_shortfall(topo, p.shortfalls.front()));
     }
     for (const auto& [r, why] : falling)
         fall_back(topo, *r, now, why);

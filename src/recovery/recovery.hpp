@@ -98,8 +98,12 @@ class Recovery {
     // Every job whose wait for its block is over at `now` (rules.hpp:
     // wait_over) or whose block is down (rule 7), and that cannot restart in
     // place on `snap` now, falls back: from then on it is placed like any
-    // other job, and its holds end. Logged one line each, with the shortfall
-    // that made it fall back. Returns how many fell back.
+    // other job, and its holds end. One whose block can take it falls back
+    // too once its hold is over (hold_until: its wait, and at least until
+    // Slurm could have started it): the wait bounds how long a job is kept
+    // to its block, whatever keeps Slurm from starting it there. Logged one
+    // line each, with the shortfall that made it fall back. Returns how many
+    // fell back.
     // Jobs whose blocks changed since their failure (held_blocks.hpp: a
     // reconfigure, a node moved) fall back first, logged with what changed.
     // Before all that, a watched job with a node failed since its end opens

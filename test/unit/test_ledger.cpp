@@ -265,7 +265,7 @@ TEST_F(LedgerTest, JobGoneIsAbandoned) {
     EXPECT_EQ(ledger.counters().abandoned, 1u);
 }
 
-TEST_F(LedgerTest, FallBackOnceWhenTheWaitIsOverAndTheBlockCannotTakeIt) {
+TEST_F(LedgerTest, FallBackOnceWhenTheWaitIsOver) {
     fail(7, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
     ledger.take_log();
     std::vector<NodeState> states(topo.node_count(), NodeState::kFree);
@@ -280,12 +280,18 @@ TEST_F(LedgerTest, FallBackOnceWhenTheWaitIsOverAndTheBlockCannotTakeIt) {
     EXPECT_EQ(ledger.take_log(),
               std::vector<std::string>{"nvlblock: recovery JobId=7 fallback after 300 s: rack01 has room for 15 of "
                                        "the 16 nodes it needs (3 failed, 2 spares); placing it anywhere (had rack01)"});
-    // Past its wait, a job whose block can take it does not fall back: it restarts in place.
+    // Past its wait, a job whose block can take it falls back too: Slurm
+    // did not start it there in time.
     fail(8, range(18, 33), std::vector<NodeIndex>{20}, 1000, 300, 0);
     states[20] = NodeState::kDown;
+    ledger.take_log();
     const Snapshot snap2(topo, states, recovery.active_claims(topo, states, 1300));
-    EXPECT_EQ(recovery.advance(snap2, 1300), 0u);
-    EXPECT_FALSE(ledger.find(8)->fallback);
+    EXPECT_EQ(recovery.advance(snap2, 1300), 1u);
+    EXPECT_TRUE(ledger.find(8)->fallback);
+    EXPECT_EQ(ledger.take_log(),
+              std::vector<std::string>{"nvlblock: recovery JobId=8 fallback after 300 s: its wait is "
+                                       "over and Slurm has not started it on rack02, which can take "
+                                       "it; placing it anywhere (had rack02)"});
 }
 
 TEST_F(LedgerTest, TakeLogEmptiesTheQueue) {

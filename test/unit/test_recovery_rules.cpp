@@ -164,19 +164,49 @@ TEST(RecoveryClock, QuestionsChangeNothingOnlyAdvanceMovesTime) {
     EXPECT_FALSE(p.recovery_in_place);
 }
 
-TEST(RecoveryClock, AdvanceLeavesAJobWhoseBlockCanTakeItInPlace) {
-    // Its wait is over, but its block has room again (a node was repaired):
-    // it does not fall back; it restarts in place when Slurm asks.
+TEST(RecoveryClock, AdvanceLeavesAJobWhoseBlockCanTakeItInPlaceUntilItsHoldEnds) {
+    // Its wait (0) is over, but its block has room again (a node was
+    // repaired): until Slurm could have started it (its requeue delay and a
+    // scheduling pass) it restarts in place when Slurm asks.
+    const Topology t = test::racks(3, 18, 16, 2, false, "recovery:\n  wait: 0\n");
+    Planner planner(t);
+    planner.set_slurm_requeue_delay(11);
+    auto s = all(t);
+    planner.job_failed(kJob, kRack02First16, std::vector<NodeIndex>{20, 25, 30}, 1000);
+    set(s, {20, 25, 30}, NodeState::kDown);
+    s[30] = NodeState::kFree;
+    EXPECT_EQ(planner.advance(s, 1000), 0u);
+    EXPECT_EQ(planner.advance(s, 1040), 0u);
+    Placement p = planner.place(s, job(kJob, 16), 1040);
+    ASSERT_TRUE(p.placed()) << explain(t, p);
+    EXPECT_TRUE(p.recovery_in_place);
+    EXPECT_FALSE(planner.recovery().active_claims(t, s, 1040).empty());
+    EXPECT_EQ(planner.next_deadline(1040), 1041);
+    EXPECT_EQ(planner.advance(s, 1041), 1u); // Slurm could have started it: the hold is over
+}
+
+TEST(RecoveryClock, TheWaitBoundsAJobSlurmDoesNotStartOnABlockThatCanTakeIt) {
+    // Soak (docs/reliability.md): a job whose block could take it, that
+    // Slurm did not start there (a higher PriorityTier), was kept to its
+    // block 39 s past its wait. The wait is the bound: at its end the job
+    // falls back, saying its block could take it.
     const Topology t = test::racks(3, 18, 16, 2, false, "recovery:\n  wait: 60\n");
     Planner planner(t);
     auto s = all(t);
     planner.job_failed(kJob, kRack02First16, std::vector<NodeIndex>{20, 25, 30}, 1000);
     set(s, {20, 25, 30}, NodeState::kDown);
     s[30] = NodeState::kFree;
-    EXPECT_EQ(planner.advance(s, 2000), 0u);
-    Placement p = planner.place(s, job(kJob, 16), 2000);
+    planner.take_log();
+    EXPECT_EQ(planner.advance(s, 1059), 0u);
+    EXPECT_EQ(planner.advance(s, 1060), 1u);
+    EXPECT_EQ(planner.take_log(),
+              std::vector<std::string>{"nvlblock: recovery JobId=" + std::to_string(kJob) +
+                                       " fallback after 60 s: its wait is over and Slurm has not started it on rack02, "
+                                       "which can take it; placing it anywhere (had rack02)"});
+    Placement p = planner.place(s, job(kJob, 16), 1060);
     ASSERT_TRUE(p.placed()) << explain(t, p);
-    EXPECT_TRUE(p.recovery_in_place);
+    EXPECT_FALSE(p.recovery_in_place);
+    EXPECT_TRUE(planner.recovery().active_claims(t, s, 1060).empty());
 }
 
 TEST(RecoveryClock, ARunFromBeforeTheFailureIsNotARestart) {
@@ -317,22 +347,24 @@ double open_recoveries(int racks) {
     Planner other(t);
     other.load_state(planner.save_state(), "state");
     EXPECT_EQ(other.ledger().records().size(), jobs);
-    // The clock looks at every one of them: past the wait, none falls back
-    // (their racks can take them)...
+    // The clock looks at every one of them: within the wait, none falls
+    // back (their racks can take them)...
     EXPECT_EQ(planner.advance(s, 1200), 0u);
-    EXPECT_EQ(planner.advance(s, 1300), 0u);
     // ...until the last rack goes down as a whole: its 8 jobs fall back, all
     // the others still go back in place.
     const auto last_rack = static_cast<NodeIndex>(racks - 1) * 18;
     set(s, range(last_rack, last_rack + 17), NodeState::kDown);
-    EXPECT_EQ(planner.advance(s, 1301), 8u);
+    EXPECT_EQ(planner.advance(s, 1201), 8u);
     EXPECT_TRUE(planner.ledger().find(jobs)->fallback);
     EXPECT_FALSE(planner.ledger().find(jobs - 8)->fallback);
     EXPECT_EQ(planner.ledger().records().size(), jobs);
     for (std::uint32_t j = 1; j <= jobs; j += 2)
-        planner.job_started(j, nodes_of(j), 1400);
+        planner.job_started(j, nodes_of(j), 1250);
     EXPECT_EQ(planner.ledger().records().size(), jobs / 2);
     EXPECT_EQ(planner.ledger().counters().in_place, jobs / 2);
+    // At the end of the wait every one still waiting is placed on its rack,
+    // and falls back (the wait is the bound).
+    EXPECT_EQ(planner.advance(s, 1300), jobs / 2 - 4);
     return static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
 }
 
