@@ -35,7 +35,10 @@ Invariants (each violation is kept with its evidence):
               restart counts, or two nodes) for RUN_TWICE_S in a row
   ended       a job that did not end COMPLETED, unless the chaos explains
               its end: CANCELLED by the soak; FAILED or NODE_FAIL for a
-              --no-requeue job the soak hit (a GPU fault, a node failure);
+              --no-requeue job the soak hit (a GPU fault, a node failure),
+              or whose node slurmctld itself set DOWN as not responding
+              (Slurm's SlurmdTimeout on a loaded host: counted apart, as
+              slurm_set_down, in the summary);
               PREEMPTED for a job of the preemptible partition; anything
               else (TIMEOUT, BOOT_FAIL, OUT_OF_MEMORY, a requeueable job
               FAILED...) is a violation, and so is a job still pending or
@@ -90,6 +93,11 @@ RESTARTED = re.compile(r"nvlblock: recovery JobId=(\d+) restarted (in place|else
 FALLBACK = re.compile(r"nvlblock: recovery JobId=(\d+) fallback after (-?\d+) s")
 LEFT = re.compile(r"nvlblock: recovery JobId=(\d+) left the queue")
 RECLAIM = re.compile(r"nvlblock: recovery JobId=(\d+) reclaiming ")
+SET_DOWN = re.compile(r"Nodes? (\S+) not responding, setting DOWN")
+# A job seen running on a node this recently was on it when slurmctld set
+# the node DOWN (the queue is sampled every 2 s; a loaded host's sample can
+# lag by a scheduling pass).
+SET_DOWN_LOOKBACK_S = 30
 
 
 def log_time(line):
@@ -105,7 +113,9 @@ def log_time(line):
 class Checker:
 
     def __init__(self, decision_slack=DECISION_SLACK_S, stale=STALE_S, settle=SETTLE_S,
-                 unresponsive=UNRESPONSIVE_S, run_twice=RUN_TWICE_S, final_stable=FINAL_STABLE_S):
+                 unresponsive=UNRESPONSIVE_S, run_twice=RUN_TWICE_S, final_stable=FINAL_STABLE_S,
+                 expand_hostlist=lambda expr: expr.split(",")):
+        self.expand_hostlist = expand_hostlist
         self.decision_slack = decision_slack
         self.stale = stale
         self.settle = settle
@@ -127,6 +137,8 @@ class Checker:
         self.last = {}              # job -> (state, since)
         self.ended = {}             # job -> terminal state, once stable
         self.missing = {}           # job -> consecutive samples missing
+        self.seen_on = {}           # node -> {job: last time seen running on it}
+        self.slurm_set_down = set()  # jobs on a node slurmctld set DOWN on its own
         self.max_running = 0
         self.queue_samples = 0
         self.twice_since = {}       # job -> first time seen with two runs
@@ -224,6 +236,7 @@ class Checker:
                                    key=("double", n, owner[n], job))
                 else:
                     owner[n] = job
+                self.seen_on.setdefault(n, {})[job] = now
         self.max_running = max(self.max_running, running)
         for job in self.jobs:
             if job in self.ended:
@@ -268,6 +281,10 @@ class Checker:
                 self.crash_lines += 1
                 self.violation("slurmctld", f"crash signature in {source}", [line.rstrip()],
                                key=("crash", line))
+            m = SET_DOWN.search(line)
+            if m:
+                self._set_down(m.group(1), log_time(line))
+                continue
             if "nvlblock: recovery JobId=" not in line:
                 continue
             at = log_time(line)
@@ -294,6 +311,15 @@ class Checker:
                 continue
             if RECLAIM.search(line):
                 self.recoveries["reclaims"] += 1
+
+    def _set_down(self, hostlist, at):
+        """slurmctld set these nodes DOWN itself: the jobs on them lost a
+        node as surely as by the soak's hand."""
+        for node in self.expand_hostlist(hostlist):
+            for job, seen in self.seen_on.get(node, {}).items():
+                if at is None or seen >= at - SET_DOWN_LOOKBACK_S:
+                    self.explained.setdefault(job, set()).add("slurm_set_down")
+                    self.slurm_set_down.add(job)
 
     def _decided(self, job, at, line):
         rec = self.open.pop(job, None)
@@ -354,7 +380,7 @@ class Checker:
             return None
         if state == "CANCELLED" and "cancel" in why:
             return None
-        if state in ("FAILED", "NODE_FAIL") and not spec.get("requeue") and why & {"gpu", "node"}:
+        if state in ("FAILED", "NODE_FAIL") and not spec.get("requeue") and why & {"gpu", "node", "slurm_set_down"}:
             return None
         if state == "PREEMPTED" and spec.get("preemptible"):
             return None
@@ -390,5 +416,6 @@ class Checker:
                             "processes": self.process_samples},
                 "most_batch_scripts_seen_at_once": self.max_scripts,
                 "max_running_jobs": self.max_running, "recoveries": dict(self.recoveries),
+                "jobs_on_nodes_slurm_set_down": sorted(self.slurm_set_down),
                 "recoveries_open_at_end": sorted(self.open), "slurmctld_pauses": len(self.pauses),
                 "slurmctld_paused_seconds": round(sum((b or a) - a for a, b in self.pauses), 1)}

@@ -114,7 +114,7 @@ class Soak:
         self.name = name or f"soak-{seed}"
         self.repair = repair               # seconds a broken node stays broken
         self.progress = progress           # a file the figures so far are written to, every 5 min
-        self.check = chk.Checker()
+        self.check = chk.Checker(expand_hostlist=expand_hostlist)
         self.lock = threading.Lock()       # the checker and the shared views
         self.halt = threading.Event()
         self.submit_paused = threading.Event()
@@ -924,6 +924,8 @@ def markdown(r):
         f"| jobs ended | {', '.join(f'{k} {v}' for k, v in sorted(r['jobs']['ended'].items()))} |",
         f"| jobs released from a hold at the end | {r['jobs']['released_from_hold']} |",
         f"| most jobs running at once | {r['jobs']['max_running']} |",
+        f"| jobs on nodes slurmctld set DOWN itself (not responding) | "
+        f"{', '.join(map(str, inv.get('jobs_on_nodes_slurm_set_down', []))) or 'none'} |",
         f"| recoveries opened | {rec['failures']} |",
         f"| restarted in place / elsewhere | {rec['in_place']} / {rec['elsewhere']} |",
         f"| fallbacks / abandoned / reclaims | {rec['fallbacks']} / {rec['abandoned']} / {rec['reclaims']} |",

@@ -9,6 +9,7 @@ fault is not. A checker that cannot fail would make the soak's
 import os
 import sys
 import unittest
+from datetime import datetime
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checker  # noqa: E402
@@ -115,6 +116,28 @@ class Checker(unittest.TestCase):
         # a GPU fault must requeue it; 8 never ended. 2, 4, 5, 7 are explained.
         self.assertEqual(bad, [1, 3, 6, 8])
         self.assertEqual(set(self.kinds(ck)), {"ended"})
+
+    def test_a_node_slurm_sets_down_itself_explains_a_no_requeue_job_on_it(self):
+        # Soak, 2-hour run: slurmctld, restarted twice in a minute on a loaded
+        # host, set live nodes DOWN as not responding; a --no-requeue job on
+        # one ended NODE_FAIL. Slurm's decision, counted apart.
+        ck = checker.Checker(expand_hostlist=lambda e: {"gb[0030,0032]": ["gb0030", "gb0032"]}.get(e, [e]))
+        for j in (1, 2, 3):
+            ck.track(j, {"requeue": False})
+        ck.queue(T0, {3: ("RUNNING", ["gb0032"])})
+        ck.queue(T0 + 90, {1: ("RUNNING", ["gb0030"]), 2: ("RUNNING", ["gb0001"]), 3: ("PENDING", [])})
+        at = datetime.fromtimestamp(T0 + 100).strftime("%Y-%m-%dT%H:%M:%S")
+        ck.log([f"[{at}] Nodes gb[0030,0032] not responding, setting DOWN"])
+        ck.finish(T0 + 200, {1: ("NODE_FAIL", ""), 2: ("NODE_FAIL", ""), 3: ("NODE_FAIL", "")})
+        # 3 was last seen there 100 s before: another job's node by then.
+        self.assertEqual(sorted(int(v["text"].split()[1]) for v in ck.violations), [2, 3])
+        self.assertEqual(ck.summary()["jobs_on_nodes_slurm_set_down"], [1])
+        # Without the line, nothing explains it.
+        ck2 = checker.Checker()
+        ck2.track(1, {"requeue": False})
+        ck2.queue(T0 + 90, {1: ("RUNNING", ["gb0030"])})
+        ck2.finish(T0 + 200, {1: ("NODE_FAIL", "")})
+        self.assertEqual(self.kinds(ck2), ["ended"])
 
     def test_a_job_never_listed_at_the_end_is_lost(self):
         ck = checker.Checker()
