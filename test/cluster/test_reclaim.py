@@ -325,6 +325,64 @@ class Reclaim(ClusterTest):
             self.assertEqual(c.state(lent), "SUSPENDED")
             self.assertEqual(self.system_comment(c, lent), "")
 
+    def test_a_reclaim_from_job_whose_own_mode_cancels_is_requeued_not_cancelled(self):
+        """A job recovery.reclaim_from names runs in a partition Slurm does
+        not let the slice job preempt (same PriorityTier) whose own
+        PreemptMode is CANCEL with a GraceTime. Through Slurm's preemption
+        it would only be signalled and, when the grace ends, cancelled by
+        its own mode (issue 36): it is requeued at once instead, through the
+        release's requeue call, and the slice job restarts in place."""
+        scav = ("PartitionName=scav Nodes=ALL MaxTime=INFINITE State=UP OverSubscribe=EXCLUSIVE PriorityTier=10 "
+                f"PreemptMode=CANCEL GraceTime={GRACE}")
+        with reclaim_cluster("reclaim-g", 2, reclaim_from=SCAVENGER, flags=PREEMPT + ["--extra-conf", scav]) as c:
+            r = Rack(c, self)
+            ordinary = c.sbatch("-N1", "-J", "ordinary", "-w", r.spares[1])
+            victim = c.sbatch("-N1", "--requeue", "-p", "scav", "-A", SCAVENGER, "-J", "scavenger",
+                              "-w", r.spares[0])
+            untouched = {ordinary: c.wait_running(ordinary)}
+            c.wait_running(victim)
+            c.set_down(r.failed)
+            # (Before: Slurm's preemption signalled it and, when the grace
+            # ended, ended it PREEMPTED by its own mode, never requeued.)
+            new = c.wait_restarted(r.job, GRACE + GRACE_END_CHECK + REQUEUE_DELAY + 15)
+            self.assertNotIn(c.state(victim), ("CANCELLED", "PREEMPTED"), c.job(victim))
+            self.assertInPlace(c, r, new, r.spares[0])
+            self.assertRequeued(c, victim, new)
+            c.wait_log(rf"nvlblock: recovery JobId={r.job} reclaiming 1 spare node on {r.rack}: "
+                       rf"requeueing JobId={victim} at once \(recovery.reclaim_from\) ", 5)
+            # Past the grace a Slurm preemption would have ended: still queued, never cancelled.
+            time.sleep(GRACE + 2)
+            self.assertIn(c.state(victim), ("PENDING", "RUNNING"), c.job(victim))
+            self.assertEqual(c.log_lines(rf"preempted JobId={victim} "), [])
+            self.assertUntouched(c, untouched)
+
+    def test_a_preemptable_job_on_a_shared_node_is_not_moved_for_it(self):
+        """OverSubscribe partitions: a preemptable job shares a spare with a
+        job that may not be preempted (different cores of the node).
+        Preempting it would free no node (issue 36: it was credited with the
+        node, preempted, and the restart still could not fit): nothing is
+        reclaimed, and the slice job falls back to the empty rack after the
+        hold."""
+        shared = ["PartitionName=lendshared Nodes=ALL MaxTime=INFINITE State=UP OverSubscribe=NO PriorityTier=1",
+                  "PartitionName=shared Nodes=ALL MaxTime=INFINITE State=UP OverSubscribe=NO PriorityTier=10"]
+        flags = PREEMPT + [f for line in shared for f in ("--extra-conf", line)]
+        with reclaim_cluster("reclaim-o", 2, flags=flags) as c:
+            r = Rack(c, self)
+            ordinary = c.sbatch("-N1", "-J", "ordinary", "-w", r.spares[1])
+            keeper = c.sbatch("-n1", "-p", "shared", "-J", "keeper", "-w", r.spares[0])
+            lent = c.sbatch("-n1", "--requeue", "-p", "lendshared", "-J", "lent", "-w", r.spares[0])
+            untouched = {j: c.wait_running(j) for j in (ordinary, keeper, lent)}
+            self.assertEqual(untouched[keeper], untouched[lent], "the two jobs do not share the spare")
+            c.set_down(r.failed)
+            c.wait_log(rf"nvlblock: recovery JobId={r.job}: nothing reclaimed: not enough work there may lose its "
+                       r"nodes", 20)
+            new = c.wait_restarted(r.job, HOLD + 40)
+            other = ({"rack01", "rack02"} - {r.rack}).pop()
+            self.assertOnRack(new, other)
+            self.assertUntouched(c, untouched)
+            self.assertEqual(c.log_lines(r"nvlblock: recovery JobId=\d+ reclaiming"), [])
+            self.assertEqual(c.log_lines(r"preempted JobId="), [])
+
     def test_a_job_that_filled_its_rack_gets_its_node_back_on_its_other_rack(self):
         with reclaim_cluster("reclaim-w", 2, flags=PREEMPT) as c:
             script = self.victim_script(c)
