@@ -178,12 +178,32 @@ def run_flap(args, rng):
                 "invariants": sampler.summary(), "reserve": args.reserve}
 
 
+def rack_others(nodes):
+    """The nodes of the 18-node rack of `nodes` that are not in it (names as theirs)."""
+    width = len(nodes[0]) - 2
+    first = (int(nodes[0][2:]) - 1) // 18 * 18 + 1
+    return [f"gb{i:0{width}d}" for i in range(first, first + 18) if f"gb{i:0{width}d}" not in set(nodes)]
+
+
+def fill_spares_with_lent_work(c, placed):
+    """--scale-lend: a preemptable 1-node job (partition lend) on each other
+    node of every slice job's rack, so that each failure is answered by a
+    reclaim: the pass plans, asks Slurm and preempts under its locks."""
+    lent = [c.sbatch("-N1", "-p", "lend", "--requeue", "-J", "lent", "-w", n, "-t", "60", wrap="sleep 3600")
+            for nodes in placed.values() for n in rack_others(nodes)]
+    c.wait_for(lambda: sum(1 for j in c.squeue() if j["state"] == "RUNNING") >= len(placed) + len(lent), 600,
+               f"{len(lent)} lent jobs to run")
+    return lent
+
+
 def run_scale(args, rng):
-    racks = 1024
+    racks = args.scale_racks
     flags = ["--front-end", "--recovery-wait", str(RECOVERY_WAIT), "--status-interval", "10",
              "--extra-conf", *EXTRA_CONF, "SchedulerParameters=sched_interval=5,bf_interval=5,default_queue_depth=1000"]
     if args.reserve == "reclaim":
         flags += ["--reserve", "reclaim"]
+    if args.scale_lend:
+        flags += ["--preempt-partition"]
     with Cluster("rel-scale", racks=racks, flags=flags) as c:
         sampler = Sampler(c, interval=1.0, accounting_every=5, reserve=args.reserve)
         sampler.start()
@@ -197,6 +217,7 @@ def run_scale(args, rng):
             c.wait_for(lambda: sum(1 for j in c.squeue() if j["state"] == "RUNNING") >= len(jobs), 600,
                        f"{len(jobs)} slice jobs to run")
             placed = {j["id"]: c.expand(j["nodes"]) for j in c.squeue() if j["id"] in set(jobs)}
+            lent = fill_spares_with_lent_work(c, placed) if args.scale_lend else []
             # One node of each job fails; a tenth lose three (more than their
             # rack's spares: they restart elsewhere once their wait is over).
             order = list(jobs)
@@ -223,14 +244,16 @@ def run_scale(args, rng):
         finally:
             sampler.stop()
         summary = c.topology_summary()
+        passes = c.status_json()["recoveries"].get("reclaim_passes")
         return {"nodes": racks * 18, "faults": sum(len(v) for v in victims), "fault_spread_s": round(spread, 1),
                 "slice_jobs": len(jobs), "slice_jobs_losing_more_than_spares": len(heavy),
+                "lent_jobs": len(lent), "reclaim_passes": passes,
                 "seconds": round(time.monotonic() - t0), "recoveries": harness.recoveries(c),
                 "ledger": summary, "invariants": sampler.summary(), "reserve": args.reserve}
 
 
 def options(**overrides):
     """The scenarios' settings, as the command line gives them."""
-    base = dict(reserve="idle", seed=1, settle=90, flap_seconds=120, scale_jobs=320)
+    base = dict(reserve="idle", seed=1, settle=90, flap_seconds=120, scale_jobs=320, scale_lend=False, scale_racks=1024)
     base.update(overrides)
     return SimpleNamespace(**base)

@@ -387,6 +387,10 @@ size_t nvlb_pending_jobs(const nvlb_planner_t* planner, uint32_t* out, size_t ca
  * releasing nodes. Returns the count (copies at most cap). Asked before the
  * running jobs are walked, so that a pass with nothing to plan walks none. */
 size_t nvlb_reclaim_candidates(const nvlb_planner_t* planner, int64_t now, uint32_t* out, size_t cap);
+/* The caller held Slurm's locks held_us microseconds for one reclaim pass
+ * over `recoveries` candidates: counted for the status JSON and the
+ * Prometheus file (reclaim_passes), nothing else. */
+void nvlb_note_reclaim_pass(nvlb_planner_t* planner, int64_t held_us, size_t recoveries);
 /* Hands each queued decision line ("nvlblock: recovery JobId=...") to fn. */
 size_t nvlb_drain_log(nvlb_planner_t* planner, void (*fn)(void* ctx, const char* line), void* ctx);
 

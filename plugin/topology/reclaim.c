@@ -297,7 +297,7 @@ static void _reclaim_for(nvlb_planner_t *planner, job_record_t *job_ptr, running
 	(void) nvlb_reclaim_started(planner, job_ptr->job_id, &who, plan, released_by, now);
 }
 
-extern void nvlbt_reclaim_spares(nvlb_planner_t *planner, time_t now)
+extern size_t nvlbt_reclaim_spares(nvlb_planner_t *planner, time_t now)
 {
 	running_args_t running = {.planner = planner, .now = now};
 	/* The core says first whether any job could use a reclaim now: a
@@ -308,7 +308,7 @@ extern void nvlbt_reclaim_spares(nvlb_planner_t *planner, time_t now)
 	uint8_t *states, *actions;
 
 	if (!pending || !job_list)
-		return;
+		return 0;
 	ids = xcalloc(pending, sizeof(*ids));
 	pending = MIN(pending, nvlb_reclaim_candidates(planner, now, ids, pending));
 	list_for_each(job_list, _add_running, &running);
@@ -328,4 +328,5 @@ extern void nvlbt_reclaim_spares(nvlb_planner_t *planner, time_t now)
 	xfree(states);
 	xfree(ids);
 	_free_running(&running);
+	return pending;
 }

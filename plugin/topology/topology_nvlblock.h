@@ -104,8 +104,9 @@ extern char *nvlbt_last_good_copy(const char *path);
 /* Whether any block reclaims its spares (`reserve: reclaim`). */
 extern bool nvlbt_reclaims_spares(const nvlbt_topo_t *topo);
 /* reclaim.c: requeue the jobs the core names so that jobs waiting to restart
- * in place get their blocks back. Needs slurmctld's job and node write locks. */
-extern void nvlbt_reclaim_spares(nvlb_planner_t *planner, time_t now);
+ * in place get their blocks back. Needs slurmctld's job and node write locks.
+ * Returns how many open recoveries it looked at (0: nothing to plan). */
+extern size_t nvlbt_reclaim_spares(nvlb_planner_t *planner, time_t now);
 
 /* reclaim_eligible.c: NULL when Slurm would let job_ptr run on `nodes`
  * (partition, exclusions, constraints, reservations), else why not. Needs

@@ -25,7 +25,7 @@ def validate_fragment_opts(opts: Namespace) -> None:
         raise ClusterError("--slurm-conf-fragment needs --front-end")
     for flag, value in (("--racks", opts.racks), ("--slice", opts.slice), ("--block-sizes", opts.block_sizes),
                         ("--spares", opts.spares), ("--lending", opts.lending or None),
-                        ("--reserve", opts.reserve),
+                        ("--reserve", opts.reserve), ("--preempt-partition", opts.preempt_partition or None),
                         ("--config", opts.config), ("--recovery-wait", opts.recovery_wait),
                         ("--block-fault", opts.block_fault),
                         ("--status-interval", opts.status_interval),
@@ -94,9 +94,6 @@ def validate_up_opts(opts: Namespace) -> None:
     if getattr(opts, "accounting", False) and opts.front_end:
         # Slurm's accounting variant is a multiple-slurmd build.
         raise ClusterError("--accounting is not supported with --front-end")
-    if opts.front_end and opts.preempt_partition:
-        # Not a Slurm limit, but nothing here needs it and it is untested.
-        raise ClusterError("--preempt-partition is not supported with --front-end")
     if getattr(opts, "lend_grace_time", None) is not None:
         if not opts.preempt_partition:
             raise ClusterError("--lend-grace-time sets the GraceTime of --preempt-partition's partition; "

@@ -844,6 +844,16 @@ size_t nvlb_reclaim_candidates(const nvlb_planner_t* p, int64_t now, uint32_t* o
     }
 }
 
+void nvlb_note_reclaim_pass(nvlb_planner_t* p, int64_t held_us, size_t recoveries) {
+    if (!p)
+        return;
+    // Not a change a waiter wakes for (no version bump): a report figure.
+    nothrow_do([&] {
+        std::lock_guard lock(p->mutex);
+        p->planner.note_reclaim_pass(held_us, recoveries);
+    });
+}
+
 size_t nvlb_drain_log(nvlb_planner_t* p, void (*fn)(void*, const char*), void* ctx) {
     if (!p)
         return 0;

@@ -14,6 +14,7 @@
 #pragma once
 
 #include "core/health_clock.hpp"
+#include "core/reclaim_pass_times.hpp"
 #include "core/topology_change.hpp"
 #include "model/topology.hpp"
 #include "placement/engine.hpp"
@@ -96,6 +97,11 @@ class Planner {
     // describe_reclaim_refusal): logged once per new reason.
     void reclaim_refused(std::uint32_t job_id, const std::string& why) { recovery_.reclaim_refused(job_id, why); }
 
+    // The caller held Slurm's locks `held_us` for a reclaim pass over
+    // `recoveries` open recoveries: counted for the reports only.
+    void note_reclaim_pass(std::int64_t held_us, std::size_t recoveries) { pass_times_.note(held_us, recoveries); }
+    const ReclaimPassTimes& reclaim_pass_times() const { return pass_times_; }
+
     // The snapshot place() would use, for callers that want the tallies.
     Snapshot snapshot(std::span<const NodeState> states, std::int64_t now) const;
 
@@ -137,6 +143,7 @@ class Planner {
     // Blocks by room under each map asked with, updated the same way.
     mutable RoomIndexCache room_cache_;
     HealthClock health_;
+    ReclaimPassTimes pass_times_;
     struct LemonCache {
         std::uint64_t version = ~std::uint64_t{0};
         std::int64_t from = 0, until = 0;

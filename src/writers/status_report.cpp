@@ -159,6 +159,7 @@ ClusterReport make_report(const Planner& planner, std::span<const NodeState> sta
     r.recovery = topo.policy().recovery;
     r.reclaim_per_hour = reclaim_per_hour(r.recovery, topo.node_count());
     r.reclaims = std::any_of(r.blocks.begin(), r.blocks.end(), [](const BlockReport& b) { return b.reclaim; });
+    r.reclaim_passes = planner.reclaim_pass_times();
     r.recent.assign(ledger.recent().begin(), ledger.recent().end());
     for (const auto& [id, rec] : ledger.records())
         r.pending.push_back({id, blocks_of(topo, rec.nodes), static_cast<std::uint32_t>(rec.failed.size()),
@@ -303,6 +304,13 @@ void write_recoveries(JsonWriter& w, const ClusterReport& r) {
     w.field(key::failures, r.counters.failures).field(key::in_place, r.counters.in_place);
     w.field(key::fallbacks, r.counters.elsewhere).field(key::abandoned, r.counters.abandoned);
     w.field(key::reclaims, r.counters.reclaims).field(key::reclaimed_jobs, r.counters.reclaimed_jobs);
+    if (r.reclaims) {
+        const ReclaimPassTimes& t = r.reclaim_passes;
+        w.key(key::reclaim_passes).begin_object();
+        w.field(key::passes, t.passes).field(key::recoveries, t.recoveries);
+        w.field(key::lock_held_us_total, t.held_us_total).field(key::lock_held_us_max, t.held_us_max);
+        w.end_object();
+    }
     for (const auto& [k, kinds] :
          {std::pair{key::by_trigger, by_trigger(r.counters)}, std::pair{key::by_path, by_path(r.counters)}}) {
         w.key(k).begin_object();
@@ -446,6 +454,22 @@ void recovery_kind_samples(std::ostringstream& o, const ClusterReport& r) {
         o << "nvlblock_recovery_paths_total{path=\"" << name << "\"} " << n << '\n';
 }
 
+// Slurm's locks held by the reclaim passes (core/reclaim_pass_times.hpp).
+void reclaim_pass_samples(std::ostringstream& o, const ReclaimPassTimes& t) {
+    help(o, "nvlblock_reclaim_passes_total", "counter",
+         "Reclaim passes that held Slurm's job, node and partition write locks.");
+    o << "nvlblock_reclaim_passes_total " << t.passes << '\n';
+    help(o, "nvlblock_reclaim_pass_recoveries_total", "counter",
+         "Open recoveries those passes looked at, in all (divide the lock time by it: per recovery).");
+    o << "nvlblock_reclaim_pass_recoveries_total " << t.recoveries << '\n';
+    help(o, "nvlblock_reclaim_pass_lock_seconds_total", "counter",
+         "Seconds the reclaim passes held Slurm's write locks.");
+    o << "nvlblock_reclaim_pass_lock_seconds_total " << static_cast<double>(t.held_us_total) / 1e6 << '\n';
+    help(o, "nvlblock_reclaim_pass_lock_seconds_max", "gauge",
+         "The longest single reclaim pass's hold of Slurm's write locks, since slurmctld started.");
+    o << "nvlblock_reclaim_pass_lock_seconds_max " << static_cast<double>(t.held_us_max) / 1e6 << '\n';
+}
+
 // One sample per lemon (recovery/lemons.hpp).
 void lemon_samples(std::ostringstream& o, const ClusterReport& r) {
     help(o, "nvlblock_lemon_failures", "gauge",
@@ -517,6 +541,8 @@ std::string report_prometheus(const ClusterReport& r) {
     help(o, "nvlblock_reclaimed_jobs_total", "counter",
          "Jobs preempted or requeued to make room for in-place restarts.");
     o << "nvlblock_reclaimed_jobs_total " << r.counters.reclaimed_jobs << '\n';
+    if (r.reclaims)
+        reclaim_pass_samples(o, r.reclaim_passes);
     help(o, "nvlblock_node_failures_total", "counter", "Jobs that lost nodes to a failure and were requeued.");
     o << "nvlblock_node_failures_total " << r.counters.failures << '\n';
     recovery_kind_samples(o, r);

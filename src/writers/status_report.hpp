@@ -85,9 +85,10 @@ struct ClusterReport {
     int ordinary_free = 0;
     double fragmentation = 0.0; // stranded / ordinary free, 0 when nothing is free
     LedgerCounters counters;
-    bool reclaims = false;    // some block has `reserve: reclaim`
-    RecoveryPolicy recovery;  // its recovery settings (who may lose nodes, limits)
-    int reclaim_per_hour = 0; // reclaim_limits.per_hour for this cluster's size
+    bool reclaims = false;           // some block has `reserve: reclaim`
+    ReclaimPassTimes reclaim_passes; // Slurm's locks held by the reclaim passes (reported where `reclaims`)
+    RecoveryPolicy recovery;         // its recovery settings (who may lose nodes, limits)
+    int reclaim_per_hour = 0;        // reclaim_limits.per_hour for this cluster's size
     std::vector<RecoveryEvent> recent;
     struct Pending {
         std::uint32_t job_id;

@@ -675,6 +675,20 @@ START_TEST(test_reclaim_flow) {
                                   "lose its nodes (jobs there: 2 not_allowed)");
     ck_assert_str_eq(log.text[2], "nvlblock: recovery JobId=100 reclaiming 1 spare node on rack01: requeueing "
                                   "JobId=8 (recovery.reclaim_from) (101 node-seconds of run time lost, budget 4500)");
+    /* The plugin times its pass under Slurm's locks: reported, nothing
+     * else (no wake-up of the state's waiters). */
+    {
+        uint64_t version = nvlb_state_version(p);
+        char* prom;
+
+        nvlb_note_reclaim_pass(p, 250, 1);
+        nvlb_note_reclaim_pass(NULL, 250, 1);
+        ck_assert_uint_eq(nvlb_state_version(p), version);
+        prom = nvlb_report(p, states, NODES, 1001, NVLB_REPORT_PROMETHEUS);
+        ck_assert_ptr_nonnull(strstr(prom, "\nnvlblock_reclaim_passes_total 1\n"));
+        ck_assert_ptr_nonnull(strstr(prom, "\nnvlblock_reclaim_pass_lock_seconds_max 0.00025\n"));
+        nvlb_free(prom);
+    }
     nvlb_planner_free(p);
 }
 END_TEST

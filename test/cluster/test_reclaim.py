@@ -355,6 +355,14 @@ class Reclaim(ClusterTest):
             self.assertIn(c.state(victim), ("PENDING", "RUNNING"), c.job(victim))
             self.assertEqual(c.log_lines(rf"preempted JobId={victim} "), [])
             self.assertUntouched(c, untouched)
+            # The passes' hold of Slurm's write locks, as the plugin timed it.
+            status = c.wait_status(lambda s: s["recoveries"].get("reclaim_passes", {}).get("passes"), 10,
+                                   "the reclaim passes in the status JSON")
+            passes = status["recoveries"]["reclaim_passes"]
+            self.assertGreaterEqual(passes["recoveries"], 1, passes)
+            self.assertGreater(passes["lock_held_us_total"], 0, passes)
+            self.assertLessEqual(passes["lock_held_us_max"], passes["lock_held_us_total"], passes)
+            self.assertLess(passes["lock_held_us_max"], 1_000_000, passes)
 
     def test_a_preemptable_job_on_a_shared_node_is_not_moved_for_it(self):
         """OverSubscribe partitions: a preemptable job shares a spare with a

@@ -573,6 +573,34 @@ TEST(Report, ReclaimedSparesAreFreeNodesFirstThenTheWorkOnThem) {
     EXPECT_EQ(j["blocks"][0]["reserve"].text, "reclaim");
 }
 
+TEST(Report, ReclaimPassesReportSlurmsLocksHeld) {
+    // What the plugin's reclaim passes held Slurm's write locks for
+    // (plugin/topology/status_thread.c): reported where a block reclaims,
+    // per pass and per open recovery looked at.
+    Planner planner(test::racks(1, 18, 16, 2, false, "  reserve: reclaim\n"));
+    planner.note_reclaim_pass(120, 2);
+    planner.note_reclaim_pass(900, 3);
+    planner.note_reclaim_pass(-5, 0); // a clock step back counts as nothing
+    std::vector<NodeState> states = test::all(planner.topology());
+    const ClusterReport r = make_report(planner, states, 0);
+    const Json j = parse_json(report_json(r));
+    const Json& passes = j["recoveries"]["reclaim_passes"];
+    EXPECT_EQ(passes["passes"].number, 3);
+    EXPECT_EQ(passes["recoveries"].number, 5);
+    EXPECT_EQ(passes["lock_held_us_total"].number, 1020);
+    EXPECT_EQ(passes["lock_held_us_max"].number, 900);
+    const std::string text = report_prometheus(r);
+    for (const char* sample :
+         {"\nnvlblock_reclaim_passes_total 3\n", "\nnvlblock_reclaim_pass_recoveries_total 5\n",
+          "\nnvlblock_reclaim_pass_lock_seconds_total 0.00102\n", "\nnvlblock_reclaim_pass_lock_seconds_max 0.0009\n"})
+        EXPECT_NE(text.find(sample), std::string::npos) << sample << text;
+    // Without a reclaiming block there is no pass to report.
+    Planner idle(test::racks(1, 18, 16, 2, false));
+    const std::string none = report_json(make_report(idle, states, 0));
+    EXPECT_EQ(none.find("reclaim_passes"), std::string::npos);
+    EXPECT_EQ(report_prometheus(make_report(idle, states, 0)).find("nvlblock_reclaim_pass"), std::string::npos);
+}
+
 TEST(Report, JsonEscapesNames) {
     const Planner planner(
         test::yaml_topology("defaults:\n  slice: 2\n  spares: 0\nblocks:\n  - name: 'r\"1\\x'\n    nodes: n[1-2]\n"));
