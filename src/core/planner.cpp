@@ -144,18 +144,22 @@ Placement Planner::place(std::span<const NodeState> raw_states, Request request,
     // Slurm asks whether the job could ever run: other jobs' holds do not count.
     const bool holds = shaped.empty();
     const RecoveryRecord* record = recovery_.ledger().find(request.job_id);
-    if (const RecoveryRecord* waiting = recovery_.waiting_in_place(request.job_id);
-        waiting && !Recovery::blocks_changed(topo, *waiting)) {
-        RecoveryClaim claim = claim_for(topo, *waiting, states);
+    if (record && !Recovery::blocks_changed(topo, *record)) {
+        RecoveryClaim claim = claim_for(topo, *record, states);
         const std::uint32_t need = claim.total_need();
         // Back on its own block(s), or it keeps waiting until advance() says
-        // its wait is over. A job whose node count changed since cannot
-        // restart as it ran: it is placed like any other job.
+        // its wait is over; after that (a fallback) its own block(s) first
+        // while they can take it with what Slurm offers, else anywhere. A
+        // job whose node count changed since cannot restart as it ran: it
+        // is placed like any other job.
         if (need >= request.min_nodes && need <= request.max_nodes) {
+            Request in_place = request;
             std::vector<std::uint8_t> offered;
-            request.available = without_busy_nodes(states, request.available, claim, offered);
-            request.recovery = std::move(claim);
-            return decide(states, request, now, holds);
+            in_place.available = without_busy_nodes(states, request.available, claim, offered);
+            in_place.recovery = std::move(claim);
+            Placement p = decide(states, in_place, now, holds);
+            if (!record->fallback || p.placed())
+                return p;
         }
     }
     // A restart elsewhere prefers the groups of the blocks it had.

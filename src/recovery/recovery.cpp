@@ -312,11 +312,12 @@ std::size_t Recovery::advance(const Snapshot& snap, std::int64_t now) {
         // Its block can take it: until Slurm could have started it (the
         // hold), it restarts in place when Slurm asks. Past that the wait is
         // the bound whatever the reason Slurm has not started it (priority,
-        // a limit, backfill's plan): the job goes anywhere from then on.
+        // a limit, backfill's plan): from then on the job may go anywhere,
+        // its own block first while that can take it (Planner::place).
         if (p.placed() && now < r.hold_until)
             continue;
-        falling.emplace_back(&r, p.placed() ? "its wait is over and Slurm has not started it on " +
-                                                  blocks_of(topo, r.nodes) + ", which can take it"
+        falling.emplace_back(&r, p.placed() ? "its wait is over; Slurm has not started it on " +
+                                                  blocks_of(topo, r.nodes) + ", which can take it and still may"
                                  : p.shortfalls.empty() ? explain(topo, p)
                                                         : describe_shortfall(topo, p.shortfalls.front()));
     }

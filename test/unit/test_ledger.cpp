@@ -290,8 +290,8 @@ TEST_F(LedgerTest, FallBackOnceWhenTheWaitIsOver) {
     EXPECT_TRUE(ledger.find(8)->fallback);
     EXPECT_EQ(ledger.take_log(),
               std::vector<std::string>{"nvlblock: recovery JobId=8 fallback after 300 s: its wait is "
-                                       "over and Slurm has not started it on rack02, which can take "
-                                       "it; placing it anywhere (had rack02)"});
+                                       "over; Slurm has not started it on rack02, which can take "
+                                       "it and still may; placing it anywhere (had rack02)"});
 }
 
 TEST_F(LedgerTest, TakeLogEmptiesTheQueue) {

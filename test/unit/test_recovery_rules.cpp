@@ -201,12 +201,26 @@ TEST(RecoveryClock, TheWaitBoundsAJobSlurmDoesNotStartOnABlockThatCanTakeIt) {
     EXPECT_EQ(planner.advance(s, 1060), 1u);
     EXPECT_EQ(planner.take_log(),
               std::vector<std::string>{"nvlblock: recovery JobId=" + std::to_string(kJob) +
-                                       " fallback after 60 s: its wait is over and Slurm has not started it on rack02, "
-                                       "which can take it; placing it anywhere (had rack02)"});
+                                       " fallback after 60 s: its wait is over; Slurm has not started it on rack02, "
+                                       "which can take it and still may; placing it anywhere (had rack02)"});
+    // Nothing is held for it any more...
+    EXPECT_TRUE(planner.recovery().active_claims(t, s, 1060).empty());
+    // ...and its own block comes first while it can take it: in place, with a spare.
     Placement p = planner.place(s, job(kJob, 16), 1060);
     ASSERT_TRUE(p.placed()) << explain(t, p);
+    EXPECT_TRUE(p.recovery_in_place);
+    EXPECT_EQ(p.spares_used, 2u);
+    // Where Slurm offers only other nodes (backfill keeps rack02's for
+    // another job), it is placed there: no longer confined to its block.
+    Request elsewhere = job(kJob, 16);
+    std::vector<std::uint8_t> offered(t.node_count(), 1);
+    for (NodeIndex n = 18; n < 36; ++n)
+        offered[n] = 0;
+    elsewhere.available = offered;
+    p = planner.place(s, elsewhere, 1060);
+    ASSERT_TRUE(p.placed()) << explain(t, p);
     EXPECT_FALSE(p.recovery_in_place);
-    EXPECT_TRUE(planner.recovery().active_claims(t, s, 1060).empty());
+    EXPECT_NE(t.block_of(p.nodes.front()), 1);
 }
 
 TEST(RecoveryClock, ARunFromBeforeTheFailureIsNotARestart) {
