@@ -416,6 +416,9 @@ class Checker:
                             "processes": self.process_samples},
                 "most_batch_scripts_seen_at_once": self.max_scripts,
                 "max_running_jobs": self.max_running, "recoveries": dict(self.recoveries),
-                "jobs_on_nodes_slurm_set_down": sorted(self.slurm_set_down),
+                # Only those the soak's own node failures do not explain
+                # (its kills show up as "not responding" too).
+                "jobs_on_nodes_slurm_set_down": sorted(j for j in self.slurm_set_down
+                                                       if not self.explained.get(j, set()) & {"node", "gpu"}),
                 "recoveries_open_at_end": sorted(self.open), "slurmctld_pauses": len(self.pauses),
                 "slurmctld_paused_seconds": round(sum((b or a) - a for a, b in self.pauses), 1)}

@@ -132,6 +132,8 @@ class Checker(unittest.TestCase):
         # 3 was last seen there 100 s before: another job's node by then.
         self.assertEqual(sorted(int(v["text"].split()[1]) for v in ck.violations), [2, 3])
         self.assertEqual(ck.summary()["jobs_on_nodes_slurm_set_down"], [1])
+        ck.chaos(1, "node")  # the soak's own kill: not listed apart
+        self.assertEqual(ck.summary()["jobs_on_nodes_slurm_set_down"], [])
         # Without the line, nothing explains it.
         ck2 = checker.Checker()
         ck2.track(1, {"requeue": False})
