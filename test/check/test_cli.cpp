@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <string>
 
 using namespace nvlblock;
 
@@ -24,6 +25,9 @@ int failure(int, char**) {
 }
 int success(int argc, char**) {
     return argc;
+}
+int help_asked(int argc, char** argv) {
+    return argc == 2 && std::string(argv[1]) == "--help" ? 0 : 3;
 }
 
 } // namespace
@@ -53,4 +57,23 @@ TEST(Cli, RunMainTurnsExceptionsIntoExitStatus) {
     EXPECT_EQ(cli::run_main("nvlblock-x", failure, 1, argv), 1);
     EXPECT_EQ(testing::internal::GetCapturedStderr(), "nvlblock-x: no such file\n");
     EXPECT_EQ(cli::run_main("nvlblock-x", success, 1, argv), 1);
+}
+
+TEST(Cli, RunMainAnswersVersionAndShortHelpAsSlurmsCommandsDo) {
+    // One build per Slurm micro release: an admin asks a host's tools
+    // which nvlblock and which Slurm they were built for.
+    for (const char* flag : {"-V", "--version"}) {
+        char tool[] = "tool";
+        std::string f = flag;
+        char* argv[] = {tool, f.data()};
+        testing::internal::CaptureStdout();
+        EXPECT_EQ(cli::run_main("nvlblock-x", failure, 2, argv), 0) << flag;
+        const std::string out = testing::internal::GetCapturedStdout();
+        EXPECT_EQ(out, cli::version_line("nvlblock-x") + "\n");
+        EXPECT_EQ(out.rfind("nvlblock-x ", 0), 0u) << out;
+        EXPECT_NE(out.find("(nvlblock, built "), std::string::npos) << out;
+    }
+    char tool[] = "tool", h[] = "-h";
+    char* argv[] = {tool, h};
+    EXPECT_EQ(cli::run_main("nvlblock-x", help_asked, 2, argv), 0);
 }

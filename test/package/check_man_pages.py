@@ -117,7 +117,8 @@ def main():
         page = rendered[tool]
         documented = options_in(sections(page).get("OPTIONS", ""))
         undocumented = sorted(o for o in helped - options_in(page))
-        unknown = sorted(documented - helped - {"--help"})
+        # --help and --version: every tool's, answered by tools/common/run_main.cpp.
+        unknown = sorted(documented - helped - {"--help", "--version"})
         if undocumented:
             fail(f"{tool}: --help lists {undocumented}, which {tool}(1) does not document")
         if unknown:
