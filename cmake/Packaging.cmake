@@ -84,6 +84,21 @@ set(NVLBLOCK_PACKAGE_MAINTAINER "nvlblock maintainers <maintainers@nvlblock.inva
     "Maintainer field of the package (set your site's)")
 set(NVLBLOCK_DEB_SLURM_DEPENDS "" CACHE STRING
     "Extra Depends for the Slurm packages the plugins are built for, e.g. 'slurmctld (= 24.11.5-4+deb13u1)'; empty for a site-built Slurm")
+# Slurm loads a plugin only into the exact release it was built for, so a
+# Slurm package of any other release breaks this one: dpkg and apt refuse to
+# install such a Slurm beside it (or this package beside such a Slurm)
+# instead of letting slurmctld stop at its next start. Breaks, not Depends:
+# a site-built Slurm has no package, and then nothing is asked. Debian's
+# package names and SchedMD's (slurm-smd-*). docs/admin.md "Upgrading Slurm".
+string(REGEX MATCH "^(.*)\\.([0-9]+)$" _nvlb_m "${NVLBLOCK_SLURM_RELEASE}")
+math(EXPR _nvlb_next_micro "${CMAKE_MATCH_2} + 1")
+set(NVLBLOCK_SLURM_NEXT_RELEASE "${CMAKE_MATCH_1}.${_nvlb_next_micro}")
+set(_nvlb_breaks "")
+foreach(_pkg slurmctld slurmd slurm-client slurm-smd-slurmctld slurm-smd-slurmd slurm-smd-client)
+  list(APPEND _nvlb_breaks "${_pkg} (<< ${NVLBLOCK_SLURM_RELEASE}~)" "${_pkg} (>= ${NVLBLOCK_SLURM_NEXT_RELEASE}~)")
+endforeach()
+string(REPLACE ";" ", " _nvlb_breaks "${_nvlb_breaks}")
+set(NVLBLOCK_DEB_SLURM_BREAKS "${_nvlb_breaks}")
 
 # `cpack` and `make install` package what is built and do not build the whole
 # tree first (test programs, benchmarks: nothing of it is installed). Build
@@ -119,6 +134,7 @@ set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${NVLBLOCK_PACKAGE_MAINTAINER}")
 # (dpkg-shlibdeps resolves the plugins' $ORIGIN inside the staging tree.)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "${NVLBLOCK_DEB_SLURM_DEPENDS}")
+set(CPACK_DEBIAN_PACKAGE_BREAKS "${NVLBLOCK_DEB_SLURM_BREAKS}")
 set(CPACK_DEBIAN_PACKAGE_PROVIDES "nvlblock-plugin")
 set(CPACK_DEBIAN_PACKAGE_CONFLICTS "nvlblock-plugin")
 set(CPACK_DEBIAN_PACKAGE_REPLACES "nvlblock-plugin")

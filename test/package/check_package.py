@@ -249,6 +249,59 @@ def mode_install(opts):
             fail(f"install: man -M PREFIX/share/man {section} {name}: {r.stderr.strip()}")
 
 
+def next_micro(release):
+    """24.11.5 -> 24.11.6."""
+    head, micro = release.rsplit(".", 1)
+    return f"{head}.{int(micro) + 1}"
+
+
+def fake_slurm_package(work, name, version):
+    """A stand-in for a Slurm package of that name and version (no files)."""
+    d = os.path.join(work, f"fake-{name}-{version}")
+    os.makedirs(os.path.join(d, "DEBIAN"))
+    with open(os.path.join(d, "DEBIAN", "control"), "w") as f:
+        f.write(f"Package: {name}\nVersion: {version}\nArchitecture: all\n"
+                f"Maintainer: nvlblock tests <tests@nvlblock.invalid>\n"
+                f"Description: stand-in for Slurm's {name} package (nvlblock's package test)\n")
+    run(["dpkg-deb", "--build", d, d + ".deb"])
+    return d + ".deb"
+
+
+def dry_run_beside(work, deb, slurm_deb, label):
+    """`dpkg --dry-run -i deb` in a private copy of this host's dpkg
+    database where slurm_deb is installed; returns dpkg's result."""
+    admin, root = os.path.join(work, f"dpkg-{label}"), os.path.join(work, f"root-{label}")
+    for sub in ("info", "updates", "triggers"):
+        os.makedirs(os.path.join(admin, sub))
+    os.makedirs(root)
+    shutil.copyfile("/var/lib/dpkg/status", os.path.join(admin, "status"))
+    open(os.path.join(admin, "available"), "w").close()
+    dpkg = ["dpkg", f"--admindir={admin}", f"--instdir={root}"]
+    run(dpkg + ["--force-script-chrootless", "-i", slurm_deb])
+    return run(dpkg + ["--dry-run", "-i", deb], check=False)
+
+
+def check_slurm_release_pinned(work, deb, package_name, breaks):
+    """Slurm loads a plugin only into its exact release: every Slurm package
+    of another release breaks ours, so dpkg refuses a mismatch instead of
+    slurmctld failing at its next start (docs/admin.md "Upgrading Slurm")."""
+    release = package_name.rsplit("-", 1)[1]
+    after = next_micro(release)
+    for pkg in ("slurmctld", "slurmd", "slurm-client", "slurm-smd-slurmctld"):
+        for clause in (f"{pkg} (<< {release}~)", f"{pkg} (>= {after}~)"):
+            if clause not in breaks:
+                fail(f"Breaks lacks '{clause}': {breaks!r}")
+    newer = dry_run_beside(work, deb, fake_slurm_package(work, "slurmctld", f"{after}-1"), "newer")
+    if newer.returncode == 0 or "breaks" not in (newer.stdout + newer.stderr):
+        fail(f"dpkg accepted {package_name} beside slurmctld {after}-1: {newer.stdout}{newer.stderr}")
+    else:
+        said = [ln.strip() for ln in (newer.stdout + newer.stderr).splitlines() if "breaks" in ln]
+        print(f"dpkg refuses {package_name} beside slurmctld {after}-1: {said[0]}")
+    same = dry_run_beside(work, deb, fake_slurm_package(work, "slurmctld", f"{release}-4+deb13u1"), "same")
+    if same.returncode != 0:
+        fail(f"dpkg refused {package_name} beside slurmctld {release}-4+deb13u1: {same.stdout}{same.stderr}")
+
+
 def mode_deb(opts):
     need("cpack", "dpkg-deb", "dpkg", "readelf", "nm", "ldd", "file", "dpkg-shlibdeps")
     work = opts.work_dir
@@ -263,7 +316,7 @@ def mode_deb(opts):
 
     # Control fields.
     fields = {}
-    for key in ("Package", "Version", "Architecture", "Depends", "Provides", "Conflicts", "Replaces",
+    for key in ("Package", "Version", "Architecture", "Depends", "Breaks", "Provides", "Conflicts", "Replaces",
                 "Section", "Maintainer", "Description"):
         fields[key] = run(["dpkg-deb", "-f", deb, key]).stdout.strip()
     print(run(["dpkg-deb", "-I", deb]).stdout)
@@ -321,6 +374,8 @@ def mode_deb(opts):
         fail(f"dpkg --dry-run -i: {p.stdout}{p.stderr}")
     else:
         print("dpkg --dry-run -i: dependencies satisfied")
+
+    check_slurm_release_pinned(work, deb, opts.package_name, fields["Breaks"])
 
     if shutil.which("lintian"):
         p = run(["lintian", "--allow-root", "--display-info", deb], check=False)
