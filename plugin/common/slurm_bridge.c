@@ -18,6 +18,15 @@
 #include "src/common/xstring.h"
 
 /*
+ * Which Slurm release this build targets, for `nvlblock-check --plugins`
+ * (tools/check/plugin_build.hpp): Slurm loads a plugin only into the exact
+ * release it was built for, and a site must be able to tell before it
+ * upgrades Slurm. Read from the file's bytes, never called.
+ */
+__attribute__((used)) static const char nvlb_build_line[] =
+	"nvlblock-build: nvlblock=" NVLBLOCK_VERSION " slurm=" NVLBLOCK_SLURM_RELEASE;
+
+/*
  * job_list exists only in slurmctld. A weak reference keeps this plugin
  * loadable in slurmd and the client commands, which resolve data symbols
  * when the plugin is loaded (functions bind lazily, data does not).

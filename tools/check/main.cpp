@@ -6,6 +6,7 @@
 #include "cli.hpp"
 #include "generate.hpp"
 #include "local.hpp"
+#include "plugin_build.hpp"
 #include "readers/load_topology.hpp"
 #include "run_main.hpp"
 #include "slurm_conf.hpp"
@@ -31,6 +32,7 @@ const char* kUsage = R"(usage: nvlblock-check [options] [TOPOLOGY]
        nvlblock-check --local [--json] [options]
        nvlblock-check --generate [options] REPORT|DIR...
        nvlblock-check --from-topology-yaml FILE [options]
+       nvlblock-check --plugins [--plugin-dir DIR] [--slurm-release R]
 
 Check a topology file (nvlblock.yaml, or topology.conf syntax) against the
 nodes of slurm.conf, as slurmctld with TopologyPlugin=topology/nvlblock will
@@ -104,6 +106,15 @@ topology.yaml away (docs/admin.md 5.1).
   --slurm-conf FILE     also check the blocks' nodes and the partitions against
                         this slurm.conf (default: $SLURM_CONF or
                         /etc/slurm/slurm.conf, when it exists)
+
+--plugins: which Slurm release the installed nvlblock plugins were built for,
+against the Slurm that runs here. Slurm loads a plugin only into the exact
+release it was built for: after a Slurm upgrade without a rebuild, slurmctld
+stops at its next start (docs/admin.md 7.1).
+
+  --plugin-dir DIR      where the plugins are (default: slurm.conf's PluginDir)
+  --slurm-release R     the Slurm release here (default: what `slurmctld -V`,
+                        else `scontrol -V`, prints)
 
 Exit status: 0 valid / report written; 1 problems found; 2 usage error.
 )";
@@ -263,18 +274,82 @@ int run_from_topology_yaml(const cli::Args& args) {
     return 0;
 }
 
+// "24.11.5" from `slurmctld -V` or `scontrol -V`, or "" when neither runs here.
+std::string slurm_release_here() {
+    for (const char* cmd : {"slurmctld -V 2>/dev/null", "scontrol -V 2>/dev/null"}) {
+        FILE* p = ::popen(cmd, "r");
+        if (!p)
+            continue;
+        char buf[256];
+        std::string out;
+        while (std::fgets(buf, sizeof buf, p))
+            out += buf;
+        ::pclose(p);
+        if (const auto r = slurm_release_of(out))
+            return *r;
+    }
+    return "";
+}
+
+std::string plugin_finding_line(const PluginFinding& f, const std::string& release) {
+    switch (f.state) {
+    case PluginState::kMatches:
+        return "OK: " + f.path + ": nvlblock " + f.build.nvlblock + " built for Slurm " + f.build.slurm +
+               ", the release here";
+    case PluginState::kOtherRelease:
+        return f.path + ": built for Slurm " + f.build.slurm + ", but Slurm here is " + release +
+               ": Slurm will refuse to load it and slurmctld stops; rebuild nvlblock against " + release +
+               " and install it with Slurm (docs/admin.md 7.1)";
+    case PluginState::kMissing:
+        return f.path + ": not there";
+    case PluginState::kUnmarked:
+        return f.path + ": does not say which Slurm release it was built for (built before nvlblock-check "
+                        "--plugins existed); rebuild it";
+    }
+    return f.path;
+}
+
+int run_plugins(const cli::Args& args) {
+    if (!args.positional().empty())
+        throw cli::UsageError("--plugins takes no file argument");
+    std::string dir = args.str("plugin-dir");
+    if (dir.empty()) {
+        const SlurmConf conf = read_slurm_conf(args.str("slurm-conf", default_slurm_conf_path()));
+        const auto plugin_dir = conf.get("PluginDir");
+        if (!plugin_dir)
+            throw cli::UsageError("slurm.conf (" + conf.path + ") sets no PluginDir: give --plugin-dir");
+        dir = plugin_dir->substr(0, plugin_dir->find(':')); // the first directory of the list
+    }
+    const std::string release = args.has("slurm-release") ? args.str("slurm-release") : slurm_release_here();
+    if (!slurm_release_of("slurm " + release))
+        throw cli::UsageError(release.empty() ? "cannot tell which Slurm release runs here (no slurmctld or "
+                                                "scontrol answered -V): give --slurm-release"
+                                              : "--slurm-release must read like 24.11.5");
+    int bad = 0;
+    for (const PluginFinding& f : check_plugin_builds(dir, release)) {
+        std::cout << plugin_finding_line(f, release) << '\n';
+        bad += f.state != PluginState::kMatches;
+    }
+    return bad ? 1 : 0;
+}
+
 int run(int argc, char** argv) {
     cli::Args args(argc, argv,
                    {"slurm-conf", "max-block-size", "hwloc-xml", "nvml-library", "hostname", "output", "format",
                     "previous", "prefix", "width", "slice", "spares", "from-topology-yaml", "topology", "partition",
-                    "output-dir", "su-racks"},
-                   {"help", "local", "generate", "json", "no-nvml", "strict", "quiet", "force"});
+                    "output-dir", "su-racks", "plugin-dir", "slurm-release"},
+                   {"help", "local", "generate", "json", "no-nvml", "strict", "quiet", "force", "plugins"});
     if (args.has("help")) {
         std::cout << kUsage;
         return 0;
     }
-    if (args.has("local") + args.has("generate") + args.has("from-topology-yaml") > 1)
-        throw cli::UsageError("--local, --generate and --from-topology-yaml exclude each other");
+    if (args.has("local") + args.has("generate") + args.has("from-topology-yaml") + args.has("plugins") > 1)
+        throw cli::UsageError("--local, --generate, --from-topology-yaml and --plugins exclude each other");
+    if (args.has("plugins"))
+        return run_plugins(args);
+    for (const char* o : {"plugin-dir", "slurm-release"})
+        if (args.has(o))
+            throw cli::UsageError(std::string("--") + o + " needs --plugins");
     if (args.has("local"))
         return run_local(args);
     if (args.has("generate"))
