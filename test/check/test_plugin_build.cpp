@@ -16,7 +16,10 @@ using namespace nvlblock::check;
 namespace {
 
 std::string bytes_with(const std::string& line) {
-    return std::string("\x7f" "ELF\0\0junk", 10) + line + std::string("\0more\0", 6);
+    return std::string("\x7f"
+                       "ELF\0\0junk",
+                       10) +
+           line + std::string("\0more\0", 6);
 }
 
 } // namespace

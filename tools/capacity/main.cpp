@@ -25,8 +25,9 @@ Expected usable nodes (in whole slices) of R racks of n nodes when nodes fail.
 
   --racks N              racks (default 128)
   --nodes-per-rack N     nodes per rack / NVLink domain (default 18)
-  --unavailability P     per-node unavailability, a fraction; a comma list
-                         gives one column each (default 0.02)
+  --unavailability P     per-node unavailability, a fraction or a percentage
+                         (0.02 or 2%); a comma list gives one column each
+                         (default 0.02)
   --table                shorthand for --unavailability 0.01,0.02,0.03,0.04,0.05
   --slices LIST          slice sizes to compare (default n, n-1, n-2)
   --spares LIST          spare counts to compare (default 0)
@@ -121,9 +122,13 @@ int run(int argc, char** argv) {
     if (spares.empty())
         spares.push_back(0);
     for (int s : slices)
-        for (int r : spares)
+        for (int r : spares) {
             if (s + r <= n)
                 specs.push_back({s, r});
+            else // said, not silently dropped: the row asked for is not in the table
+                std::fprintf(stderr, "nvlblock-capacity: slice %d + %d spares does not fit in %d nodes: left out\n", s,
+                             r, n);
+        }
     if (specs.empty())
         throw cli::UsageError("no slice and spare combination fits in " + std::to_string(n) + " nodes");
 
@@ -167,10 +172,15 @@ int run(int argc, char** argv) {
         if (plist.empty())
             plist.push_back("0.02");
         for (const auto& s : plist) {
+            // A fraction or a percentage, as nvlblock.yaml and nvlblock-sim take it ("0.02", "2%").
+            const bool percent = !s.empty() && s.back() == '%';
+            const std::string digits = percent ? s.substr(0, s.size() - 1) : s;
             char* end = nullptr;
-            double p = std::strtod(s.c_str(), &end);
-            if (s.empty() || *end || !(p >= 0.0 && p <= 1.0))
-                throw cli::UsageError("--unavailability: '" + s + "' is not a fraction from 0 to 1");
+            double p = std::strtod(digits.c_str(), &end);
+            if (percent)
+                p /= 100.0;
+            if (digits.empty() || *end || !(p >= 0.0 && p <= 1.0))
+                throw cli::UsageError("--unavailability: '" + s + "' is not a fraction from 0 to 1 (or 0% to 100%)");
             ps.push_back(p);
             char label[32];
             std::snprintf(label, sizeof label, "p=%.2f%%", 100 * p);
