@@ -196,6 +196,21 @@ def fill_spares_with_lent_work(c, placed):
     return lent
 
 
+def set_down_retrying(c, nodes, tries=4):
+    """scontrol update state=down, again if slurmctld was too busy to answer
+    within MessageTimeout (18,432 nodes, hundreds of requeues at once): the
+    storm goes on as planned, and the retries are counted in the log."""
+    for attempt in range(tries):
+        try:
+            c.set_down(*nodes, reason="scale")
+            return
+        except Exception as e:  # CommandError: "Socket timed out on send/recv operation"
+            if "timed out" not in str(e) or attempt == tries - 1:
+                raise
+            log(f"scale: scontrol timed out setting {len(nodes)} nodes down; again ({attempt + 1})")
+            time.sleep(2)
+
+
 def run_scale(args, rng):
     racks = args.scale_racks
     flags = ["--front-end", "--recovery-wait", str(RECOVERY_WAIT), "--status-interval", "10",
@@ -233,7 +248,7 @@ def run_scale(args, rng):
             for i in range(0, len(victims), batch):
                 target = t_fail + 60 * i / len(victims)
                 time.sleep(max(0.0, target - time.monotonic()))
-                c.set_down(*[n for v in victims[i:i + batch] for n in v], reason="scale")
+                set_down_retrying(c, [n for v in victims[i:i + batch] for n in v])
             spread = time.monotonic() - t_fail
             # Every job back: in place within Slurm's requeue delay, the rest
             # after their recovery wait.
