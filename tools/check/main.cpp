@@ -321,7 +321,7 @@ int run_plugins(const cli::Args& args) {
         dir = plugin_dir->substr(0, plugin_dir->find(':')); // the first directory of the list
     }
     const std::string release = args.has("slurm-release") ? args.str("slurm-release") : slurm_release_here();
-    if (!slurm_release_of("slurm " + release))
+    if (slurm_release_of("slurm " + release) != release) // the whole value, as slurmctld -V gives it
         throw cli::UsageError(release.empty() ? "cannot tell which Slurm release runs here (no slurmctld or "
                                                 "scontrol answered -V): give --slurm-release"
                                               : "--slurm-release must read like 24.11.5");
