@@ -275,6 +275,16 @@ typedef struct nvlb_reclaim {
 nvlb_status_t nvlb_plan_reclaim(nvlb_planner_t* planner, const uint8_t* node_states, size_t node_count,
                                 const nvlb_request_t* request, const nvlb_reclaimer_t* for_job,
                                 const nvlb_running_job_t* running, size_t running_count, nvlb_reclaim_t* out);
+/* Asked before nvlb_plan_reclaim, without the running jobs: whether the
+ * core refuses a reclaim for the job whatever runs on its blocks (it fits
+ * now, is held, a block it lacks room on keeps idle spares or is down, it
+ * lacks more nodes than their spares, a reclaim limit is reached). Then
+ * out->message says why (as nvlb_plan_reclaim's would) and nothing need be
+ * asked of Slurm about the running jobs; out->message is empty when the
+ * answer depends on them. out->job_count is 0. Changes nothing. */
+nvlb_status_t nvlb_reclaim_ruled_out(nvlb_planner_t* planner, const uint8_t* node_states, size_t node_count,
+                                     const nvlb_request_t* request, const nvlb_reclaimer_t* for_job,
+                                     nvlb_reclaim_t* out);
 /* The caller moved plan->jobs; the last of them releases its nodes by
  * released_by (the end of its GraceTime; now when none): logged ("nvlblock:
  * recovery JobId=... reclaiming ..."), remembered for the cooldown and the
@@ -388,9 +398,10 @@ size_t nvlb_pending_jobs(const nvlb_planner_t* planner, uint32_t* out, size_t ca
  * running jobs are walked, so that a pass with nothing to plan walks none. */
 size_t nvlb_reclaim_candidates(const nvlb_planner_t* planner, int64_t now, uint32_t* out, size_t cap);
 /* The caller held Slurm's locks held_us microseconds for one reclaim pass
- * over `recoveries` candidates: counted for the status JSON and the
- * Prometheus file (reclaim_passes), nothing else. */
-void nvlb_note_reclaim_pass(nvlb_planner_t* planner, int64_t held_us, size_t recoveries);
+ * over `recoveries` candidates, its thread using cpu_us of CPU time
+ * meanwhile: counted for the status JSON and the Prometheus file
+ * (reclaim_passes), nothing else. */
+void nvlb_note_reclaim_pass(nvlb_planner_t* planner, int64_t held_us, int64_t cpu_us, size_t recoveries);
 /* Hands each queued decision line ("nvlblock: recovery JobId=...") to fn. */
 size_t nvlb_drain_log(nvlb_planner_t* planner, void (*fn)(void* ctx, const char* line), void* ctx);
 

@@ -2,6 +2,8 @@
 /*
  * reclaim.c - carries out the core's reclaim plans (docs/placement.md rule 3b,
  * `reserve: reclaim`). For each job waiting to restart in place, this file
+ * asks the core first whether a reclaim is ruled out whatever runs there
+ * (a limit, a hold, more than the spares: no question to Slurm then); else
  * tells the core what Slurm says of the running jobs (which ones Slurm's
  * preemption lets that job preempt: slurm_find_preemptable_jobs(); their
  * PreemptMode, PreemptExemptTime, --no-requeue, reservation, heterogeneous
@@ -53,12 +55,26 @@ static void _sync_send_user_signal(void)
 					   xstrcasestr(slurm_conf.slurmctld_params, "preempt_send_user_signal");
 }
 
+/* An entry of running_args_t's index: a job id and its entry. */
+typedef struct {
+	uint32_t job_id;
+	size_t entry;
+} by_id_t;
+
+/*
+ * What Slurm says of the running jobs, gathered once per pass and only when
+ * a candidate needs it (the core rules most out first, nvlb_reclaim_ruled_out).
+ */
 typedef struct {
 	nvlb_planner_t *planner;
 	time_t now;
+	bool gathered;
 	nvlb_running_job_t *jobs;
 	job_record_t **records; /* the job record of each entry */
 	size_t count, cap;
+	by_id_t *by_id;    /* the entries by job id, for _mark_preemptable */
+	uint32_t *victims; /* a plan's buffers, count entries each */
+	uint8_t *actions;
 } running_args_t;
 
 static uint8_t _preempt_mode(job_record_t *job_ptr)
@@ -125,29 +141,64 @@ static int _add_running(void *x, void *arg)
 	return 0;
 }
 
+static int _by_id_order(const void *a, const void *b)
+{
+	const by_id_t *x = a, *y = b;
+
+	return (x->job_id > y->job_id) - (x->job_id < y->job_id);
+}
+
+/* Walks Slurm's job list once per pass, on the first candidate that needs it. */
+static void _gather_running(running_args_t *args)
+{
+	if (args->gathered)
+		return;
+	args->gathered = true;
+	list_for_each(job_list, _add_running, args);
+	args->by_id = xcalloc(args->count + 1, sizeof(*args->by_id));
+	for (size_t i = 0; i < args->count; i++)
+		args->by_id[i] = (by_id_t){.job_id = args->jobs[i].job_id, .entry = i};
+	qsort(args->by_id, args->count, sizeof(*args->by_id), _by_id_order);
+	args->victims = xcalloc(args->count + 1, sizeof(*args->victims));
+	args->actions = xcalloc(args->count + 1, sizeof(*args->actions));
+}
+
 static void _free_running(running_args_t *args)
 {
 	for (size_t i = 0; i < args->count; i++)
 		xfree(args->jobs[i].nodes);
 	xfree(args->jobs);
 	xfree(args->records);
+	xfree(args->by_id);
+	xfree(args->victims);
+	xfree(args->actions);
 }
 
-static int _is_record(void *x, void *key)
+/* Marks one job of Slurm's preemptable list: found by id, in one lookup. */
+static int _mark_one(void *x, void *arg)
 {
-	return x == key;
+	job_record_t *job_ptr = x;
+	running_args_t *running = arg;
+	by_id_t key = {.job_id = job_ptr->job_id};
+	by_id_t *found = bsearch(&key, running->by_id, running->count, sizeof(key), _by_id_order);
+
+	if (found && (running->records[found->entry] == job_ptr))
+		running->jobs[found->entry].slurm_may_preempt = true;
+	return 0;
 }
 
-/* Which of the running jobs Slurm's preemption lets job_ptr preempt. */
+/* Which of the running jobs Slurm's preemption lets job_ptr preempt: one
+ * walk of Slurm's answer (not a search of it per running job). */
 static void _mark_preemptable(running_args_t *running, job_record_t *job_ptr)
 {
 	list_t *preemptable = NULL;
 
+	for (size_t i = 0; i < running->count; i++)
+		running->jobs[i].slurm_may_preempt = false;
 	if (slurm_preemption_enabled() && job_ptr->part_ptr)
 		preemptable = slurm_find_preemptable_jobs(job_ptr);
-	for (size_t i = 0; i < running->count; i++)
-		running->jobs[i].slurm_may_preempt =
-			preemptable && list_find_first(preemptable, _is_record, running->records[i]);
+	if (preemptable)
+		list_for_each(preemptable, _mark_one, running);
 	FREE_NULL_LIST(preemptable);
 }
 
@@ -233,8 +284,9 @@ static bitstr_t *_freed_on_plan_blocks(nvlb_planner_t *planner, const nvlb_recla
 
 /* One recovering job: ask the core, then carry the plan out whole. */
 static void _reclaim_for(nvlb_planner_t *planner, job_record_t *job_ptr, running_args_t *running, const uint8_t *states,
-			 nvlb_reclaim_t *plan, time_t now)
+			 time_t now)
 {
+	nvlb_reclaim_t reclaim = {0}, *plan = &reclaim;
 	job_details_t *details = job_ptr->details;
 	nvlb_request_t req = {0};
 	nvlb_reclaimer_t who = {
@@ -251,8 +303,17 @@ static void _reclaim_for(nvlb_planner_t *planner, job_record_t *job_ptr, running
 	nvlbs_request_facts(planner, job_ptr, now, &req, &nodelist);
 	req.min_nodes = details->min_nodes;
 	req.max_nodes = details->max_nodes;
-	_mark_preemptable(running, job_ptr);
-	asked = nvlb_plan_reclaim(planner, states, node_record_count, &req, &who, running->jobs, running->count, plan);
+	/* A refusal no running job can change (a limit, held, more than the
+	 * spares) costs no question to Slurm about the running jobs. */
+	asked = nvlb_reclaim_ruled_out(planner, states, node_record_count, &req, &who, plan);
+	if ((asked == NVLB_OK) && !plan->message[0]) {
+		_gather_running(running);
+		_mark_preemptable(running, job_ptr);
+		reclaim = (nvlb_reclaim_t){
+			.jobs = running->victims, .actions = running->actions, .jobs_capacity = running->count};
+		asked = nvlb_plan_reclaim(planner, states, node_record_count, &req, &who, running->jobs, running->count,
+					  plan);
+	}
 	xfree(nodelist);
 	if (asked != NVLB_OK) {
 		error("nvlblock: %pJ: reclaim question failed: %s", job_ptr, nvlb_status_name(asked));
@@ -297,34 +358,42 @@ static void _reclaim_for(nvlb_planner_t *planner, job_record_t *job_ptr, running
 	(void) nvlb_reclaim_started(planner, job_ptr->job_id, &who, plan, released_by, now);
 }
 
+/* The candidates, in one call of the core when they fit a first guess. */
+static size_t _candidates(nvlb_planner_t *planner, time_t now, uint32_t **ids)
+{
+	size_t cap = 64, count;
+
+	*ids = xcalloc(cap, sizeof(**ids));
+	count = nvlb_reclaim_candidates(planner, now, *ids, cap);
+	if (count > cap) {
+		xrecalloc(*ids, count, sizeof(**ids));
+		count = MIN(count, nvlb_reclaim_candidates(planner, now, *ids, count));
+	}
+	return count;
+}
+
 extern size_t nvlbt_reclaim_spares(nvlb_planner_t *planner, time_t now)
 {
 	running_args_t running = {.planner = planner, .now = now};
+	uint32_t *ids = NULL;
+	uint8_t *states;
 	/* The core says first whether any job could use a reclaim now: a
 	 * pass with none walks no job (watched jobs, fallen-back records and
 	 * rounds still releasing nodes need none). */
-	size_t pending = nvlb_reclaim_candidates(planner, now, NULL, 0);
-	uint32_t *ids, *victims;
-	uint8_t *states, *actions;
+	size_t pending = job_list ? _candidates(planner, now, &ids) : 0;
 
-	if (!pending || !job_list)
+	if (!pending) {
+		xfree(ids);
 		return 0;
-	ids = xcalloc(pending, sizeof(*ids));
-	pending = MIN(pending, nvlb_reclaim_candidates(planner, now, ids, pending));
-	list_for_each(job_list, _add_running, &running);
+	}
 	states = nvlbs_node_states();
-	victims = xcalloc(running.count + 1, sizeof(*victims));
-	actions = xcalloc(running.count + 1, sizeof(*actions));
 	for (size_t i = 0; i < pending; i++) {
 		job_record_t *job_ptr = find_job_record(ids[i]);
-		nvlb_reclaim_t plan = {.jobs = victims, .actions = actions, .jobs_capacity = running.count};
 
 		if (job_ptr && IS_JOB_PENDING(job_ptr) && job_ptr->details)
-			_reclaim_for(planner, job_ptr, &running, states, &plan, now);
+			_reclaim_for(planner, job_ptr, &running, states, now);
 	}
 	nvlbs_flush_log(planner);
-	xfree(actions);
-	xfree(victims);
 	xfree(states);
 	xfree(ids);
 	_free_running(&running);

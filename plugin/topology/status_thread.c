@@ -139,6 +139,15 @@ static int64_t _monotonic_us(void)
 	return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+/* CPU time this thread has used, in microseconds. */
+static int64_t _thread_cpu_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 /* The status files' paths (xmalloc'd), for the file writer. */
 static char *_json_path(const nvlb_policy_info_t *policy)
 {
@@ -181,19 +190,21 @@ static void *_status_loop(void *arg)
 			last_files = now;
 		if (nvlbt_reclaims_spares(served) && nvlb_reclaim_candidates(planner, now, NULL, 0)) {
 			size_t looked_at = 0;
-			int64_t held_from;
+			int64_t held_from, cpu_from;
 
 			lock_slurmctld(reclaim_locks);
 			held_from = _monotonic_us();
+			cpu_from = _thread_cpu_us();
 			/* Control may have gone while the locks were free
 			 * (a shutdown, a backup giving it back): moving jobs
 			 * is the controller's only. */
 			if (nvlbt_still_in_control())
 				looked_at = nvlbt_reclaim_spares(planner, now);
+			cpu_from = _thread_cpu_us() - cpu_from;
 			unlock_slurmctld(reclaim_locks);
 			/* What holding Slurm's write locks cost it, for the
 			 * reports (docs/performance.md "The reclaim pass"). */
-			nvlb_note_reclaim_pass(planner, _monotonic_us() - held_from, looked_at);
+			nvlb_note_reclaim_pass(planner, _monotonic_us() - held_from, cpu_from, looked_at);
 		}
 		/* Every file is written by the file writer (file_writer.c),
 		 * never here: a slow StateSaveLocation stalls that thread,

@@ -562,6 +562,31 @@ nvlb_status_t nvlb_plan_reclaim(nvlb_planner_t* p, const uint8_t* node_states, s
     });
 }
 
+nvlb_status_t nvlb_reclaim_ruled_out(nvlb_planner_t* p, const uint8_t* node_states, size_t node_count,
+                                     const nvlb_request_t* request, const nvlb_reclaimer_t* for_job,
+                                     nvlb_reclaim_t* out) {
+    if (!p || !node_states || !request || !out)
+        return NVLB_E_INVALID;
+    out->job_count = 0;
+    out->nodes = 0;
+    out->lost_node_seconds = 0;
+    out->budget_node_seconds = 0;
+    out->blocks[0] = '\0';
+    out->message[0] = '\0';
+    return guarded(nullptr, [&] {
+        std::lock_guard lock(p->mutex);
+        if (node_count != p->planner.topology().node_count())
+            return NVLB_E_INVALID;
+        std::vector<std::uint8_t> candidates;
+        const std::optional<ReclaimRefusal> refusal = p->planner.reclaim_ruled_out(
+            states_of(p, node_states, node_count), request_of(*p, *request, node_count, candidates),
+            reclaimer_of(for_job), request->now);
+        if (refusal)
+            copy_str(out->message, sizeof out->message, describe_reclaim_refusal(request->job_id, *refusal));
+        return NVLB_OK;
+    });
+}
+
 nvlb_status_t nvlb_reclaim_started(nvlb_planner_t* p, uint32_t job_id, const nvlb_reclaimer_t* for_job,
                                    const nvlb_reclaim_t* plan, int64_t released_by, int64_t now) {
     if (!p || !plan || ((!plan->jobs || !plan->actions) && plan->job_count))
@@ -844,13 +869,13 @@ size_t nvlb_reclaim_candidates(const nvlb_planner_t* p, int64_t now, uint32_t* o
     }
 }
 
-void nvlb_note_reclaim_pass(nvlb_planner_t* p, int64_t held_us, size_t recoveries) {
+void nvlb_note_reclaim_pass(nvlb_planner_t* p, int64_t held_us, int64_t cpu_us, size_t recoveries) {
     if (!p)
         return;
     // Not a change a waiter wakes for (no version bump): a report figure.
     nothrow_do([&] {
         std::lock_guard lock(p->mutex);
-        p->planner.note_reclaim_pass(held_us, recoveries);
+        p->planner.note_reclaim_pass(held_us, cpu_us, recoveries);
     });
 }
 

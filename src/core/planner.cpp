@@ -201,8 +201,12 @@ bool Planner::can_ever_run(Request request) const {
     return nvlblock::place(snap, request).placed();
 }
 
-ReclaimDecision Planner::plan_reclaim(std::span<const NodeState> states, Request request, const Reclaimer& for_job,
-                                      std::span<const RunningJob> running, std::int64_t now) const {
+// The start both reclaim questions share: the job's open record, its
+// claim and its refusal in place; `then` answers the rest, or the refusal
+// that ends it here.
+template <class Then>
+ReclaimDecision Planner::ask_reclaim(std::span<const NodeState> states, Request request, const Reclaimer& for_job,
+                                     std::int64_t now, Then&& then) const {
     ReclaimDecision none;
     const RecoveryRecord* record = recovery_.waiting_in_place(request.job_id);
     if (!record || now < record->reclaimed_until || Recovery::blocks_changed(*topology_, *record))
@@ -223,7 +227,31 @@ ReclaimDecision Planner::plan_reclaim(std::span<const NodeState> states, Request
                              reclaim_per_hour(policy, topology_->node_count())};
     Reclaimer who = for_job;
     who.job_id = request.job_id;
-    return nvlblock::plan_reclaim(snap, request, refusal, who, running, ctx);
+    return then(snap, request, refusal, who, ctx);
+}
+
+ReclaimDecision Planner::plan_reclaim(std::span<const NodeState> states, Request request, const Reclaimer& for_job,
+                                      std::span<const RunningJob> running, std::int64_t now) const {
+    return ask_reclaim(
+        states, std::move(request), for_job, now,
+        [&](const Snapshot& snap, const Request& req, const Placement& refusal, const Reclaimer& who,
+            const ReclaimContext& ctx) { return nvlblock::plan_reclaim(snap, req, refusal, who, running, ctx); });
+}
+
+std::optional<ReclaimRefusal> Planner::reclaim_ruled_out(std::span<const NodeState> states, Request request,
+                                                         const Reclaimer& for_job, std::int64_t now) const {
+    bool ruled_out = true;
+    const ReclaimDecision d = ask_reclaim(states, std::move(request), for_job, now,
+                                          [&](const Snapshot& snap, const Request& req, const Placement& refusal,
+                                              const Reclaimer& who, const ReclaimContext& ctx) {
+                                              ReclaimDecision out;
+                                              if (const auto why = refused_whatever_runs(snap, req, refusal, who, ctx))
+                                                  out.refusal.reason = *why;
+                                              else
+                                                  ruled_out = false;
+                                              return out;
+                                          });
+    return ruled_out ? std::optional<ReclaimRefusal>(d.refusal) : std::nullopt;
 }
 
 void Planner::reclaim_started(std::uint32_t job_id, const Reclaim& plan, const Reclaimer& for_job,

@@ -87,6 +87,13 @@ class Planner {
     // none. Changes nothing.
     ReclaimDecision plan_reclaim(std::span<const NodeState> states, Request request, const Reclaimer& for_job,
                                  std::span<const RunningJob> running, std::int64_t now) const;
+    // plan_reclaim's refusal where no running job could change it (the job
+    // fits now, is held, lacks more than the spares, a limit is reached:
+    // refused_whatever_runs), asked before the caller gathers what Slurm
+    // says of the running jobs; nullopt when the answer depends on them.
+    // Changes nothing.
+    std::optional<ReclaimRefusal> reclaim_ruled_out(std::span<const NodeState> states, Request request,
+                                                    const Reclaimer& for_job, std::int64_t now) const;
     // The caller preempted or requeued the jobs of `plan` for `job_id`, the
     // last releasing its nodes by `released_by`: logged, remembered for the
     // cooldown and the limits, and no new round for the job until the hold
@@ -99,7 +106,9 @@ class Planner {
 
     // The caller held Slurm's locks `held_us` for a reclaim pass over
     // `recoveries` open recoveries: counted for the reports only.
-    void note_reclaim_pass(std::int64_t held_us, std::size_t recoveries) { pass_times_.note(held_us, recoveries); }
+    void note_reclaim_pass(std::int64_t held_us, std::int64_t cpu_us, std::size_t recoveries) {
+        pass_times_.note(held_us, cpu_us, recoveries);
+    }
     const ReclaimPassTimes& reclaim_pass_times() const { return pass_times_; }
 
     // The snapshot place() would use, for callers that want the tallies.
@@ -126,6 +135,9 @@ class Planner {
     TopologyChange change_node_block(const NodeAssignment& asked, std::span<const JobNodes> running, bool restoring);
 
   private:
+    template <class Then>
+    ReclaimDecision ask_reclaim(std::span<const NodeState> states, Request request, const Reclaimer& for_job,
+                                std::int64_t now, Then&& then) const;
     // One decision through the engine, with the room index of `states`
     // under the request's map attached (the same answer as without it).
     // `holds`: whether other jobs' holds count (see offered_as_healthy).

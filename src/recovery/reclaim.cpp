@@ -333,10 +333,9 @@ ReclaimDecision best_affordable_plan(Try t, std::int64_t budget) {
     return d;
 }
 
-// The limits hold for the plan as a whole: it is carried out whole or not at all.
-std::optional<ReclaimRefusalReason> over_limit(const Reclaim& plan, const Reclaimer& for_job,
-                                               const ReclaimContext& ctx) {
-    const std::size_t moves = plan.victims.size();
+// The limits hold for the plan as a whole (`moves` jobs): it is carried out
+// whole or not at all.
+std::optional<ReclaimRefusalReason> over_limit(std::size_t moves, const Reclaimer& for_job, const ReclaimContext& ctx) {
     const int per_user = ctx.policy.reclaim_per_user_per_day;
     if (ctx.history.moves_for_user_since(for_job.user, ctx.now - ReclaimHistory::kDay + 1) + moves >
         static_cast<std::size_t>(std::max(0, per_user)))
@@ -354,6 +353,25 @@ int reclaim_per_hour(const RecoveryPolicy& policy, std::size_t node_count) {
     return std::max(2, static_cast<int>((node_count + 99) / 100));
 }
 
+std::optional<ReclaimRefusalReason> refused_whatever_runs(const Snapshot& snap, const Request& req,
+                                                          const Placement& refusal, const Reclaimer& for_job,
+                                                          const ReclaimContext& ctx) {
+    if (!req.recovery || refusal.reason != Reason::kRecoveryWaiting || refusal.shortfalls.empty())
+        return ReclaimRefusalReason::kFitsNow;
+    const Topology& topo = snap.topology();
+    for (const Shortfall& s : refusal.shortfalls)
+        if (s.block_down || topo.block(s.block).settings.reserve != SpareReserve::kReclaim)
+            return ReclaimRefusalReason::kNotReclaimed;
+    // With no work to move, every attempt says only whether the job lacks
+    // more than the spares: the same attempts as a plan, so the same answer.
+    const ReclaimDecision spares =
+        best_affordable_plan({snap, *req.recovery, refusal, for_job, {}, ctx, {}, req.segment > 1}, 0);
+    if (spares.refusal.reason == ReclaimRefusalReason::kMoreThanSpares)
+        return ReclaimRefusalReason::kMoreThanSpares;
+    // Every plan moves at least one job.
+    return over_limit(1, for_job, ctx);
+}
+
 ReclaimDecision plan_reclaim(const Snapshot& snap, const Request& req, const Placement& refusal,
                              const Reclaimer& for_job, std::span<const RunningJob> running, const ReclaimContext& ctx) {
     ReclaimDecision d;
@@ -369,11 +387,10 @@ ReclaimDecision plan_reclaim(const Snapshot& snap, const Request& req, const Pla
     const std::vector<RunningJob> near = units_on_blocks(topo, claim, running);
     running = near;
     count_statuses(snap, refusal, for_job, running, ctx, d.refusal);
-    for (const Shortfall& s : refusal.shortfalls)
-        if (s.block_down || topo.block(s.block).settings.reserve != SpareReserve::kReclaim) {
-            d.refusal.reason = ReclaimRefusalReason::kNotReclaimed;
-            return d;
-        }
+    if (const auto refused = refused_whatever_runs(snap, req, refusal, for_job, ctx)) {
+        d.refusal.reason = *refused;
+        return d;
+    }
     std::int64_t budget = 0;
     for (const RecoveryNeed& need : claim.blocks)
         budget += static_cast<std::int64_t>(need.prior_healthy.size()) * ctx.policy.reclaim_budget_seconds;
@@ -382,7 +399,7 @@ ReclaimDecision plan_reclaim(const Snapshot& snap, const Request& req, const Pla
         best_affordable_plan({snap, claim, refusal, for_job, running, ctx, shared, req.segment > 1}, budget);
     best.refusal.jobs_by_status = d.refusal.jobs_by_status;
     if (best.plan)
-        if (const auto limit = over_limit(*best.plan, for_job, ctx)) {
+        if (const auto limit = over_limit(best.plan->victims.size(), for_job, ctx)) {
             best.plan.reset();
             best.refusal.reason = *limit;
         }

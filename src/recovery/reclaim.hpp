@@ -93,6 +93,16 @@ int reclaim_per_hour(const RecoveryPolicy& policy, std::size_t node_count);
 ReclaimDecision plan_reclaim(const Snapshot& snap, const Request& req, const Placement& refusal,
                              const Reclaimer& for_job, std::span<const RunningJob> running, const ReclaimContext& ctx);
 
+// The refusal no running job could change, asked before the running jobs
+// are gathered (under Slurm's locks, each costs a preemption question): the
+// job fits now, a block it lacks room on is down or keeps idle spares, it
+// lacks more nodes than their spares, or one more move would pass a limit.
+// nullopt: the answer depends on the work running there (plan_reclaim,
+// which asks this first).
+std::optional<ReclaimRefusalReason> refused_whatever_runs(const Snapshot& snap, const Request& req,
+                                                          const Placement& refusal, const Reclaimer& for_job,
+                                                          const ReclaimContext& ctx);
+
 // One line for the operator's log: what was moved, how, and why.
 std::string describe_reclaim(const Topology& topo, const RecoveryClaim& claim, const Reclaim& r);
 // Why no plan, as a sentence ("JobId=42: nothing reclaimed: ...").

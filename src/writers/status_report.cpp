@@ -309,6 +309,7 @@ void write_recoveries(JsonWriter& w, const ClusterReport& r) {
         w.key(key::reclaim_passes).begin_object();
         w.field(key::passes, t.passes).field(key::recoveries, t.recoveries);
         w.field(key::lock_held_us_total, t.held_us_total).field(key::lock_held_us_max, t.held_us_max);
+        w.field(key::cpu_us_total, t.cpu_us_total).field(key::cpu_us_max, t.cpu_us_max);
         w.end_object();
     }
     for (const auto& [k, kinds] :
@@ -468,6 +469,9 @@ void reclaim_pass_samples(std::ostringstream& o, const ReclaimPassTimes& t) {
     help(o, "nvlblock_reclaim_pass_lock_seconds_max", "gauge",
          "The longest single reclaim pass's hold of Slurm's write locks, since slurmctld started.");
     o << "nvlblock_reclaim_pass_lock_seconds_max " << static_cast<double>(t.held_us_max) / 1e6 << '\n';
+    help(o, "nvlblock_reclaim_pass_cpu_seconds_total", "counter",
+         "CPU seconds nvlblock's thread used while it held those locks (the rest of the hold it waited for a CPU).");
+    o << "nvlblock_reclaim_pass_cpu_seconds_total " << static_cast<double>(t.cpu_us_total) / 1e6 << '\n';
 }
 
 // One sample per lemon (recovery/lemons.hpp).

@@ -627,6 +627,19 @@ START_TEST(test_reclaim_flow) {
     states[3] = NVLB_NODE_DOWN;
     states[16] = states[17] = NVLB_NODE_BUSY;
 
+    /* Whether the running jobs matter is asked first (before Slurm is asked
+     * about them): here they do; a held job's reclaim is ruled out. */
+    {
+        nvlb_reclaimer_t held = {.user = 1000, .held = true};
+
+        ck_assert_int_eq(nvlb_reclaim_ruled_out(p, states, NODES, &req, &who, &plan), NVLB_OK);
+        ck_assert_str_eq(plan.message, "");
+        ck_assert_int_eq(nvlb_reclaim_ruled_out(p, states, NODES, &req, &held, &plan), NVLB_OK);
+        ck_assert_str_eq(plan.message, "JobId=100: nothing reclaimed: it is held (priority 0) and cannot start "
+                                       "until it is released");
+        ck_assert_int_eq(nvlb_reclaim_ruled_out(NULL, states, NODES, &req, &who, &plan), NVLB_E_INVALID);
+        ck_assert_int_eq(nvlb_reclaim_ruled_out(p, states, NODES - 1, &req, &who, &plan), NVLB_E_INVALID);
+    }
     /* Slurm's own preemption goes first, though job 8 lost less. */
     ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, &who, running, 2, &plan), NVLB_OK);
     ck_assert_uint_eq(plan.job_count, 1);
@@ -670,6 +683,8 @@ START_TEST(test_reclaim_flow) {
     /* No second round while the first one's node is released. */
     ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, &who, running, 2, &plan), NVLB_OK);
     ck_assert_uint_eq(plan.job_count, 0);
+    ck_assert_int_eq(nvlb_reclaim_ruled_out(p, states, NODES, &req, &who, &plan), NVLB_OK);
+    ck_assert_str_eq(plan.message, "JobId=100: nothing reclaimed: no recovery waits for its block");
     ck_assert_uint_eq(nvlb_drain_log(p, collect, &log), 3);
     ck_assert_str_eq(log.text[1], "nvlblock: recovery JobId=100: nothing reclaimed: not enough work there may "
                                   "lose its nodes (jobs there: 2 not_allowed)");
@@ -681,8 +696,8 @@ START_TEST(test_reclaim_flow) {
         uint64_t version = nvlb_state_version(p);
         char* prom;
 
-        nvlb_note_reclaim_pass(p, 250, 1);
-        nvlb_note_reclaim_pass(NULL, 250, 1);
+        nvlb_note_reclaim_pass(p, 250, 200, 1);
+        nvlb_note_reclaim_pass(NULL, 250, 200, 1);
         ck_assert_uint_eq(nvlb_state_version(p), version);
         prom = nvlb_report(p, states, NODES, 1001, NVLB_REPORT_PROMETHEUS);
         ck_assert_ptr_nonnull(strstr(prom, "\nnvlblock_reclaim_passes_total 1\n"));

@@ -326,6 +326,48 @@ TEST_F(Limits, TheClusterLimitPerHour) {
     EXPECT_TRUE(again(reclaimer_of_user(7), 1001 + 3600).plan);
 }
 
+// Under Slurm's locks each running job costs a preemption question, so a
+// limit that refuses every plan is answered before any is asked.
+TEST_F(Limits, ALimitRulesAReclaimOutBeforeAnyRunningJobIsAsked) {
+    with("  reclaim_limits:\n    per_user_per_day: 1\n    per_hour: 2\n");
+    first_round();
+    again(owner, 20001); // opens job 43's recovery
+    std::optional<ReclaimRefusal> out = planner.reclaim_ruled_out(s, job(43, 16), owner, 20001);
+    ASSERT_TRUE(out);
+    EXPECT_EQ(out->reason, ReclaimRefusalReason::kUserLimit);
+    // Another user's job depends on the work running there.
+    EXPECT_FALSE(planner.reclaim_ruled_out(s, job(43, 16), reclaimer_of_user(1001), 20001));
+    // The same answer as the plan's, whatever runs there.
+    with("  reclaim_limits:\n    per_hour: 1\n");
+    first_round();
+    again(reclaimer_of_user(7), 2001);
+    out = planner.reclaim_ruled_out(s, job(43, 16), reclaimer_of_user(7), 2001);
+    ASSERT_TRUE(out);
+    EXPECT_EQ(out->reason, ReclaimRefusalReason::kClusterLimit);
+    EXPECT_EQ(again(reclaimer_of_user(7), 2001).refusal.reason, ReclaimRefusalReason::kClusterLimit);
+}
+
+TEST_F(Rules, LackingMoreThanTheSparesIsRuledOutWithoutTheRunningJobs) {
+    fail();
+    // Two more nodes of the job's rack fail: it lacks 3, its block has 2 spares.
+    set(s, {19, 21}, NodeState::kDown);
+    const std::optional<ReclaimRefusal> out = planner.reclaim_ruled_out(s, job(kJob, 16), owner, 1001);
+    ASSERT_TRUE(out);
+    EXPECT_EQ(out->reason, ReclaimRefusalReason::kMoreThanSpares);
+    EXPECT_EQ(ask({preemptable(7, {34}, 0), preemptable(8, {35}, 900)}).refusal.reason,
+              ReclaimRefusalReason::kMoreThanSpares);
+}
+
+TEST_F(Rules, APlannableReclaimIsNotRuledOut) {
+    fail();
+    EXPECT_FALSE(planner.reclaim_ruled_out(s, job(kJob, 16), owner, 1001));
+    Reclaimer held = owner;
+    held.held = true;
+    const std::optional<ReclaimRefusal> out = planner.reclaim_ruled_out(s, job(kJob, 16), held, 1001);
+    ASSERT_TRUE(out);
+    EXPECT_EQ(out->reason, ReclaimRefusalReason::kHeld);
+}
+
 TEST(ReclaimLimits, PerHourDefaultsToOnePerHundredNodes) {
     RecoveryPolicy p;
     EXPECT_EQ(reclaim_per_hour(p, 72), 2);

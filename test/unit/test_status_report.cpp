@@ -578,9 +578,9 @@ TEST(Report, ReclaimPassesReportSlurmsLocksHeld) {
     // (plugin/topology/status_thread.c): reported where a block reclaims,
     // per pass and per open recovery looked at.
     Planner planner(test::racks(1, 18, 16, 2, false, "  reserve: reclaim\n"));
-    planner.note_reclaim_pass(120, 2);
-    planner.note_reclaim_pass(900, 3);
-    planner.note_reclaim_pass(-5, 0); // a clock step back counts as nothing
+    planner.note_reclaim_pass(120, 100, 2);
+    planner.note_reclaim_pass(900, 300, 3);
+    planner.note_reclaim_pass(-5, -1, 0); // a clock step back counts as nothing
     std::vector<NodeState> states = test::all(planner.topology());
     const ClusterReport r = make_report(planner, states, 0);
     const Json j = parse_json(report_json(r));
@@ -589,10 +589,13 @@ TEST(Report, ReclaimPassesReportSlurmsLocksHeld) {
     EXPECT_EQ(passes["recoveries"].number, 5);
     EXPECT_EQ(passes["lock_held_us_total"].number, 1020);
     EXPECT_EQ(passes["lock_held_us_max"].number, 900);
+    EXPECT_EQ(passes["cpu_us_total"].number, 400);
+    EXPECT_EQ(passes["cpu_us_max"].number, 300);
     const std::string text = report_prometheus(r);
     for (const char* sample :
          {"\nnvlblock_reclaim_passes_total 3\n", "\nnvlblock_reclaim_pass_recoveries_total 5\n",
-          "\nnvlblock_reclaim_pass_lock_seconds_total 0.00102\n", "\nnvlblock_reclaim_pass_lock_seconds_max 0.0009\n"})
+          "\nnvlblock_reclaim_pass_lock_seconds_total 0.00102\n", "\nnvlblock_reclaim_pass_lock_seconds_max 0.0009\n",
+          "\nnvlblock_reclaim_pass_cpu_seconds_total 0.0004\n"})
         EXPECT_NE(text.find(sample), std::string::npos) << sample << text;
     // Without a reclaiming block there is no pass to report.
     Planner idle(test::racks(1, 18, 16, 2, false));
