@@ -52,6 +52,23 @@ TEST(SlurmConf, KeysInAnyCaseDefaultSkippedCommentsAndContinuations) {
     EXPECT_EQ(c.get("slurmdport").value_or(""), "6818"); // several settings on one line
 }
 
+TEST(SlurmConf, PartitionPreemptModeAndTheController) {
+    const SlurmConf c = read_slurm_conf_text("SlurmctldHost=ctl01(10.0.0.1)\nSlurmctldHost=ctl02\n"
+                                             "PartitionName=a Nodes=ALL\n"
+                                             "PartitionName=DEFAULT PreemptMode=REQUEUE\n"
+                                             "PartitionName=b Nodes=ALL\n"
+                                             "PartitionName=c Nodes=ALL PreemptMode=CANCEL\n",
+                                             "t.conf");
+    ASSERT_EQ(c.partitions.size(), 3u);
+    EXPECT_EQ(c.partitions[0].preempt_mode, "");        // before the DEFAULT line
+    EXPECT_EQ(c.partitions[1].preempt_mode, "REQUEUE"); // from it
+    EXPECT_EQ(c.partitions[2].preempt_mode, "CANCEL");  // its own
+    // The primary controller, at its line.
+    ASSERT_TRUE(c.setting("SlurmctldHost"));
+    EXPECT_EQ(c.setting("slurmctldhost")->value, "ctl01(10.0.0.1)");
+    EXPECT_EQ(c.setting("SlurmctldHost")->where.line, 1);
+}
+
 TEST(SlurmConf, IncludeIsRelativeToSlurmConfAndExpandsClusterName) {
     test::TempDir d;
     d.write("sub/nodes-nvl.conf", "NodeName=x[1-3]\n");

@@ -4,6 +4,7 @@
 // (test/check/data/validate): every line it prints and its exit status.
 #include "check_test_support.hpp"
 #include "validate.hpp"
+#include "wiring.hpp"
 
 #include <gtest/gtest.h>
 
@@ -131,6 +132,30 @@ const Case kCases[] = {
      "slurm.conf:10: note: 2 nodes in no block (scheduled without topology, like ordinary servers): login[01-02]\n"
      "nvlblock-check: reclaim-nothing.yaml: OK: 3 blocks (2 x 18, 1 x 13 nodes), 49 of 51 slurm.conf nodes in "
      "blocks, 1 warning\n"},
+    // slurm.conf wired so that Slurm never lets nvlblock act: each at the line to change.
+    {"slurm_conf_wiring", "--slurm-conf slurm-unwired.conf unwired.yaml", 0,
+     "slurm-unwired.conf: warning: no TopologyPlugin= line: Slurm loads no topology plugin and nvlblock never runs; "
+     "add TopologyPlugin=topology/nvlblock\n"
+     "slurm-unwired.conf: note: no RequeueExit= or RequeueExitHold=: a job that exits after a GPU or NVLink fault "
+     "on a node that stays up ends instead of being requeued, unless its script requeues itself; nvlblock restarts "
+     "only requeued jobs (docs/admin.md 4.5)\n"
+     "slurm-unwired.conf:4: warning: PrEpPlugins=prep/script lacks prep/nvlblock: nvlblock is not told when a "
+     "job's nodes fail, so a failed job restarts wherever Slurm puts it, never held for its rack; add prep/nvlblock "
+     "(keep prep/script where Prolog or Epilog scripts run)\n"
+     "slurm-unwired.conf:5: warning: JobRequeue=0: Slurm requeues a failed batch job only if it was submitted with "
+     "--requeue; the others end, and nvlblock restarts only requeued jobs in place\n"
+     "unwired.yaml: warning: lending: true, but PreemptMode=SUSPEND,GANG keeps a preempted job on its nodes (only "
+     "REQUEUE or CANCEL free them): work lent a spare keeps it when a job fails, so the failed job waits or "
+     "restarts elsewhere\n"
+     "unwired.yaml: warning: preemptible names partition 'gpuu', which slurm.conf does not define (did you mean "
+     "'gpu'?): it selects no job\n"
+     "unwired.yaml: warning: recovery.never_reclaim names partition 'debug', which slurm.conf does not define: it "
+     "selects no job\n"
+     "nvlblock-check: unwired.yaml: OK: 3 blocks (2 x 18, 1 x 13 nodes), 49 of 49 slurm.conf nodes in blocks, 6 "
+     "warnings\n"},
+    // A fragment (no SlurmctldHost=) is checked for its nodes only.
+    {"slurm_conf_fragment_wiring_not_judged", "--strict --slurm-conf slurm-fragment.conf unwired.yaml", 0,
+     "nvlblock-check: unwired.yaml: OK: 3 blocks (2 x 18, 1 x 13 nodes), 49 of 49 slurm.conf nodes in blocks\n"},
     {"missing_topology_file", "--slurm-conf slurm.conf missing.yaml", 1,
      "missing.yaml: cannot read the file: No such file or directory\n"
      "nvlblock-check: missing.yaml: 1 error\n"},
@@ -219,6 +244,32 @@ TEST(Check, LibraryResult) {
     EXPECT_FALSE(bad.topology);
     EXPECT_EQ(bad.count(Severity::kError), 3);
     EXPECT_EQ(bad.findings[0].diag.where.line, 7u);
+}
+
+// Only REQUEUE or CANCEL free a preempted job's nodes: SUSPEND and GANG
+// keep them, unless a partition's own PreemptMode frees them.
+TEST(Wiring, PreemptionFreesNodesOnlyByRequeueOrCancel) {
+    const auto frees = [](const std::string& text) {
+        std::string why;
+        const bool yes = slurm_preemption_frees_nodes(read_slurm_conf_text(text, "t.conf"), why);
+        return std::pair(yes, why);
+    };
+    EXPECT_EQ(frees("PreemptType=preempt/qos\nPreemptMode=REQUEUE\n").first, true);
+    EXPECT_EQ(frees("PreemptType=preempt/qos\nPreemptMode=CANCEL,GANG\n").first, true);
+    EXPECT_EQ(frees("PreemptType=preempt/qos\n"), std::pair(false, std::string("PreemptMode is OFF")));
+    EXPECT_EQ(frees("PreemptMode=REQUEUE\n"), std::pair(false, std::string("PreemptType is not set")));
+    EXPECT_EQ(frees("PreemptType=preempt/none\nPreemptMode=REQUEUE\n").first, false);
+    const auto suspend = frees("PreemptType=preempt/partition_prio\nPreemptMode=SUSPEND,GANG\n");
+    EXPECT_FALSE(suspend.first);
+    EXPECT_NE(suspend.second.find("keeps a preempted job on its nodes"), std::string::npos) << suspend.second;
+    EXPECT_TRUE(frees("PreemptType=preempt/partition_prio\nPreemptMode=SUSPEND,GANG\n"
+                      "PartitionName=lend Nodes=ALL PreemptMode=REQUEUE\n")
+                    .first);
+}
+
+TEST(Wiring, AFragmentIsNotJudged) {
+    EXPECT_FALSE(judges_wiring(read_slurm_conf_text("NodeName=gb[0001-0018]\n", "nodes.conf")));
+    EXPECT_TRUE(judges_wiring(read_slurm_conf_text("ControlMachine=ctl\n", "old.conf")));
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "validate.hpp"
+#include "wiring.hpp"
 
 #include "cli.hpp"
 
@@ -30,6 +31,7 @@ class Collector {
     void error(const SourceLocation& w, const std::string& m) { r_.findings.push_back({Severity::kError, {w, m}}); }
     void warning(const SourceLocation& w, const std::string& m) { r_.findings.push_back({Severity::kWarning, {w, m}}); }
     void note(const SourceLocation& w, const std::string& m) { r_.findings.push_back({Severity::kNote, {w, m}}); }
+    void add(Finding f) { r_.findings.push_back(std::move(f)); }
     void errors(const std::vector<Diagnostic>& ds) {
         for (const auto& d : ds)
             error(d.where, d.message);
@@ -66,25 +68,6 @@ void unknown_conf_nodes(const TopologySpec& spec, const std::unordered_set<std::
                 out.warning(b.where, "node " + n + " of block '" + b.name + "' is not in slurm.conf; ignored");
 }
 
-// Whether Slurm's preemption can move any job at all: a preempt plugin
-// (PreemptType unset or preempt/none: none) and a global PreemptMode that is
-// not OFF (slurm_preemption_enabled()). Where a setting is, for the note.
-bool slurm_preemption_on(const SlurmConf& conf, std::string& why) {
-    const SlurmSetting* type = conf.setting("PreemptType");
-    const SlurmSetting* mode = conf.setting("PreemptMode");
-    if (!type || lower(type->value) == "preempt/none") {
-        why = "PreemptType is " + std::string(type ? "preempt/none" : "not set");
-        return false;
-    }
-    const std::string m = mode ? lower(mode->value) : "off";
-    if (m == "off" || m.rfind("off,", 0) == 0) {
-        why = "PreemptMode is OFF";
-        return false;
-    }
-    why = "PreemptType=" + type->value + ", PreemptMode=" + mode->value;
-    return true;
-}
-
 // reserve: reclaim: who may lose nodes, as the plugin will apply it, and a
 // warning where nothing ever can.
 void reclaim_advice(const Topology& t, const SlurmConf& conf, Collector& out) {
@@ -94,9 +77,9 @@ void reclaim_advice(const Topology& t, const SlurmConf& conf, Collector& out) {
         return;
     const RecoveryPolicy& p = t.policy().recovery;
     std::string why;
-    const bool slurm = slurm_preemption_on(conf, why);
+    const bool slurm = slurm_preemption_frees_nodes(conf, why);
     out.note({t.source(), 0}, reclaim_policy_text(p, reclaim_per_hour(p, t.node_count()), slurm ? why : ""));
-    if (!slurm && p.reclaim_from.empty())
+    if (!slurm && p.reclaim_from.empty() && judges_wiring(conf))
         out.warning({t.source(), 0}, "reserve: reclaim, but " + why +
                                          " and recovery.reclaim_from names no work: no job can ever lose its nodes, "
                                          "so a failed job restarts in place only where its rack has free nodes");
@@ -104,6 +87,8 @@ void reclaim_advice(const Topology& t, const SlurmConf& conf, Collector& out) {
 
 void advice(const Topology& t, const SlurmConf& conf, const CheckOptions& opts, Collector& out) {
     reclaim_advice(t, conf, out);
+    for (Finding& f : wiring_findings(t, conf))
+        out.add(std::move(f));
     if (t.format() == SourceFormat::kTopologyConf && t.block_count() > 0)
         out.note({t.source(), 0}, "topology.conf syntax: every block is cut into slices of " +
                                       std::to_string(t.defaults().slice) +

@@ -74,6 +74,8 @@ class Reader {
                     node_line(pairs.front().value, where);
                 else if (first == "partitionname")
                     partition_line(pairs, where);
+                else if (first == "slurmctldhost" || first == "controlmachine")
+                    conf_.settings.emplace(first, SlurmSetting{pairs.front().value, where}); // the primary
                 continue;
             }
             for (const auto& p : pairs)
@@ -149,16 +151,25 @@ class Reader {
     }
 
     void partition_line(const std::vector<KeyValue>& pairs, const SourceLocation& where) {
-        if (lower(pairs.front().value) == "default")
+        // A DEFAULT line's settings apply to the partitions after it.
+        if (lower(pairs.front().value) == "default") {
+            for (const auto& p : pairs)
+                if (lower(p.key) == "preemptmode")
+                    default_preempt_mode_ = p.value;
             return;
-        SlurmPartition part{pairs.front().value, "", where};
-        for (const auto& p : pairs)
+        }
+        SlurmPartition part{pairs.front().value, "", where, default_preempt_mode_};
+        for (const auto& p : pairs) {
             if (lower(p.key) == "topology")
                 part.topology = p.value;
+            else if (lower(p.key) == "preemptmode")
+                part.preempt_mode = p.value;
+        }
         conf_.partitions.push_back(std::move(part));
     }
 
     std::string conf_dir_;
+    std::string default_preempt_mode_;
     SlurmConf conf_;
     std::unordered_map<std::string, SourceLocation> seen_;
 };

@@ -28,6 +28,7 @@ struct SlurmPartition {
     std::string name;
     std::string topology; // Topology= (Slurm 25.05+: a topology.yaml topology), empty if none
     SourceLocation where;
+    std::string preempt_mode; // PreemptMode= (its own, or a PartitionName=DEFAULT line's), empty if none
 };
 
 struct SlurmSetting {
