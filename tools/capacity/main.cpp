@@ -172,15 +172,10 @@ int run(int argc, char** argv) {
         if (plist.empty())
             plist.push_back("0.02");
         for (const auto& s : plist) {
-            // A fraction or a percentage, as nvlblock.yaml and nvlblock-sim take it ("0.02", "2%").
-            const bool percent = !s.empty() && s.back() == '%';
-            const std::string digits = percent ? s.substr(0, s.size() - 1) : s;
-            char* end = nullptr;
-            double p = std::strtod(digits.c_str(), &end);
-            if (percent)
-                p /= 100.0;
-            if (digits.empty() || *end || !(p >= 0.0 && p <= 1.0))
+            const std::optional<double> share = cli::parse_share(s);
+            if (!share || *share > 1.0)
                 throw cli::UsageError("--unavailability: '" + s + "' is not a fraction from 0 to 1 (or 0% to 100%)");
+            const double p = *share;
             ps.push_back(p);
             char label[32];
             std::snprintf(label, sizeof label, "p=%.2f%%", 100 * p);

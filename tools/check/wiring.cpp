@@ -18,7 +18,9 @@ namespace {
 Finding warning(const SourceLocation& where, const std::string& message) {
     return {Severity::kWarning, {where, message}};
 }
-Finding note(const SourceLocation& where, const std::string& message) { return {Severity::kNote, {where, message}}; }
+Finding note(const SourceLocation& where, const std::string& message) {
+    return {Severity::kNote, {where, message}};
+}
 
 // The comma-separated words of a setting, lower-cased.
 std::vector<std::string> words(const std::string& value) {
@@ -36,7 +38,9 @@ bool has_word(const std::string& value, const std::string& word) {
 }
 
 // A PreemptMode value frees nodes when it requeues or cancels.
-bool mode_frees_nodes(const std::string& mode) { return has_word(mode, "requeue") || has_word(mode, "cancel"); }
+bool mode_frees_nodes(const std::string& mode) {
+    return has_word(mode, "requeue") || has_word(mode, "cancel");
+}
 
 void plugins_loaded(const SlurmConf& conf, std::vector<Finding>& out) {
     if (!conf.setting("TopologyPlugin"))
@@ -44,12 +48,12 @@ void plugins_loaded(const SlurmConf& conf, std::vector<Finding>& out) {
                                               "never runs; add TopologyPlugin=topology/nvlblock"));
     const SlurmSetting* prep = conf.setting("PrEpPlugins");
     if (!prep || !has_word(prep->value, "prep/nvlblock"))
-        out.push_back(warning(prep ? prep->where : SourceLocation{conf.path, 0},
-                              std::string(prep ? "PrEpPlugins=" + prep->value + " lacks prep/nvlblock"
-                                               : "no PrEpPlugins= line") +
-                                  ": nvlblock is not told when a job's nodes fail, so a failed job restarts "
-                                  "wherever Slurm puts it, never held for its rack; add prep/nvlblock (keep "
-                                  "prep/script where Prolog or Epilog scripts run)"));
+        out.push_back(
+            warning(prep ? prep->where : SourceLocation{conf.path, 0},
+                    std::string(prep ? "PrEpPlugins=" + prep->value + " lacks prep/nvlblock" : "no PrEpPlugins= line") +
+                        ": nvlblock is not told when a job's nodes fail, so a failed job restarts "
+                        "wherever Slurm puts it, never held for its rack; add prep/nvlblock (keep "
+                        "prep/script where Prolog or Epilog scripts run)"));
 }
 
 void requeue_possible(const SlurmConf& conf, std::vector<Finding>& out) {
@@ -86,9 +90,9 @@ void selector_partitions(const Topology& t, const SlurmConf& conf, std::vector<F
     for (const SlurmPartition& p : conf.partitions)
         defined.insert(p.name);
     const RecoveryPolicy& r = t.policy().recovery;
-    for (const auto& [setting, selector] : {std::pair{"preemptible", &t.policy().preemptible},
-                                            std::pair{"recovery.reclaim_from", &r.reclaim_from},
-                                            std::pair{"recovery.never_reclaim", &r.never_reclaim}})
+    for (const auto& [setting, selector] :
+         {std::pair{"preemptible", &t.policy().preemptible}, std::pair{"recovery.reclaim_from", &r.reclaim_from},
+          std::pair{"recovery.never_reclaim", &r.never_reclaim}})
         for (const std::string& name : selector->partitions) {
             if (defined.count(name))
                 continue;

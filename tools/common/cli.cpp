@@ -89,6 +89,16 @@ std::vector<std::string> split_list(const std::string& text) {
     }
 }
 
+std::optional<double> parse_share(const std::string& text) {
+    const bool percent = !text.empty() && text.back() == '%';
+    const std::string digits = percent ? text.substr(0, text.size() - 1) : text;
+    char* end = nullptr;
+    const double v = std::strtod(digits.c_str(), &end);
+    if (digits.empty() || *end || !std::isfinite(v) || v < 0)
+        return std::nullopt;
+    return percent ? v / 100.0 : v;
+}
+
 std::string grouped(double value, int decimals) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f", decimals, std::fabs(value));

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -46,5 +47,10 @@ std::string plural(Count n, const std::string& word) {
 
 // "2257.9" -> "2,257.9": thousands separators for people.
 std::string grouped(double value, int decimals);
+
+// A share written as a fraction or a percentage ("0.02", "2%"), as
+// nvlblock.yaml takes it: the fraction, or nullopt when `text` is not a
+// non-negative number (with or without '%'). Each caller bounds it.
+std::optional<double> parse_share(const std::string& text);
 
 } // namespace nvlblock::cli

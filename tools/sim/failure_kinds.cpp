@@ -136,13 +136,10 @@ FailureKindSpec parse_failure_kinds(const std::string& text, int gpus_per_node, 
         } else if (key == "periodic" && eq != std::string::npos) {
             s.periodic = std::max<Seconds>(0, detection_seconds(value, what));
         } else if (key == "requeue" && eq != std::string::npos) {
-            std::string v = value;
-            double scale = 1.0;
-            if (!v.empty() && v.back() == '%') {
-                v.pop_back();
-                scale = 0.01;
-            }
-            s.requeue = parse_number(v, what) * scale;
+            const std::optional<double> share = cli::parse_share(value);
+            if (!share)
+                throw ParseError(what + ": '" + value + "' is not a non-negative number");
+            s.requeue = *share;
             if (s.requeue > 1)
                 throw ParseError(what + ": '" + value + "' is not a share from 0 to 1");
         } else {

@@ -83,13 +83,10 @@ FailureModelSpec parse_failure_model(const std::string& text, int gpus_per_node)
         } else if (key == "rack_mttr") {
             s.rack_mttr_s = parse_duration(value, 'h', what);
         } else if (key == "p") {
-            std::string v = value;
-            double scale = 1.0;
-            if (!v.empty() && v.back() == '%') {
-                v.pop_back();
-                scale = 0.01;
-            }
-            p = parse_number(v, what) * scale;
+            const std::optional<double> share = cli::parse_share(value);
+            if (!share)
+                throw ParseError(what + ": '" + value + "' is not a non-negative number");
+            p = *share;
             if (!(p > 0 && p < 1))
                 throw ParseError(what + ": '" + value + "' is not a fraction between 0 and 1");
         } else {
