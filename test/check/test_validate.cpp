@@ -78,6 +78,14 @@ const Case kCases[] = {
     {"strict_fails_on_warnings", "--strict --quiet --slurm-conf slurm.conf big-block.yaml", 1,
      "big-block.yaml:2: warning: block 'pod1' has 36 nodes; an NVLink domain of an NVL72 rack has at most 18 "
      "compute trays (--max-block-size)\n"},
+    {"strict_says_failed", "--strict --slurm-conf slurm.conf big-block.yaml", 1,
+     "big-block.yaml:2: warning: block 'pod1' has 36 nodes; an NVLink domain of an NVL72 rack has at most 18 "
+     "compute trays (--max-block-size)\n"
+     "big-block.yaml:2: note: block 'pod1': 36 nodes = 2 slices of 16 + 2 spares + 2 that only jobs smaller than "
+     "a slice can use\n"
+     "slurm.conf:10: note: 2 nodes in no block (scheduled without topology, like ordinary servers): login[01-02]\n"
+     "nvlblock-check: big-block.yaml: FAILED with --strict: 2 blocks (1 x 36, 1 x 13 nodes), 49 of 51 slurm.conf "
+     "nodes in blocks, 1 warning\n"},
     {"max_block_size_0_disables_the_warning",
      "--quiet --strict --max-block-size 0 --slurm-conf slurm.conf "
      "big-block.yaml",

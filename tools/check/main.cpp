@@ -134,7 +134,7 @@ int run_validate(const cli::Args& args) {
         if (!(quiet && f.severity == Severity::kNote))
             std::cout << f.str() << '\n';
     if (!quiet)
-        std::cout << r.summary(topo_path) << '\n';
+        std::cout << r.summary(topo_path, args.has("strict")) << '\n';
     const bool failed = r.count(Severity::kError) > 0 || (args.has("strict") && r.count(Severity::kWarning) > 0);
     return failed ? 1 : 0;
 }

@@ -239,7 +239,7 @@ int CheckResult::count(Severity s) const {
         std::count_if(findings.begin(), findings.end(), [s](const Finding& f) { return f.severity == s; }));
 }
 
-std::string CheckResult::summary(const std::string& path) const {
+std::string CheckResult::summary(const std::string& path, bool strict) const {
     const int errors = count(Severity::kError), warnings = count(Severity::kWarning);
     std::string out = "nvlblock-check: " + path + ": ";
     if (errors || !topology) {
@@ -249,7 +249,7 @@ std::string CheckResult::summary(const std::string& path) const {
         return out;
     }
     const Topology& t = *topology;
-    out += "OK: " + plural(t.block_count(), "block");
+    out += (strict && warnings ? "FAILED with --strict: " : "OK: ") + plural(t.block_count(), "block");
     if (t.block_count())
         out += " (" + size_histogram(t) + " nodes)";
     out += ", " + std::to_string(t.nodes_in_blocks()) + " of " + std::to_string(slurm_nodes) +

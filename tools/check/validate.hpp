@@ -35,7 +35,9 @@ struct CheckResult {
     std::size_t slurm_nodes = 0;
 
     int count(Severity s) const;
-    std::string summary(const std::string& topology_path) const;
+    // The last line: "OK: ..." or the number of errors; with `strict`,
+    // warnings fail the check and the line says "FAILED with --strict: ...".
+    std::string summary(const std::string& topology_path, bool strict = false) const;
 };
 
 CheckResult check_topology(const std::string& topology_path, const tool::SlurmConf& conf,
