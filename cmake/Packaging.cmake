@@ -63,6 +63,13 @@ if(SLURM_DEFAULT_PLUGIN_DIR)
 endif()
 
 # --- the Debian package ------------------------------------------------------------------
+# None for a development snapshot: its plugins would load into the release
+# of the same number (plugin/CMakeLists.txt), and no Breaks range can keep a
+# package of it apart from that release's packages. Build it for tests only.
+if(SLURM_SNAPSHOT)
+  message(STATUS "nvlblock: Slurm ${SLURM_RELEASE_STRING} is a development snapshot: no Debian package")
+  return()
+endif()
 # 24.11.5 (minor zero-padded as Slurm writes it: 25.05.0, not 25.5.0).
 string(REGEX MATCH "^([0-9]+)\\.([0-9]+)\\.([0-9]+)$" _nvlb_v "${SLURM_VERSION}")
 if(NOT _nvlb_v)

@@ -36,9 +36,9 @@
 #include "../common/slurm_bridge.h"
 #include "nvlblock/nvlblock.h"
 
-/* The PrEp API and the job fields used here are the same from 24.11 to 26.05. */
-#if (SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(24, 11, 0)) || (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 11, 0))
-#error "prep_nvlblock.c implements the PrEp API of Slurm 24.11, 25.05, 25.11 and 26.05"
+/* The PrEp API and the job fields used here are the same from 24.11 to 26.11. */
+#if (SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(24, 11, 0)) || (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(27, 5, 0))
+#error "prep_nvlblock.c implements the PrEp API of Slurm 24.11, 25.05, 25.11, 26.05 and 26.11 (prep.h unchanged)"
 #endif
 
 const char plugin_name[] = "PrEp plugin nvlblock";

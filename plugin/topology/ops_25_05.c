@@ -16,7 +16,10 @@
  *   status files and epilog are the process's), and Slurm gives an
  *   out-of-tree plugin only one context anyway (the "default" one built
  *   from slurm.conf: topology.yaml knows only Slurm's built-in types), so a
- *   second topology naming nvlblock is refused with a clear error.
+ *   second topology naming nvlblock is refused with a clear error. From
+ *   26.11 Slurm loads a plugin once per type and tells its topologies apart
+ *   by context (437fa2397f, a4215a5f09); nvlblock never read the indexes
+ *   that change there, and still gets the one default context.
  * - topology.conf's path comes in the context (the global topo_conf is gone).
  * - --exclusive=topo is honoured only for plugins that export
  *   supports_exclusive_topo = true.
@@ -33,8 +36,8 @@
 
 #include "topology_nvlblock.h"
 
-#if (SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(25, 5, 0)) || (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 11, 0))
-#error "ops_25_05.c is the Slurm 25.05 API (also used by 25.11 and 26.05); configure against a Slurm 25.05, 25.11 or 26.05 tree"
+#if (SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(25, 5, 0)) || (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(27, 5, 0))
+#error "ops_25_05.c is the Slurm 25.05 API (also used by 25.11, 26.05 and 26.11); configure against a Slurm 25.05 to 26.11 tree"
 #endif
 
 /* 25.11 renamed topology_p_topology_{free,pack,print,unpack} topoinfo_*. */

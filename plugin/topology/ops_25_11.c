@@ -25,8 +25,8 @@
 
 #include "topology_nvlblock.h"
 
-#if (SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(25, 11, 0)) || (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 11, 0))
-#error "ops_25_11.c is the Slurm 25.11 API (also used by 26.05); configure against a Slurm 25.11 or 26.05 tree"
+#if (SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(25, 11, 0)) || (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(27, 5, 0))
+#error "ops_25_11.c is the Slurm 25.11 API (also used by 26.05 and 26.11); configure against a Slurm 25.11 to 26.11 tree"
 #endif
 
 static int _append_segment(void *x, void *arg)

@@ -20,8 +20,8 @@
 
 #include "topology_nvlblock.h"
 
-#if (SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(26, 5, 0)) || (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 11, 0))
-#error "ops_26_05.c is the Slurm 26.05 API; configure against a Slurm 26.05 tree"
+#if (SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(26, 5, 0)) || (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(27, 5, 0))
+#error "ops_26_05.c is the Slurm 26.05 API (also used by 26.11); configure against a Slurm 26.05 or 26.11 tree"
 #endif
 
 extern bool topology_p_allow_one_node(void *pctx)

@@ -36,7 +36,8 @@ TEST(PluginBuild, FoundInTheFilesBytes) {
 TEST(PluginBuild, SlurmReleaseFromVersionOutput) {
     EXPECT_EQ(slurm_release_of("slurm 24.11.5\n"), "24.11.5");
     EXPECT_EQ(slurm_release_of("slurm 24.11.5-4+deb13u1\n"), "24.11.5");
-    EXPECT_EQ(slurm_release_of("slurm 26.11.0-0rc1\n"), "26.11.0");
+    EXPECT_EQ(slurm_release_of("slurm 26.11.0-0rc1\n"), "26.11.0-0rc1"); // a snapshot is not the release
+    EXPECT_EQ(slurm_release_of("slurm 26.11.0-0pre2 (x)\n"), "26.11.0-0pre2");
     EXPECT_FALSE(slurm_release_of("slurm-wlm 22\n"));
     EXPECT_FALSE(slurm_release_of(""));
     EXPECT_FALSE(slurm_release_of("slurm 24.11\n"));

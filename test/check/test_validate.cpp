@@ -220,9 +220,9 @@ TEST(Check, UsageErrorsExitWith2) {
         {"--generate --format xml r.json", "nvlblock-check: --format must be yaml or conf\n(try --help)\n"},
         {"--slurm-release 24.11.5 a.yaml", "nvlblock-check: --slurm-release needs --plugins\n(try --help)\n"},
         {"--plugins --plugin-dir /nonexistent --slurm-release 24.11",
-         "nvlblock-check: --slurm-release must read like 24.11.5\n(try --help)\n"},
+         "nvlblock-check: --slurm-release must read like 24.11.5 (or 26.11.0-0rc1)\n(try --help)\n"},
         {"--plugins --plugin-dir /nonexistent --slurm-release 24.11.5x",
-         "nvlblock-check: --slurm-release must read like 24.11.5\n(try --help)\n"},
+         "nvlblock-check: --slurm-release must read like 24.11.5 (or 26.11.0-0rc1)\n(try --help)\n"},
         {"--plugins x.yaml", "nvlblock-check: --plugins takes no file argument\n(try --help)\n"},
         {"--generate --format conf --slice 8 r.json",
          "nvlblock-check: --slice and --spares apply to nvlblock.yaml; topology.conf has no such settings\n"

@@ -324,7 +324,7 @@ int run_plugins(const cli::Args& args) {
     if (slurm_release_of("slurm " + release) != release) // the whole value, as slurmctld -V gives it
         throw cli::UsageError(release.empty() ? "cannot tell which Slurm release runs here (no slurmctld or "
                                                 "scontrol answered -V): give --slurm-release"
-                                              : "--slurm-release must read like 24.11.5");
+                                              : "--slurm-release must read like 24.11.5 (or 26.11.0-0rc1)");
     int bad = 0;
     for (const PluginFinding& f : check_plugin_builds(dir, release)) {
         std::cout << plugin_finding_line(f, release) << '\n';

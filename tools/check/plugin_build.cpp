@@ -54,11 +54,19 @@ std::optional<std::string> slurm_release_of(std::string_view out) {
     std::size_t n = 0;
     while (n < rest.size() && (std::isdigit(static_cast<unsigned char>(rest[n])) || rest[n] == '.'))
         ++n;
-    // "slurm 24.11.5-4+deb13u1" or "slurm 26.11.0-0rc1": the release is the numbers.
-    const std::string_view release = rest.substr(0, n);
-    if (!is_release(release))
+    if (!is_release(rest.substr(0, n)))
         return std::nullopt;
-    return std::string(release);
+    // "slurm 24.11.5-4+deb13u1": Debian's revision is not Slurm's. "slurm
+    // 26.11.0-0rc1": a development snapshot's META Release (it starts with
+    // 0) is, and it is kept: slurmctld 26.11.0 has the same
+    // SLURM_VERSION_NUMBER, so only this string tells the two apart.
+    if (n + 1 < rest.size() && rest[n] == '-' && rest[n + 1] == '0') {
+        std::size_t end = n + 1;
+        while (end < rest.size() && std::isalnum(static_cast<unsigned char>(rest[end])))
+            ++end;
+        n = end;
+    }
+    return std::string(rest.substr(0, n));
 }
 
 std::vector<PluginFinding> check_plugin_builds(const std::string& dir, const std::string& release) {
