@@ -58,6 +58,7 @@ TOPOLOGY_SYMBOLS = {
     "26_05": _TOPOLOGY_JOBINFO + ["topology_p_allow_one_node", "topology_p_eval_node",
                                   "topology_p_get_rank"],
 }
+TOPOLOGY_SYMBOLS["26_11"] = TOPOLOGY_SYMBOLS["26_05"]  # the same ops table (plugin/topology/ops_26_11.c)
 PREP_SYMBOLS = ["plugin_name", "plugin_type", "plugin_version", "init", "fini",
                 "prep_p_register_callbacks", "prep_p_prolog", "prep_p_epilog",
                 "prep_p_prolog_slurmctld", "prep_p_epilog_slurmctld", "prep_p_required"]

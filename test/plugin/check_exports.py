@@ -133,11 +133,11 @@ def main():
     prep_ops = ops_table(os.path.join(opts.slurm_src, "src", "interfaces", "prep.c"))
     # 24.11: plugin_id and 13 functions; 25.05: plugin_id, plugin_type,
     # supports_exclusive_topo and 15 functions; 25.11: the same data and 20
-    # functions; 26.05: 23 functions. The data entries are the names without the topology_p_ prefix.
+    # functions; 26.05 and 26.11: 23 functions. The data entries are the names without the topology_p_ prefix.
     topo_funcs = [s for s in topo_ops if s.startswith("topology_p_")]
     topo_data = set(topo_ops) - set(topo_funcs)
     c.check((len(topo_ops), len(topo_funcs)) in ((14, 13), (18, 15), (23, 20), (26, 23)) and topo_ops[0] == "plugin_id",
-            f"Slurm's topology ops table is 24.11's (14 entries), 25.05's (18), 25.11's (23) or 26.05's (26), "
+            f"Slurm's topology ops table is 24.11's (14 entries), 25.05's (18), 25.11's (23) or 26.05's and 26.11's (26), "
             f"plugin_id first "
             f"({len(topo_ops)} read, {len(topo_funcs)} functions)")
 
