@@ -4,6 +4,7 @@
 #include "model/hostlist.hpp"
 
 #include <algorithm>
+#include <map>
 
 namespace nvlblock {
 
@@ -35,22 +36,77 @@ Block block_from_spec(const BlockSpec& bs, const BlockSettings& defaults) {
     return b;
 }
 
-// Slice and spares must fit the block's nodes.
-void check_settings(const Block& b, const SourceLocation& where, Diagnostics& problems) {
+// Settings problems of blocks that take the values at fault from
+// `defaults:`. Where every block taking those values fails, the defaults are
+// what to change: one error at their line names the blocks (a slice too
+// large for 128 racks is one error, not 128). Where only some fail, those
+// blocks are the odd ones (a partial rack): each is said at its own line.
+class InheritedProblems {
+  public:
+    enum Values { kSlice, kSliceAndSpares };
+    // A block that takes `values` from the defaults, and its problem with them if any.
+    void take(Values values) { ++taking_[values]; }
+    void add(Values values, const std::string& problem, const std::string& block, Diagnostic own) {
+        Failing& f = failing_[{values, problem}];
+        f.blocks.push_back(block);
+        f.own.push_back(std::move(own));
+    }
+    void report(const SourceLocation& defaults_where, Diagnostics& problems) const {
+        for (const auto& [key, f] : failing_) {
+            if (f.blocks.size() < taking_[key.first]) {
+                for (const Diagnostic& d : f.own)
+                    problems.add(d.where, d.message);
+                continue;
+            }
+            problems.add(defaults_where, "defaults: " + key.second +
+                                             " (blocks taking it from here: " + hostlist::compress(f.blocks) + ")");
+        }
+    }
+
+  private:
+    struct Failing {
+        std::vector<std::string> blocks;
+        std::vector<Diagnostic> own; // each block's own error, if said at the block
+    };
+    std::size_t taking_[2] = {0, 0};
+    std::map<std::pair<Values, std::string>, Failing> failing_;
+};
+
+// Slice and spares must fit the block's nodes. A problem with values the
+// block takes from nvlblock.yaml's defaults goes to `inherited`, one with a
+// value the block sets itself is said at the block.
+void check_settings(const Block& b, const BlockSpec& bs, bool defaults_written, InheritedProblems& inherited,
+                    Diagnostics& problems) {
     const int size = b.size();
     const BlockSettings& s = b.settings;
     const std::string label = "block '" + b.name + "'";
-    if (s.slice < 1)
-        problems.add(where, label + ": slice must be at least 1 (got " + std::to_string(s.slice) + ")");
-    else if (s.slice > size)
-        problems.add(where, label + ": slice " + std::to_string(s.slice) + " is larger than the block (" +
-                                std::to_string(size) + " nodes)");
-    else if (s.spares >= 0 && s.slice + s.spares > size)
-        problems.add(where, label + ": slice " + std::to_string(s.slice) + " plus " + std::to_string(s.spares) +
-                                " spares needs " + std::to_string(s.slice + s.spares) + " nodes; the block has " +
-                                std::to_string(size));
+    const std::string slice = std::to_string(s.slice), sized = std::to_string(size) + " nodes";
+    const bool slice_inherited = defaults_written && !bs.slice, both_inherited = slice_inherited && !bs.spares;
+    if (slice_inherited)
+        inherited.take(InheritedProblems::kSlice);
+    if (both_inherited)
+        inherited.take(InheritedProblems::kSliceAndSpares);
+    if (s.slice < 1) {
+        problems.add(bs.where, label + ": slice must be at least 1 (got " + slice + ")");
+    } else if (s.slice > size) {
+        Diagnostic own{bs.where, label + ": slice " + slice + " is larger than the block (" + sized + ")"};
+        if (slice_inherited)
+            inherited.add(InheritedProblems::kSlice, "slice " + slice + " is larger than a block of " + sized, b.name,
+                          std::move(own));
+        else
+            problems.add(own.where, own.message);
+    } else if (s.spares >= 0 && s.slice + s.spares > size) {
+        const std::string needs = "slice " + slice + " plus " + std::to_string(s.spares) + " spares needs " +
+                                  std::to_string(s.slice + s.spares) + " nodes";
+        Diagnostic own{bs.where, label + ": " + needs + "; the block has " + std::to_string(size)};
+        if (both_inherited)
+            inherited.add(InheritedProblems::kSliceAndSpares, needs + "; a block of " + sized + " has fewer", b.name,
+                          std::move(own));
+        else
+            problems.add(own.where, own.message);
+    }
     if (s.spares < 0)
-        problems.add(where, label + ": spares must be 0 or more (got " + std::to_string(s.spares) + ")");
+        problems.add(bs.where, label + ": spares must be 0 or more (got " + std::to_string(s.spares) + ")");
 }
 
 // Per node its block; per block its first node and whether its nodes are
@@ -118,6 +174,7 @@ Topology build_topology(TopologySpec spec, const std::vector<std::string>* unive
     // Index every block node: by the universe if given, else in topology order.
     std::unordered_map<std::string, std::size_t> block_by_name;
     std::unordered_map<NodeIndex, std::size_t> owner; // node -> block position in spec
+    InheritedProblems inherited;
     for (std::size_t bi = 0; bi < spec.blocks.size(); ++bi) {
         BlockSpec& bs = spec.blocks[bi];
         auto [prev, inserted] = block_by_name.emplace(bs.name, bi);
@@ -158,9 +215,10 @@ Topology build_topology(TopologySpec spec, const std::vector<std::string>* unive
             continue;
         }
         b.nodes_expr = nodes_expr_of(b.nodes, t.node_names_);
-        check_settings(b, bs.where, problems);
+        check_settings(b, bs, spec.defaults_where.line > 0, inherited, problems);
         t.blocks_.push_back(std::move(b));
     }
+    inherited.report(spec.defaults_where, problems);
     if (spec.policy.block_fault_fraction <= 0.0 || spec.policy.block_fault_fraction > 1.0)
         problems.add({spec.source, 0}, "block fault fraction must be in (0, 1]");
     std::vector<std::string> block_names;

@@ -152,6 +152,7 @@ struct TopologySpec {
     std::string included_path;       // ...and the path it was read from
     SourceFormat format = SourceFormat::kYaml;
     BlockSettings defaults;
+    SourceLocation defaults_where; // nvlblock.yaml's `defaults:`; line 0 where the file has none
     ClusterPolicy policy;
     std::vector<std::uint32_t> block_sizes; // topology.conf BlockSizes, in nodes
     HierarchySpec hierarchy;                // levels above the blocks

@@ -48,9 +48,10 @@ class Reader {
                       {"defaults", "blocks", "recovery", "block_fault", "preemptible", "status", "topology_conf",
                        "topology_yaml", "topology_name", "hierarchy"},
                       [&](const std::string& key, yaml_node_t* value) {
-                          if (key == "defaults")
+                          if (key == "defaults") {
                               read_settings(value, "defaults", spec_.defaults);
-                          else if (key == "blocks")
+                              spec_.defaults_where = doc_.where(value);
+                          } else if (key == "blocks")
                               blocks = value;
                           else if (key == "recovery")
                               read_recovery(value);

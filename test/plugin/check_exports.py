@@ -137,7 +137,8 @@ def main():
     topo_funcs = [s for s in topo_ops if s.startswith("topology_p_")]
     topo_data = set(topo_ops) - set(topo_funcs)
     c.check((len(topo_ops), len(topo_funcs)) in ((14, 13), (18, 15), (23, 20), (26, 23)) and topo_ops[0] == "plugin_id",
-            f"Slurm's topology ops table is 24.11's (14 entries), 25.05's (18), 25.11's (23) or 26.05's and 26.11's (26), "
+            f"Slurm's topology ops table is 24.11's (14 entries), 25.05's (18), 25.11's (23) or 26.05's and "
+            f"26.11's (26), "
             f"plugin_id first "
             f"({len(topo_ops)} read, {len(topo_funcs)} functions)")
 

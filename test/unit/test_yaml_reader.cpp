@@ -292,8 +292,29 @@ TEST(YamlErrors, SliceLargerThanBlock) {
 TEST(YamlErrors, SliceAndSparesLargerThanBlock) {
     EXPECT_EQ(yaml_message("blocks:\n" + rack("r1", "gb[01-17]")),
               "test.yaml:2: block 'r1': slice 16 plus 2 spares needs 18 nodes; the block has 17");
+    // The values at fault are the defaults': said there, where they are changed.
     EXPECT_EQ(yaml_message("defaults:\n  slice: 8\n  spares: 1\nblocks:\n" + rack("p8", "gb[01-08]")),
-              "test.yaml:5: block 'p8': slice 8 plus 1 spares needs 9 nodes; the block has 8");
+              "test.yaml:2: defaults: slice 8 plus 1 spares needs 9 nodes; a block of 8 nodes has fewer (blocks "
+              "taking it from here: p8)");
+}
+
+// A defaults value too large for every rack is one error at its line, naming
+// the racks, not one per rack; a block that sets a value at fault itself is
+// blamed at its own line.
+TEST(YamlErrors, ADefaultsProblemIsOneErrorAtTheDefaults) {
+    const std::string racks = rack("rack1", "gb[01-18]") + rack("rack2", "gb[19-36]") + rack("rack3", "gb[37-54]");
+    std::vector<Diagnostic> problems = yaml_error("defaults:\n  slice: 17\nblocks:\n" + racks).problems();
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_EQ(problems[0].str(), "test.yaml:2: defaults: slice 17 plus 2 spares needs 19 nodes; a block of 18 nodes "
+                                 "has fewer (blocks taking it from here: rack[1-3])");
+    problems = yaml_error("defaults:\n  slice: 19\nblocks:\n" + racks +
+                          rack("rack4", "gb[55-72]", "    spares: 0\n    slice: 20\n"))
+                   .problems();
+    ASSERT_EQ(problems.size(), 2u);
+    EXPECT_EQ(problems[0].str(), "test.yaml:10: block 'rack4': slice 20 is larger than the block (18 nodes)");
+    EXPECT_EQ(problems[1].str(),
+              "test.yaml:2: defaults: slice 19 is larger than a block of 18 nodes (blocks taking it from here: "
+              "rack[1-3])");
 }
 
 TEST(YamlErrors, DuplicateBlockNames) {
