@@ -32,6 +32,10 @@ double expected_usable(const RackShape& shape, double p, int slice, int spares) 
     return shape.racks * per_rack;
 }
 
+double in_place_chance(double p, int spares) {
+    return spares > 0 ? 1.0 - std::pow(p, spares) : 0.0;
+}
+
 double expected_healthy(const RackShape& shape, double p) {
     return static_cast<double>(shape.racks) * shape.nodes_per_rack * (1.0 - p);
 }

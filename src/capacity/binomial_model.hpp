@@ -23,5 +23,10 @@ double expected_usable(const RackShape& shape, double p, int slice, int spares =
 double expected_healthy(const RackShape& shape, double p);
 // P(exactly k of n nodes failed).
 double binomial_pmf(int n, int k, double p);
+// What spares buy: the chance that a job on a slice of the rack that loses
+// one node finds a healthy spare there at once (at least one of `spares`
+// nodes up: 1 - p^spares). With none, it restarts on its rack only if some
+// node there happens to be free, which this model does not count: 0.
+double in_place_chance(double p, int spares);
 
 } // namespace nvlblock::capacity

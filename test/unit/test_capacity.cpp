@@ -63,6 +63,14 @@ TEST(BinomialModel, SparesOnlyMatterWhenTheyCostASlice) {
     EXPECT_LT(expected_usable(kDesign, 0.02, 8, 3), expected_usable(kDesign, 0.02, 8, 2));
 }
 
+// What spares buy: a spare of the rack up when a job's node fails.
+TEST(BinomialModel, InPlaceChanceIsASpareUp) {
+    EXPECT_DOUBLE_EQ(in_place_chance(0.02, 0), 0.0); // none counted without spares
+    EXPECT_DOUBLE_EQ(in_place_chance(0.02, 1), 0.98);
+    EXPECT_NEAR(in_place_chance(0.02, 2), 0.9996, 1e-12);
+    EXPECT_DOUBLE_EQ(in_place_chance(0.0, 2), 1.0);
+}
+
 TEST(BinomialModel, UsableInRack) {
     EXPECT_EQ(usable_in_rack(18, 0, 16, 0), 16);
     EXPECT_EQ(usable_in_rack(18, 2, 16, 0), 16);

@@ -30,7 +30,9 @@ Expected usable nodes (in whole slices) of R racks of n nodes when nodes fail.
                          (default 0.02)
   --table                shorthand for --unavailability 0.01,0.02,0.03,0.04,0.05
   --slices LIST          slice sizes to compare (default n, n-1, n-2)
-  --spares LIST          spare counts to compare (default 0)
+  --spares LIST          spare counts to compare (default: with neither option,
+                         n - slice for each default slice: 18+0, 17+1, 16+2;
+                         with --slices alone, 0)
   --json                 machine-readable output
 
 Monte Carlo (failures over time instead of a fixed P):
@@ -83,6 +85,36 @@ void print_table(const RackShape& shape, const std::vector<std::string>& columns
                 shape.nodes_per_rack, cli::grouped(shape.racks * shape.nodes_per_rack, 0).c_str());
 }
 
+// What spares buy (a failed slice job restarts on its rack at once) and
+// what they cost (nodes kept from ordinary work with `reserve: idle`; none
+// with `reserve: reclaim`, which moves preemptible work instead).
+void print_spares_table(const RackShape& shape, const std::vector<std::string>& columns, const std::vector<double>& ps,
+                        const std::vector<Row>& rows) {
+    const int nodes = shape.racks * shape.nodes_per_rack;
+    std::printf("\nwhat spares buy (restarts in place) and cost (nodes withheld)\n%-6s %-6s %16s", "slice", "spares",
+                "withheld (idle)");
+    for (const auto& c : columns)
+        std::printf(" %14s", c.c_str());
+    std::printf("\n");
+    for (const auto& r : rows) {
+        const int withheld = shape.racks * r.spec.spares;
+        char cell[64];
+        std::snprintf(cell, sizeof cell, "%s (%4.1f%%)", cli::grouped(withheld, 0).c_str(), 100.0 * withheld / nodes);
+        std::printf("%6d %6d %16s", r.spec.slice, r.spec.spares, cell);
+        for (double p : ps) {
+            if (r.spec.spares == 0)
+                std::snprintf(cell, sizeof cell, "-");
+            else
+                std::snprintf(cell, sizeof cell, "%.2f%%", 100.0 * in_place_chance(p, r.spec.spares));
+            std::printf(" %14s", cell);
+        }
+        std::printf("\n");
+    }
+    std::printf("(p columns: the chance a slice job that loses a node finds a spare of its rack up and restarts\n"
+                " there at once; without spares, only where a node happens to be free. withheld: nodes kept from\n"
+                " ordinary work with reserve: idle; reserve: reclaim withholds none, it moves preemptible work)\n");
+}
+
 int run(int argc, char** argv) {
     cli::Args args(argc, argv,
                    {"racks", "nodes-per-rack", "unavailability", "slices", "spares", "mtbi", "mttr", "rack-mtbf",
@@ -119,10 +151,13 @@ int run(int argc, char** argv) {
             throw cli::UsageError("--spares: '" + s + "' is not a spare count from 0 to " + std::to_string(n - 1));
         spares.push_back(static_cast<int>(v));
     }
+    // Neither given: the rack's own choices, n - k nodes per slice with k
+    // spares (18 + 0, 17 + 1, 16 + 2 on an NVL72 rack).
+    const bool paired = !args.has("slices") && !args.has("spares");
     if (spares.empty())
         spares.push_back(0);
     for (int s : slices)
-        for (int r : spares) {
+        for (int r : paired ? std::vector<int>{n - s} : spares) {
             if (s + r <= n)
                 specs.push_back({s, r});
             else // said, not silently dropped: the row asked for is not in the table
@@ -214,6 +249,8 @@ int run(int argc, char** argv) {
                 if (mc)
                     w.field("usable_nodes_ci95", r.usable[c].ci95, 1);
                 w.field("share_of_healthy", healthy[c].mean > 0 ? r.usable[c].mean / healthy[c].mean : 0.0, 4);
+                w.field("withheld_nodes_if_idle", shape.racks * r.spec.spares);
+                w.field("in_place_chance", in_place_chance(mc ? model.node_unavailability() : ps[c], r.spec.spares), 6);
                 w.end_object();
             }
             w.end_array();
@@ -234,6 +271,7 @@ int run(int argc, char** argv) {
                                               : "off",
                     trials, horizon, static_cast<unsigned long long>(events), static_cast<unsigned long long>(seed));
     print_table(shape, columns, healthy, rows, mc);
+    print_spares_table(shape, columns, mc ? std::vector<double>{model.node_unavailability()} : ps, rows);
     return 0;
 }
 
