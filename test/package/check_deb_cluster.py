@@ -234,10 +234,11 @@ class FromPackage(ClusterTest):
                                 r"nvlblock\.yaml:(\d+): unknown key 'spare' in defaults "
                                 r"\(did you mean 'spares'\?\)", "  spare: 2")
         # More spares than a rack has room for: the blocks come from
-        # topology.conf, so the error is at the block's line there.
+        # topology.conf, but every one takes the values at fault from
+        # nvlblock.yaml's defaults, so the one error is there (issue 37).
         self.assert_check_error(check, env, lambda ln: ln.replace("spares: 2", "spares: 3"),
-                                r"topology\.conf:(\d+): block 'rack01': slice 16 plus 3 spares needs "
-                                r"19 nodes; the block has 18", "BlockName=rack01 Nodes=gb[0001-0018]")
+                                r"nvlblock\.yaml:(\d+): defaults: slice 16 plus 3 spares needs 19 nodes; a block "
+                                r"of 18 nodes has fewer \(blocks taking it from here: rack\[01-02\]\)", "slice: 16")
 
     def assert_check_error(self, check, env, edit, pattern, line_text):
         bad_dir = os.path.join(OPTS.work_dir, "bad-etc")
