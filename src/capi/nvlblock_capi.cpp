@@ -511,6 +511,16 @@ RunningJob running_job_of(const nvlb_running_job_t& r) {
     return j;
 }
 
+// A reclaim question's answer before it is asked: no job, no message.
+void clear_reclaim_answer(nvlb_reclaim_t& out) {
+    out.job_count = 0;
+    out.nodes = 0;
+    out.lost_node_seconds = 0;
+    out.budget_node_seconds = 0;
+    out.blocks[0] = '\0';
+    out.message[0] = '\0';
+}
+
 } // namespace
 
 nvlb_status_t nvlb_plan_reclaim(nvlb_planner_t* p, const uint8_t* node_states, size_t node_count,
@@ -519,12 +529,7 @@ nvlb_status_t nvlb_plan_reclaim(nvlb_planner_t* p, const uint8_t* node_states, s
     if (!p || !node_states || !request || !out || (!running && running_count) ||
         ((!out->jobs || !out->actions) && out->jobs_capacity))
         return NVLB_E_INVALID;
-    out->job_count = 0;
-    out->nodes = 0;
-    out->lost_node_seconds = 0;
-    out->budget_node_seconds = 0;
-    out->blocks[0] = '\0';
-    out->message[0] = '\0';
+    clear_reclaim_answer(*out);
     return guarded(nullptr, [&] {
         std::lock_guard lock(p->mutex);
         if (node_count != p->planner.topology().node_count())
@@ -567,12 +572,7 @@ nvlb_status_t nvlb_reclaim_ruled_out(nvlb_planner_t* p, const uint8_t* node_stat
                                      nvlb_reclaim_t* out) {
     if (!p || !node_states || !request || !out)
         return NVLB_E_INVALID;
-    out->job_count = 0;
-    out->nodes = 0;
-    out->lost_node_seconds = 0;
-    out->budget_node_seconds = 0;
-    out->blocks[0] = '\0';
-    out->message[0] = '\0';
+    clear_reclaim_answer(*out);
     return guarded(nullptr, [&] {
         std::lock_guard lock(p->mutex);
         if (node_count != p->planner.topology().node_count())
