@@ -9,9 +9,11 @@
 #include "core/planner.hpp"
 #include "nvlblock/nvlblock.h"
 #include "readers/load_topology.hpp"
+#include "recovery/held_blocks.hpp"
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <random>
@@ -209,6 +211,39 @@ void BM_ReclaimPass(benchmark::State& st) {
     st.counters["running_jobs"] = static_cast<double>(c.running.size());
 }
 
+// The baseline of BM_HeldBlocksUnchanged: the question as every decision
+// asked it until stop 46 (each block by name among all, its node names
+// copied and sorted, compared).
+bool held_blocks_unchanged_by_copy(const Topology& t, std::span<const HeldBlock> held) {
+    for (const HeldBlock& h : held) {
+        const auto b = t.find_block(h.name);
+        if (!b)
+            return false;
+        std::vector<std::string> names;
+        for (NodeIndex n : t.block(*b).nodes)
+            names.push_back(t.node_name(n));
+        std::sort(names.begin(), names.end());
+        if (names != h.nodes)
+            return false;
+    }
+    return true;
+}
+
+// Whether a recovering job's blocks are as they were, the question every
+// decision asks of each open recovery with a hold: asked of a job whose
+// blocks are the last two of the cluster. 0: as held_blocks_unchanged asks
+// it (no copies; each block through its first node); 1: the baseline above.
+void BM_HeldBlocksUnchanged(benchmark::State& st) {
+    const Topology& t = cluster(static_cast<int>(st.range(0))).planner.topology();
+    const auto last = static_cast<NodeIndex>(t.node_count() - 20);
+    std::vector<NodeIndex> nodes;
+    for (NodeIndex k = 0; k < 16; ++k)
+        nodes.push_back(last + k);
+    const std::vector<HeldBlock> held = held_blocks(t, nodes);
+    for (auto _ : st)
+        benchmark::DoNotOptimize(st.range(1) ? held_blocks_unchanged_by_copy(t, held) : held_blocks_unchanged(t, held));
+}
+
 } // namespace
 
 // Arguments: racks, nodes, segment.
@@ -226,6 +261,13 @@ BENCHMARK(BM_Planner)
     ->Args({8192, 256, 16})
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Recovery)->ArgNames({"racks"})->Arg(128)->Arg(1024)->Arg(8192)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_HeldBlocksUnchanged)
+    ->ArgNames({"racks", "by_copy"})
+    ->Args({1024, 0})
+    ->Args({1024, 1})
+    ->Args({8192, 0})
+    ->Args({8192, 1})
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ReclaimPass)->ArgNames({"racks"})->Arg(1024)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_CAbi)
     ->ArgNames({"racks", "nodes", "segment"})

@@ -11,8 +11,9 @@ The sampler runs beside each scenario and, every second, checks:
   - nvlblock's spare and hold accounting (`scontrol show topology`) equals a
     recount from `scontrol show nodes`, `squeue` and the pending recoveries
     it lists: per block Failed, Free, Busy, SparesUsed, SparesFree,
-    SparesLent and Held. A sample is compared only when the node states read
-    before and after the topology are the same (nothing moved in between).
+    SparesLent and Held. A sample is compared only when nothing moved while
+    it was read: the node states and the jobs holding nodes (squeue) equal
+    before and after the topology.
 It also reads slurmctld's log for the recoveries: how many failed jobs came
 back in place, elsewhere, and how fast.
 
@@ -70,6 +71,19 @@ def node_class(state):
     if base in ("ALLOCATED", "MIXED", "COMPLETING", "BLOCKED") or others & {"COMPLETING"}:
         return "busy"
     return "free"
+
+
+SQUEUE_FORMAT = "%i|%T|%N|%D"
+
+
+def allocations(squeue_out):
+    """squeue -o SQUEUE_FORMAT -> {(job, state, nodes)} of the jobs holding nodes."""
+    held = set()
+    for line in squeue_out.splitlines():
+        job, state, nodes, _count = line.split("|")
+        if nodes and state in ("RUNNING", "COMPLETING", "SUSPENDED"):
+            held.add((job, state, nodes))
+    return held
 
 
 def local_epoch(text):
@@ -184,9 +198,14 @@ class Sampler(threading.Thread):
             return
         self.samples += 1
         check_accounting = self.samples % self.accounting_every == 0
+        # The accounting is compared only where nothing moved while it was
+        # read: the node states and the jobs on them equal on both sides of
+        # `scontrol show topology`. Node states alone miss a turnover (a job
+        # ends and a queued one starts on its nodes between two reads).
+        q_before = self._run("squeue", "-h", "-o", SQUEUE_FORMAT, timeout=60) if check_accounting else None
         before = self.node_states() if check_accounting else None
         topo = self._run("scontrol", "show", "topology").stdout if check_accounting else ""
-        q = self._run("squeue", "-h", "-o", "%i|%T|%N|%D", timeout=60)
+        q = self._run("squeue", "-h", "-o", SQUEUE_FORMAT, timeout=60)
         if q.returncode != 0:
             if not paused:
                 self.violation("squeue", q.stderr.strip())
@@ -207,7 +226,9 @@ class Sampler(threading.Thread):
                 # pause lasts): its bitmaps and scontrol's node records differ
                 # until then, so nothing read in or across a pause counts.
                 restarting = paused or self.ctld_paused or self.ctld_pauses != pauses
-            if (restarting or before is None or after is None or before != after
+            moved = (q_before is None or q_before.returncode != 0
+                     or allocations(q_before.stdout) != allocations(q.stdout))
+            if (restarting or moved or before is None or after is None or before != after
                     or time.monotonic() < self.settle_until):
                 self.accounting_skipped += 1
             else:

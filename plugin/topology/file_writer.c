@@ -80,10 +80,16 @@ static void *_writer_loop(void *arg)
 				ever_saved = true;
 			}
 		}
-		if (json)
-			_write(json_path, json, "status");
-		if (prom)
-			_write(prom_path, prom, "metrics");
+		/* Reports only while still in control: one asked for just
+		 * before a backup gives control back (Slurm sets shutdown_time
+		 * at the primary's REQUEST_CONTROL) is dropped rather than
+		 * written over the primary's (netns.failover). */
+		if ((json || prom) && nvlbt_still_in_control()) {
+			if (json)
+				_write(json_path, json, "status");
+			if (prom)
+				_write(prom_path, prom, "metrics");
+		}
 		nvlb_free(json);
 		nvlb_free(prom);
 		xfree(json_path);

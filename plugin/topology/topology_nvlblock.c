@@ -254,12 +254,74 @@ static void _take_control(nvlb_planner_t *planner)
 	nvlbt_control_taken();
 }
 
+/*
+ * The file to load, checked: `*path` itself, or, where it is broken and no
+ * topology is loaded yet (a reconfigure re-executed slurmctld), the copy kept
+ * when it was last accepted (last_good.c; `*last_good` set, SLURM_ERROR). A
+ * broken file beside a loaded topology keeps that topology: false.
+ */
+static bool _checked_file(nvlbt_topo_t *topo, char **path, const char **names, bool *last_good, int *rc)
+{
+	nvlb_error_t err;
+	char *copy;
+
+	if (nvlb_check_file(*path, names, node_record_count, SLURM_VERSION_NUMBER, _log_warning, NULL, &err) == NVLB_OK)
+		return true;
+	_log_problems("nvlblock: ", &err);
+	*rc = SLURM_ERROR;
+	if (topo->planner) {
+		error("nvlblock: keeping the previous topology; fix %s and reconfigure", *path);
+		_take_control(topo->planner);
+		return false;
+	}
+	if (!(copy = nvlbt_last_good_copy(*path)) ||
+	    (nvlb_check_file(copy, names, node_record_count, SLURM_VERSION_NUMBER, NULL, NULL, NULL) != NVLB_OK))
+		fatal("nvlblock: invalid topology configuration in %s (%u problem%s, first at %s:%u)", *path,
+		      err.problem_count, (err.problem_count == 1) ? "" : "s", err.file, err.line);
+	error("nvlblock: keeping the previous topology (%s, kept when it was last accepted); fix %s and reconfigure",
+	      copy, *path);
+	xfree(*path);
+	*path = copy;
+	*last_good = true;
+	return true;
+}
+
+/* The planner from `path`: loaded at start (a failure stops slurmctld, as a
+ * broken topology.conf stops topology/block), reloaded at a reconfigure (a
+ * failure keeps the previous one: false). */
+static bool _load_or_reload(nvlbt_topo_t *topo, const char *path, const char **names)
+{
+	nvlb_error_t err;
+
+	if (!topo->planner) {
+		if (nvlb_planner_load(path, names, node_record_count, SLURM_VERSION_NUMBER, &topo->planner, &err) !=
+		    NVLB_OK) {
+			_log_problems("nvlblock: ", &err);
+			fatal("nvlblock: cannot load %s", path);
+		}
+		/* The one topology a slurmctld recovers in: prep's epilog and
+		 * the status thread reach its planner as the process planner. */
+		if (!nvlb_process_planner())
+			nvlb_process_planner_set(topo->planner);
+		_load_saved_state(topo->planner);
+		nvlbt_control_taken();
+		return true;
+	}
+	if (nvlb_planner_reload(topo->planner, path, names, node_record_count, SLURM_VERSION_NUMBER, &err) != NVLB_OK) {
+		_log_problems("nvlblock: ", &err);
+		error("nvlblock: keeping the previous topology");
+		_take_control(topo->planner);
+		return false;
+	}
+	_take_control(topo->planner);
+	return true;
+}
+
 extern int nvlbt_build_config(nvlbt_topo_t *topo, const char *topology_conf)
 {
-	nvlb_planner_t *planner = topo->planner;
+	nvlb_planner_t *planner;
 	const char **names;
 	char *path;
-	nvlb_error_t err;
 	nvlb_policy_info_t policy;
 	int rc = SLURM_SUCCESS;
 	bool last_good = false;
@@ -274,56 +336,12 @@ extern int nvlbt_build_config(nvlbt_topo_t *topo, const char *topology_conf)
 	names = xcalloc(node_record_count + 1, sizeof(char *));
 	for (int i = 0; i < node_record_count; i++)
 		names[i] = node_record_table_ptr[i] ? node_record_table_ptr[i]->name : "";
-
-	if (nvlb_check_file(path, names, node_record_count, SLURM_VERSION_NUMBER, _log_warning, NULL, &err) !=
-	    NVLB_OK) {
-		char *copy;
-
-		_log_problems("nvlblock: ", &err);
-		if (planner) {
-			error("nvlblock: keeping the previous topology; fix %s and reconfigure", path);
-			_take_control(planner);
-			rc = SLURM_ERROR;
-			goto done;
-		}
-		/* A reconfigure re-executed slurmctld: the previous topology
-		 * is the copy kept when it was accepted (last_good.c). */
-		if (!(copy = nvlbt_last_good_copy(path)) ||
-		    (nvlb_check_file(copy, names, node_record_count, SLURM_VERSION_NUMBER, NULL, NULL, NULL) !=
-		     NVLB_OK))
-			fatal("nvlblock: invalid topology configuration in %s (%u problem%s, first at %s:%u)", path,
-			      err.problem_count, (err.problem_count == 1) ? "" : "s", err.file, err.line);
-		error("nvlblock: keeping the previous topology (%s, kept when it was last accepted); fix %s and "
-		      "reconfigure",
-		      copy, path);
+	if (!_checked_file(topo, &path, names, &last_good, &rc) || !_load_or_reload(topo, path, names)) {
+		xfree(names);
 		xfree(path);
-		path = copy;
-		rc = SLURM_ERROR;
-		last_good = true;
+		return SLURM_ERROR;
 	}
-	if (!planner) {
-		if (nvlb_planner_load(path, names, node_record_count, SLURM_VERSION_NUMBER, &planner, &err) !=
-		    NVLB_OK) {
-			_log_problems("nvlblock: ", &err);
-			fatal("nvlblock: cannot load %s", path);
-		}
-		topo->planner = planner;
-		/* The one topology a slurmctld recovers in: prep's epilog and
-		 * the status thread reach its planner as the process planner. */
-		if (!nvlb_process_planner())
-			nvlb_process_planner_set(planner);
-		_load_saved_state(planner);
-		nvlbt_control_taken();
-	} else if (nvlb_planner_reload(planner, path, names, node_record_count, SLURM_VERSION_NUMBER, &err) !=
-		   NVLB_OK) {
-		_log_problems("nvlblock: ", &err);
-		error("nvlblock: keeping the previous topology");
-		_take_control(planner);
-		rc = SLURM_ERROR;
-		goto done;
-	} else {
-		_take_control(planner);
-	}
+	planner = topo->planner;
 	/* When Slurm lets a requeued job start again; the core adds the
 	 * time a scheduling pass may take to reach it. */
 	nvlb_set_requeue_delay(planner, cred_expiration() + 1);
@@ -338,7 +356,6 @@ extern int nvlbt_build_config(nvlbt_topo_t *topo, const char *topology_conf)
 	     nvlb_block_count(planner), nvlb_node_count(planner), path,
 	     policy.from_topology_conf ? " (topology.conf syntax: slices of the base block size, no spares)" : "",
 	     policy.recovery_wait_s, policy.recovery_reclaim_budget_s, 100.0 * policy.block_fault_fraction);
-done:
 	xfree(names);
 	xfree(path);
 	return rc;

@@ -21,6 +21,8 @@ struct SourceLocation {
 struct Diagnostic {
     SourceLocation where;
     std::string message;
+    // A warning's kind (common/warning_names.hpp); empty for errors and notes.
+    std::string name = {};
 
     std::string str() const { return where.str() + ": " + message; }
 };

@@ -65,9 +65,27 @@ struct JobNodes {
 
 struct TopologyChange {
     enum class Outcome { kUnchanged, kChanged, kRefused };
+    // Why a change was refused; writers/topology_change_text.hpp words it.
+    enum class Refusal : std::uint8_t {
+        kNone,
+        kNodeNotInTopology,     // the node's index is past the topology's nodes
+        kNoName,                // Slurm gave the node no name
+        kNameIsAnotherNode,     // the name is node `count` of the topology
+        kTakesABlockNodesPlace, // a new name in a slot whose node is in `block`
+        kNoSuchBlock,           // the block asked for is not in the topology
+        kSplitsJob,             // the node runs `job_id`, which has `count` more nodes in `block`
+        kJobWaitsOnBlock,       // `job_id` waits to restart in place on `block`
+        kBlockEmptied,          // `block` would have no nodes left
+        kBelowSlice,            // `block` would have `count` nodes, fewer than its slice
+        kBelowSliceAndSpares,   // `block` would have `count` nodes, fewer than its slice plus spares
+    };
     Outcome outcome = Outcome::kUnchanged;
-    // kRefused: why, as a sentence; kChanged: what changed; kUnchanged: where the node is.
-    std::string message;
+    Refusal refusal = Refusal::kNone;
+    // The node's block before and after (kChanged; kUnchanged: where it is).
+    BlockIndex from = kNoBlock, to = kNoBlock;
+    BlockIndex block = kNoBlock; // the block a refusal is about
+    std::uint32_t job_id = 0;
+    std::size_t count = 0;
     std::optional<Topology> topology; // kChanged: the topology to use from now on
 };
 

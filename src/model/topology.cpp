@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "model/topology.hpp"
+#include "common/warning_names.hpp"
 
 #include "model/hostlist.hpp"
 
@@ -24,17 +25,59 @@ std::optional<BlockIndex> Topology::find_block(const std::string& name) const {
 
 namespace {
 
+// Whether a block's spares are idle or reclaimed: its own `reserve`, else the
+// one `defaults:` names, else idle where it lends (lending lends idle spares:
+// a file asking for it asks for them) and the default, reclaim, otherwise.
+SpareReserve reserve_of(const BlockSpec& bs, const TopologySpec& spec, bool lending) {
+    if (bs.reserve)
+        return *bs.reserve;
+    if (spec.defaults_reserve_written)
+        return spec.defaults.reserve;
+    return lending ? SpareReserve::kIdle : BlockSettings{}.reserve;
+}
+
 // A block's settings: its own where given, else the file's defaults.
-Block block_from_spec(const BlockSpec& bs, const BlockSettings& defaults) {
+Block block_from_spec(const BlockSpec& bs, const TopologySpec& spec) {
+    const BlockSettings& defaults = spec.defaults;
     Block b;
     b.name = bs.name;
     b.where = bs.where;
     b.settings.slice = bs.slice.value_or(defaults.slice);
     b.settings.spares = bs.spares.value_or(defaults.spares);
     b.settings.lending = bs.lending.value_or(defaults.lending);
-    b.settings.reserve = bs.reserve.value_or(defaults.reserve);
+    b.settings.reserve = reserve_of(bs, spec, b.settings.lending);
     return b;
 }
+
+// `lending: true` where the spares are reclaimed lends nothing (every node
+// already runs any work): the block does not lend, and a warning says so,
+// once at `defaults:` where every such block took both from there.
+class LendingWithoutIdleSpares {
+  public:
+    void check(Block& b, const BlockSpec& bs) {
+        if (!b.settings.lending || b.settings.reserve != SpareReserve::kReclaim)
+            return;
+        b.settings.lending = false;
+        (bs.lending || bs.reserve ? own_ : inherited_).push_back({bs.where, b.name});
+    }
+    void report(const TopologySpec& spec, std::vector<Diagnostic>& warnings) const {
+        const std::string what = "lending: true has no effect with reserve: reclaim (every node runs any work "
+                                 "already; lending lends idle spares): drop it, or set reserve: idle";
+        for (const auto& [where, name] : own_)
+            warnings.push_back({where, "block '" + name + "': " + what, warning_name::kLendingWithReclaim});
+        if (inherited_.empty())
+            return;
+        std::vector<std::string> names;
+        for (const auto& [where, name] : inherited_)
+            names.push_back(name);
+        warnings.push_back({spec.defaults_where,
+                            "defaults: " + what + " (blocks taking both from here: " + hostlist::compress(names) + ")",
+                            warning_name::kLendingWithReclaim});
+    }
+
+  private:
+    std::vector<std::pair<SourceLocation, std::string>> own_, inherited_;
+};
 
 // Settings problems of blocks that take the values at fault from
 // `defaults:`. Where every block taking those values fails, the defaults are
@@ -152,6 +195,15 @@ std::string nodes_expr_of(const std::vector<NodeIndex>& nodes, const std::vector
     return hostlist::compress(names);
 }
 
+// The blocks' names, in order: the hierarchy's groups name blocks.
+std::vector<std::string> names_of(const std::vector<Block>& blocks) {
+    std::vector<std::string> names;
+    names.reserve(blocks.size());
+    for (const Block& b : blocks)
+        names.push_back(b.name);
+    return names;
+}
+
 } // namespace
 
 Topology build_topology(TopologySpec spec, const std::vector<std::string>* universe) {
@@ -175,6 +227,7 @@ Topology build_topology(TopologySpec spec, const std::vector<std::string>* unive
     std::unordered_map<std::string, std::size_t> block_by_name;
     std::unordered_map<NodeIndex, std::size_t> owner; // node -> block position in spec
     InheritedProblems inherited;
+    LendingWithoutIdleSpares lending;
     for (std::size_t bi = 0; bi < spec.blocks.size(); ++bi) {
         BlockSpec& bs = spec.blocks[bi];
         auto [prev, inserted] = block_by_name.emplace(bs.name, bi);
@@ -183,7 +236,8 @@ Topology build_topology(TopologySpec spec, const std::vector<std::string>* unive
                                        spec.blocks[prev->second].where.str() + ")");
             continue;
         }
-        Block b = block_from_spec(bs, spec.defaults);
+        Block b = block_from_spec(bs, spec);
+        lending.check(b, bs);
         for (const auto& name : bs.node_names) {
             NodeIndex idx;
             auto it = t.node_index_.find(name);
@@ -192,8 +246,9 @@ Topology build_topology(TopologySpec spec, const std::vector<std::string>* unive
             } else if (universe) {
                 if (spec.format == SourceFormat::kTopologyConf) {
                     // Slurm 24.11 only warns about these and leaves them out.
-                    t.warnings_.push_back(
-                        {bs.where, "node " + name + " of block '" + bs.name + "' is not in slurm.conf; ignored"});
+                    t.warnings_.push_back({bs.where,
+                                           "node " + name + " of block '" + bs.name + "' is not in slurm.conf; ignored",
+                                           warning_name::kNodeNotInSlurmConf});
                 } else {
                     problems.add(bs.where, "node " + name + " of block '" + bs.name + "' is not in slurm.conf");
                 }
@@ -219,14 +274,11 @@ Topology build_topology(TopologySpec spec, const std::vector<std::string>* unive
         t.blocks_.push_back(std::move(b));
     }
     inherited.report(spec.defaults_where, problems);
+    lending.report(spec, t.warnings_);
     if (spec.policy.block_fault_fraction <= 0.0 || spec.policy.block_fault_fraction > 1.0)
         problems.add({spec.source, 0}, "block fault fraction must be in (0, 1]");
-    std::vector<std::string> block_names;
-    block_names.reserve(t.blocks_.size());
-    for (const Block& b : t.blocks_)
-        block_names.push_back(b.name);
     if (problems.empty())
-        t.hierarchy_ = build_hierarchy(spec.hierarchy, block_names, spec.hierarchy.base_nodes > 0, problems);
+        t.hierarchy_ = build_hierarchy(spec.hierarchy, names_of(t.blocks_), spec.hierarchy.base_nodes > 0, problems);
     problems.throw_if_any();
 
     index_blocks(t.blocks_, t.node_names_.size(), t.block_of_, t.largest_slice_);

@@ -32,9 +32,14 @@ enum class SpareReserve {
 // Per-block scheduling settings; cluster-wide defaults, overridable per block.
 struct BlockSettings {
     int slice = 16;       // nodes per slice: the largest segment a block serves
-    int spares = 2;       // healthy free nodes held back for in-place recovery
-    bool lending = false; // spares may run preemptible work
-    SpareReserve reserve = SpareReserve::kIdle;
+    int spares = 2;       // nodes a job restarting in place may take back on its block
+    bool lending = false; // idle spares may run preemptible work
+    // Reclaim by default: spares then withhold nothing (every node runs work
+    // as under topology/block) and Slurm's preemption decides what a restart
+    // may move; idle spares cost their nodes whether or not anything fails,
+    // which a site asks for (docs/admin.md 4.1, 4.2). The reader turns
+    // `lending: true` without a `reserve` into idle: lending lends idle spares.
+    SpareReserve reserve = SpareReserve::kReclaim;
 };
 
 // A set of jobs named the way Slurm sites already name them: by QOS,
@@ -152,7 +157,8 @@ struct TopologySpec {
     std::string included_path;       // ...and the path it was read from
     SourceFormat format = SourceFormat::kYaml;
     BlockSettings defaults;
-    SourceLocation defaults_where; // nvlblock.yaml's `defaults:`; line 0 where the file has none
+    SourceLocation defaults_where;         // nvlblock.yaml's `defaults:`; line 0 where the file has none
+    bool defaults_reserve_written = false; // `defaults:` names a reserve (else a block's follows its lending)
     ClusterPolicy policy;
     std::vector<std::uint32_t> block_sizes; // topology.conf BlockSizes, in nodes
     HierarchySpec hierarchy;                // levels above the blocks

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "readers/slurm_topology_yaml.hpp"
+#include "common/warning_names.hpp"
 
 #include "readers/topology_conf_reader.hpp"
 #include "readers/value_parsers.hpp"
@@ -70,7 +71,8 @@ class Reader {
                 else if (key != "flat" && v->type != YAML_MAPPING_NODE)
                     problems_.add(doc_.where(v), key + " must be a mapping, found " + kind(v));
             } else {
-                out_.warnings.push_back({doc_.where(v), "unknown key '" + key + "' in a topology; ignored"});
+                out_.warnings.push_back(
+                    {doc_.where(v), "unknown key '" + key + "' in a topology; ignored", warning_name::kUnknownKey});
             }
         });
         if (t.name.empty())
@@ -94,7 +96,8 @@ class Reader {
                 have_blocks = true;
                 blocks(x, t);
             } else {
-                out_.warnings.push_back({doc_.where(x), "unknown key '" + key + "' in block; ignored"});
+                out_.warnings.push_back(
+                    {doc_.where(x), "unknown key '" + key + "' in block; ignored", warning_name::kUnknownKey});
             }
         });
         if (!have_blocks)
@@ -144,7 +147,8 @@ class Reader {
                 else if (key == "nodes")
                     b.nodes = text(v, "nodes");
                 else
-                    out_.warnings.push_back({doc_.where(v), "unknown key '" + key + "' in a block; ignored"});
+                    out_.warnings.push_back(
+                        {doc_.where(v), "unknown key '" + key + "' in a block; ignored", warning_name::kUnknownKey});
             });
             if (b.name.empty())
                 problems_.add(b.where, "a block without 'block: NAME'");
@@ -199,14 +203,6 @@ std::string describe(const SlurmTopologyYaml::Topology& t) {
     return "'" + t.name + "' (" + t.type + ")";
 }
 
-std::string block_topology_names(const SlurmTopologyYaml& y) {
-    std::string names;
-    for (const auto& t : y.topologies)
-        if (t.type == "block")
-            names += (names.empty() ? "" : ", ") + t.name;
-    return names.empty() ? "none" : names;
-}
-
 const SlurmTopologyYaml::Topology& choose(const SlurmTopologyYaml& y, const std::string& wanted) {
     if (!wanted.empty()) {
         const auto* t = y.find(wanted);
@@ -237,6 +233,14 @@ const SlurmTopologyYaml::Topology& choose(const SlurmTopologyYaml& y, const std:
 
 } // namespace
 
+std::string block_topology_names(const SlurmTopologyYaml& y) {
+    std::string names;
+    for (const auto& t : y.topologies)
+        if (t.type == "block")
+            names += (names.empty() ? "" : ", ") + t.name;
+    return names.empty() ? "none" : names;
+}
+
 const SlurmTopologyYaml::Topology* SlurmTopologyYaml::cluster_default() const {
     for (const auto& t : topologies)
         if (t.cluster_default)
@@ -260,8 +264,9 @@ const SlurmTopologyYaml::Topology& choose_block_topology(const SlurmTopologyYaml
     const SlurmTopologyYaml::Topology& t = choose(y, wanted);
     const SlurmTopologyYaml::Topology* def = y.cluster_default();
     if (wanted.empty() && def && def != &t)
-        notes.push_back({t.where, "the cluster default is " + describe(*def) + "; taking the only block topology, '" +
-                                      t.name + "'"});
+        notes.push_back(
+            {t.where, "the cluster default is " + describe(*def) + "; taking the only block topology, '" + t.name + "'",
+             warning_name::kTopologyChoice});
     return t;
 }
 

@@ -48,6 +48,9 @@ struct SlurmTopologyYaml {
 // Throws ConfigError with every problem, file:line.
 SlurmTopologyYaml read_slurm_topology_yaml(const std::string& text, const std::string& label);
 
+// The names of the file's block topologies, "a, b", or "none".
+std::string block_topology_names(const SlurmTopologyYaml& yaml);
+
 // Which block topology nvlblock takes: `wanted` if named, else the cluster
 // default if it is a block topology, else the only block topology. Throws
 // ConfigError (file:line) when there is none to take; `notes` receives why

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "readers/topology_conf_reader.hpp"
+#include "common/warning_names.hpp"
 
 #include "model/hostlist.hpp"
 #include "readers/load_topology.hpp"
@@ -175,7 +176,9 @@ class ConfReader {
         if (block_sizes_where_.line)
             parse_block_sizes();
         if (spec_.blocks.empty()) {
-            spec_.warnings.push_back({{label, 0}, "no blocks configured; every node is scheduled without topology"});
+            spec_.warnings.push_back({{label, 0},
+                                      "no blocks configured; every node is scheduled without topology",
+                                      warning_name::kNoBlocks});
             return;
         }
         // The base block size: BlockSizes' first value, else the first block's size.

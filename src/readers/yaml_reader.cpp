@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "readers/yaml_reader.hpp"
+#include "common/warning_names.hpp"
 
 #include "model/hostlist.hpp"
 #include "readers/load_topology.hpp"
 #include "readers/slurm_topology_yaml.hpp"
+#include "readers/spec_error.hpp"
 #include "readers/topology_conf_reader.hpp"
 #include "readers/value_parsers.hpp"
 #include "readers/yaml_document.hpp"
@@ -15,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <utility>
 
 namespace nvlblock {
 namespace {
@@ -37,7 +40,7 @@ class Reader {
         if (!root || (root->type == YAML_SCALAR_NODE && scalar(root).empty()))
             throw ConfigError({label_, 1}, "the file is empty; expected a mapping with 'blocks:'");
         if (root->type != YAML_MAPPING_NODE)
-            throw ConfigError(doc_.where(root), std::string("expected a mapping at the top, found ") + kind(root));
+            throw ConfigError(where(root), std::string("expected a mapping at the top, found ") + kind(root));
 
         yaml_node_t* blocks = nullptr;
         yaml_node_t* include = nullptr;
@@ -49,8 +52,10 @@ class Reader {
                        "topology_yaml", "topology_name", "hierarchy"},
                       [&](const std::string& key, yaml_node_t* value) {
                           if (key == "defaults") {
+                              const std::size_t before = problem_count();
                               read_settings(value, "defaults", spec_.defaults);
-                              spec_.defaults_where = doc_.where(value);
+                              spec_.defaults_where = where(value);
+                              defaults_damaged_ = problem_count() > before;
                           } else if (key == "blocks")
                               blocks = value;
                           else if (key == "recovery")
@@ -70,35 +75,67 @@ class Reader {
                           else if (key == "hierarchy")
                               hierarchy = value;
                       });
+        const std::size_t before_include = problem_count();
         if (include && include_yaml)
-            problems_.add(doc_.where(include_yaml), "topology_yaml and topology_conf exclude each other: the blocks "
-                                                    "come from one file");
+            problem(include_yaml, "topology_yaml and topology_conf exclude each other: the blocks "
+                                  "come from one file");
         else if (include)
             read_include(include);
         else if (include_yaml)
             read_topology_yaml(include_yaml, topology_name);
+        const bool blocks_unread = problem_count() > before_include;
         if (topology_name && !include_yaml)
-            problems_.add(doc_.where(topology_name),
-                          "topology_name names a topology of topology_yaml, which is not given");
+            problem(topology_name, "topology_name names a topology of topology_yaml, which is not given");
         if (blocks)
             read_blocks(blocks);
         else if (!include && !include_yaml)
             problems_.add({label_, 1},
                           "no 'blocks:' list and no 'topology_conf:' or 'topology_yaml:' to take blocks from");
+        const std::size_t before_hierarchy = problem_count();
         if (hierarchy)
             read_hierarchy(hierarchy);
-        problems_.throw_if_any();
+        if (!problems_.empty())
+            throw_with_what_was_read(blocks_unread, problem_count() > before_hierarchy);
         return std::move(spec_);
     }
 
   private:
+    std::size_t problem_count() const { return problems_.items().size(); }
+
+    // Where a problem with node `n` is reported: its own line, or within a
+    // value an alias brought (`nodes: *rack01_nodes`), the alias's line: each
+    // use may fail on its own, and that line is the one the reader of the
+    // message looks at. The message names the line of the anchored value.
+    SourceLocation where(const yaml_node_t* n) const {
+        return alias_line_ ? SourceLocation{label_, alias_line_} : doc_.where(n);
+    }
+    void problem(const yaml_node_t* n, std::string message) {
+        if (alias_line_)
+            message += " (in the value of an alias, written at line " + std::to_string(doc_.where(n).line) + ")";
+        problems_.add(where(n), std::move(message));
+    }
+
+    // Every problem, with the spec read around them (spec_error.hpp): the
+    // blocks left out of it are those with a problem of their own, and the
+    // hierarchy goes too where it or one of its blocks was damaged (its
+    // groups would name blocks that are not there).
+    [[noreturn]] void throw_with_what_was_read(bool blocks_unread, bool hierarchy_damaged) {
+        std::optional<TopologySpec> partial;
+        if (!blocks_unread) {
+            partial = std::move(spec_);
+            if (hierarchy_damaged || blocks_damaged_)
+                partial->hierarchy.levels.clear();
+        }
+        throw SpecError(problems_.items(), std::move(partial), defaults_damaged_);
+    }
+
     using PairFn = std::function<void(const std::string&, yaml_node_t*)>;
 
     // Calls fn for every key of a mapping; unknown and repeated keys are errors.
     void for_each_pair(yaml_node_t* map, const std::string& context, const std::set<std::string>& allowed,
                        const PairFn& fn) {
         if (map->type != YAML_MAPPING_NODE) {
-            problems_.add(doc_.where(map), context + " must be a mapping, found " + kind(map));
+            problem(map, context + " must be a mapping, found " + kind(map));
             return;
         }
         std::set<std::string> seen;
@@ -106,24 +143,41 @@ class Reader {
             yaml_node_t* k = doc_.node(p->key);
             yaml_node_t* v = doc_.node(p->value);
             if (k->type != YAML_SCALAR_NODE) {
-                problems_.add(doc_.where(k), "keys in " + context + " must be plain names");
+                problem(k, "keys in " + context + " must be plain names");
                 continue;
             }
             const std::string key = scalar(k);
+            if (key == "<<") {
+                // YAML 1.1's merge key: libyaml's document loader does not
+                // merge, and a key taken silently from elsewhere is a setting
+                // nobody wrote here. Anchors and aliases (*name) of whole
+                // values work; merging maps does not.
+                problem(k, "YAML merge keys ('<<') are not supported in " + context +
+                               ": write the keys out (anchors and *aliases of whole values work; "
+                               "docs/config.md)");
+                continue;
+            }
             if (!allowed.count(key)) {
                 std::string msg = "unknown key '" + key + "' in " + context;
                 if (auto hint = closest_word(key, allowed))
                     msg += " (did you mean '" + *hint + "'?)";
                 else
                     msg += " (known: " + join(allowed) + ")";
-                problems_.add(doc_.where(k), msg);
+                problem(k, msg);
                 continue;
             }
             if (!seen.insert(key).second) {
-                problems_.add(doc_.where(k), "key '" + key + "' appears twice in " + context);
+                problem(k, "key '" + key + "' appears twice in " + context);
                 continue;
             }
+            // A value that starts before its key is an alias of an anchor
+            // written earlier: what it brings is reported at this line.
+            const bool alias = alias_line_ == 0 && v->start_mark.line < k->start_mark.line;
+            if (alias)
+                alias_line_ = doc_.where(k).line;
             fn(key, v);
+            if (alias)
+                alias_line_ = 0;
         }
     }
 
@@ -131,13 +185,13 @@ class Reader {
     template <typename T, typename Parse>
     std::optional<T> value(yaml_node_t* v, const std::string& context, Parse parse) {
         if (v->type != YAML_SCALAR_NODE) {
-            problems_.add(doc_.where(v), context + " must be a single value, found " + kind(v));
+            problem(v, context + " must be a single value, found " + kind(v));
             return std::nullopt;
         }
         try {
             return parse(scalar(v));
         } catch (const ValueError& e) {
-            problems_.add(doc_.where(v), context + ": " + e.what());
+            problem(v, context + ": " + e.what());
             return std::nullopt;
         }
     }
@@ -160,8 +214,10 @@ class Reader {
         for_each_pair(map, context, {"slice", "spares", "lending", "reserve"},
                       [&](const std::string& key, yaml_node_t* v) {
                           if (key == "reserve") {
-                              if (auto r = reserve_value(v, context + ".reserve"))
+                              if (auto r = reserve_value(v, context + ".reserve")) {
                                   out.reserve = *r;
+                                  spec_.defaults_reserve_written = true; // only `defaults:` is read here
+                              }
                           } else if (key == "slice") {
                               if (auto n = count_value(v, context + ".slice", 1))
                                   out.slice = *n;
@@ -233,7 +289,7 @@ class Reader {
                 if (*s > 0)
                     l.window_seconds = *s;
                 else
-                    problems_.add(doc_.where(v), context + " must be longer than 0");
+                    problem(v, context + " must be longer than 0");
             }
         });
     }
@@ -252,13 +308,13 @@ class Reader {
             return out;
         }
         if (v->type != YAML_SEQUENCE_NODE) {
-            problems_.add(doc_.where(v), context + " must be a list of names, found " + kind(v));
+            problem(v, context + " must be a list of names, found " + kind(v));
             return out;
         }
         for (yaml_node_item_t* it = v->data.sequence.items.start; it < v->data.sequence.items.top; ++it) {
             yaml_node_t* item = doc_.node(*it);
             if (item->type != YAML_SCALAR_NODE || scalar(item).empty())
-                problems_.add(doc_.where(item), context + " entries must be names");
+                problem(item, context + " entries must be names");
             else
                 out.push_back(scalar(item));
         }
@@ -283,7 +339,7 @@ class Reader {
             if (key == "interval") {
                 if (auto s = value<std::int64_t>(v, "status.interval", parse_duration_seconds)) {
                     if (*s < 1)
-                        problems_.add(doc_.where(v), "status.interval must be at least 1 second");
+                        problem(v, "status.interval must be at least 1 second");
                     else
                         spec_.policy.status.interval_seconds = *s;
                 }
@@ -319,7 +375,7 @@ class Reader {
     void include_failed(const ConfigError& e, yaml_node_t* v, const std::string& key, const std::string& path) {
         for (const auto& d : e.problems())
             problems_.add(d.where, d.message);
-        problems_.add(doc_.where(v), "in " + key + " '" + path + "' included from here");
+        problem(v, "in " + key + " '" + path + "' included from here");
     }
 
     void read_include(yaml_node_t* v) {
@@ -347,12 +403,19 @@ class Reader {
         const std::string full = path_in(base_dir_, *path);
         try {
             const SlurmTopologyYaml y = read_slurm_topology_yaml(read_text_file(full), full);
+            if (name && !y.find(*name)) { // one error, at the line to change
+                problem(name_node, "topology_name: no topology '" + *name + "' in topology_yaml '" + *path +
+                                       "' (block topologies: " + block_topology_names(y) + ")");
+                return;
+            }
             std::vector<Diagnostic> notes = y.warnings;
             const SlurmTopologyYaml::Topology& t = choose_block_topology(y, name.value_or(""), notes);
             for (const auto& other : y.topologies)
                 if (&other != &t)
-                    notes.push_back({other.where, "topology '" + other.name + "' (" + other.type +
-                                                      ") is not used: nvlblock takes topology '" + t.name + "'"});
+                    notes.push_back({other.where,
+                                     "topology '" + other.name + "' (" + other.type +
+                                         ") is not used: nvlblock takes topology '" + t.name + "'",
+                                     warning_name::kTopologyChoice});
             take_blocks(block_topology_spec(y, t, spec_.policy.slurm_release), *path, full);
             for (auto& n : notes)
                 spec_.warnings.push_back(std::move(n));
@@ -369,7 +432,7 @@ class Reader {
     //       groups:
     //         su01: rack[01-08]       blocks, or groups of the level below
     void read_hierarchy(yaml_node_t* map) {
-        spec_.hierarchy.where = doc_.where(map);
+        spec_.hierarchy.where = where(map);
         for_each_pair(map, "hierarchy", {"crossing", "levels"}, [&](const std::string& key, yaml_node_t* v) {
             if (key == "crossing") {
                 auto s = value<std::string>(v, "hierarchy.crossing", [](const std::string& x) { return x; });
@@ -378,13 +441,13 @@ class Reader {
                 try {
                     spec_.hierarchy.cross_after = parse_duration_seconds(*s);
                 } catch (const ValueError& e) {
-                    problems_.add(doc_.where(v), "hierarchy.crossing: '" + *s +
-                                                     "' is neither 'strict' nor a duration (" + e.what() + ")");
+                    problem(v,
+                            "hierarchy.crossing: '" + *s + "' is neither 'strict' nor a duration (" + e.what() + ")");
                 }
                 return;
             }
             if (v->type != YAML_SEQUENCE_NODE) {
-                problems_.add(doc_.where(v), std::string("hierarchy.levels must be a list, found ") + kind(v));
+                problem(v, std::string("hierarchy.levels must be a list, found ") + kind(v));
                 return;
             }
             for (yaml_node_item_t* it = v->data.sequence.items.start; it < v->data.sequence.items.top; ++it)
@@ -394,7 +457,7 @@ class Reader {
 
     void read_level(yaml_node_t* map) {
         LevelSpec level;
-        level.where = doc_.where(map);
+        level.where = where(map);
         yaml_node_t* groups = nullptr;
         for_each_pair(map, "a hierarchy level", {"name", "label", "groups"},
                       [&](const std::string& key, yaml_node_t* v) {
@@ -420,9 +483,8 @@ class Reader {
         }
         // name: members, where members is a hostlist expression or a list of names.
         if (groups->type != YAML_MAPPING_NODE) {
-            problems_.add(doc_.where(groups), "groups of level '" + level.name +
-                                                  "' must be a mapping of group name to members, found " +
-                                                  kind(groups));
+            problem(groups, "groups of level '" + level.name + "' must be a mapping of group name to members, found " +
+                                kind(groups));
         } else {
             for (yaml_node_pair_t* p = groups->data.mapping.pairs.start; p < groups->data.mapping.pairs.top; ++p) {
                 yaml_node_t* k = doc_.node(p->key);
@@ -430,7 +492,7 @@ class Reader {
                 if (k->type != YAML_SCALAR_NODE)
                     continue;
                 GroupSpec g;
-                g.where = doc_.where(k);
+                g.where = where(k);
                 try {
                     g.name = parse_name(scalar(k));
                 } catch (const ValueError& e) {
@@ -442,7 +504,7 @@ class Reader {
                         for (auto& n : expand_counted(item))
                             g.members.push_back(std::move(n));
                     } catch (const hostlist::HostlistError& e) {
-                        problems_.add(doc_.where(v), "group '" + g.name + "': " + e.what());
+                        problem(v, "group '" + g.name + "': " + e.what());
                     }
                 }
                 level.groups.push_back(std::move(g));
@@ -453,18 +515,23 @@ class Reader {
 
     void read_blocks(yaml_node_t* list) {
         if (list->type != YAML_SEQUENCE_NODE) {
-            problems_.add(doc_.where(list), std::string("'blocks' must be a list, found ") + kind(list));
+            problem(list, std::string("'blocks' must be a list, found ") + kind(list));
             return;
         }
-        for (yaml_node_item_t* it = list->data.sequence.items.start; it < list->data.sequence.items.top; ++it)
+        for (yaml_node_item_t* it = list->data.sequence.items.start; it < list->data.sequence.items.top; ++it) {
+            const std::size_t before = problem_count();
             read_block(doc_.node(*it));
+            blocks_damaged_ = blocks_damaged_ || problem_count() > before;
+        }
     }
 
     void read_block(yaml_node_t* map) {
+        const std::size_t before = problem_count();
         BlockSpec b;
-        b.where = doc_.where(map);
+        b.where = where(map);
         bool have_nodes = false, have_name = false, name_key = false;
         yaml_node_t* nodes_node = nullptr;
+        unsigned nodes_alias_line = 0; // read after the name: the alias it came by
         for_each_pair(map, "a block entry", {"name", "nodes", "slice", "spares", "lending", "reserve"},
                       [&](const std::string& key, yaml_node_t* v) {
                           if (key == "name") {
@@ -475,6 +542,7 @@ class Reader {
                               }
                           } else if (key == "nodes") {
                               nodes_node = v;
+                              nodes_alias_line = alias_line_;
                           } else if (key == "slice") {
                               b.slice = count_value(v, "slice", 1);
                           } else if (key == "spares") {
@@ -493,20 +561,15 @@ class Reader {
             return;
         }
         if (nodes_node) {
-            if (auto expr = value<std::string>(nodes_node, "nodes of block '" + b.name + "'",
-                                               [](const std::string& s) { return s; })) {
-                b.nodes_expr = *expr;
-                try {
-                    b.node_names = expand_counted(*expr);
-                    have_nodes = true;
-                } catch (const hostlist::HostlistError& e) {
-                    problems_.add(doc_.where(nodes_node), "block '" + b.name + "': " + e.what());
-                    return;
-                }
-            }
+            const unsigned outer = std::exchange(alias_line_, nodes_alias_line);
+            have_nodes = read_block_nodes(b, nodes_node);
+            alias_line_ = outer;
         }
         auto inc = included_.find(b.name);
+        const bool damaged = problem_count() > before; // not built, not applied (spec_error.hpp)
         if (inc != included_.end() && !have_nodes) {
+            if (damaged)
+                return;
             // An override for a block that topology.conf defines.
             BlockSpec& target = spec_.blocks[inc->second];
             if (b.slice)
@@ -524,7 +587,23 @@ class Reader {
                 problems_.add(b.where, "block '" + b.name + "' has no 'nodes'");
             return;
         }
-        spec_.blocks.push_back(std::move(b));
+        if (!damaged)
+            spec_.blocks.push_back(std::move(b));
+    }
+
+    // A block's `nodes:` expanded into b; false (and a problem) if it cannot be.
+    bool read_block_nodes(BlockSpec& b, yaml_node_t* n) {
+        auto expr = value<std::string>(n, "nodes of block '" + b.name + "'", [](const std::string& s) { return s; });
+        if (!expr)
+            return false;
+        b.nodes_expr = *expr;
+        try {
+            b.node_names = expand_counted(*expr);
+            return true;
+        } catch (const hostlist::HostlistError& e) {
+            problem(n, "block '" + b.name + "': " + e.what());
+            return false;
+        }
     }
 
     // A hostlist expression's names, counted against the whole file's: YAML
@@ -553,6 +632,8 @@ class Reader {
     Diagnostics problems_;
     std::map<std::string, std::size_t> included_;
     std::size_t expanded_ = 0; // names expanded so far (expand_counted)
+    bool defaults_damaged_ = false, blocks_damaged_ = false;
+    unsigned alias_line_ = 0; // the line of the alias whose value is being read (0: none)
 };
 
 } // namespace

@@ -4,6 +4,7 @@
 #include "model/hostlist.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace nvlblock {
 namespace {
@@ -38,14 +39,44 @@ std::vector<HeldBlock> held_blocks(const Topology& topo, std::span<const NodeInd
     return out;
 }
 
+namespace {
+
+// The block named h.name in `topo`: through the block of h's first node when
+// that is it (a hash lookup), else by name among all blocks.
+std::optional<BlockIndex> block_named(const Topology& topo, const HeldBlock& h) {
+    if (!h.nodes.empty())
+        if (const auto n = topo.find_node(h.nodes.front()))
+            if (const BlockIndex b = topo.block_of(*n); b != kNoBlock && topo.block(b).name == h.name)
+                return b;
+    return topo.find_block(h.name);
+}
+
+// Block b has exactly the nodes `sorted` names (sorted, each once).
+bool same_nodes(const Topology& topo, const Block& b, const std::vector<std::string>& sorted) {
+    if (b.nodes.size() != sorted.size())
+        return false;
+    return std::all_of(b.nodes.begin(), b.nodes.end(), [&](NodeIndex n) {
+        return std::binary_search(sorted.begin(), sorted.end(), topo.node_name(n));
+    });
+}
+
+} // namespace
+
+bool held_blocks_unchanged(const Topology& topo, std::span<const HeldBlock> held) {
+    return std::all_of(held.begin(), held.end(), [&](const HeldBlock& h) {
+        const auto b = block_named(topo, h);
+        return b && same_nodes(topo, topo.block(*b), h.nodes);
+    });
+}
+
 std::string held_blocks_changed(const Topology& topo, std::span<const HeldBlock> held) {
     for (const HeldBlock& h : held) {
-        const auto b = topo.find_block(h.name);
+        const auto b = block_named(topo, h);
         if (!b)
             return "block " + h.name + " no longer exists (it had " + describe(h.nodes) + ")";
-        const HeldBlock now = held_of(topo, topo.block(*b));
-        if (now.nodes != h.nodes)
-            return "block " + h.name + " has " + describe(now.nodes) + " now, " + describe(h.nodes) +
+        const Block& now = topo.block(*b);
+        if (!same_nodes(topo, now, h.nodes))
+            return "block " + h.name + " has " + describe(held_of(topo, now).nodes) + " now, " + describe(h.nodes) +
                    " when the job failed";
     }
     return "";

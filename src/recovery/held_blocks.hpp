@@ -27,6 +27,13 @@ struct HeldBlock {
 // The blocks of `nodes` in `topo` as they are now, in order of first appearance.
 std::vector<HeldBlock> held_blocks(const Topology& topo, std::span<const NodeIndex> nodes);
 
+// Whether every one of the blocks is as it was: asked on every decision that
+// counts holds, so it copies nothing and finds each block through its first
+// node (a block name is looked up among all blocks only when that fails).
+// The same answer as held_blocks_changed(...).empty(), which compares the
+// same way and copies only to word a change.
+bool held_blocks_unchanged(const Topology& topo, std::span<const HeldBlock> held);
+
 // Why the blocks differ from what `topo` has now ("rack01 has 17 nodes now
 // (gb[0001-0017]), 18 when it failed (gb[0001-0018])", "rack01 no longer
 // exists"), or "" when every one of them is as it was. An empty `held` (a

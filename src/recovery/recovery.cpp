@@ -285,7 +285,7 @@ std::size_t Recovery::end_changed(const Topology& topo, std::int64_t now) {
 }
 
 bool Recovery::blocks_changed(const Topology& topo, const RecoveryRecord& r) {
-    return !r.blocks.empty() && !held_blocks_changed(topo, r.blocks).empty();
+    return !held_blocks_unchanged(topo, r.blocks);
 }
 
 std::size_t Recovery::advance(const Snapshot& snap, std::int64_t now) {

@@ -2,7 +2,7 @@
 //
 // Unix seconds as text for people: the FailedAt= of `scontrol show topology`
 // (slurmctld's local time, as Slurm prints its own times) and the times
-// nvlblock-status shows (UTC, so files from other hosts read the same).
+// nvlblock-status shows (local too, ISO 8601 as Slurm's).
 #pragma once
 
 #include <cstdint>

@@ -25,9 +25,43 @@ static char yaml_path[160];
 static nvlb_planner_t* planner;
 static uint8_t states[NODES];
 
+/* The block holding a node, as the plugins learn it: each block's nodes
+ * (nvlb_block_nodes); -1 outside every block. */
+static int32_t block_of(const nvlb_planner_t* p, uint32_t node) {
+    uint32_t nodes[NODES * 4];
+
+    for (size_t b = 0; b < nvlb_block_count(p); b++) {
+        size_t n = nvlb_block_nodes(p, (uint32_t)b, nodes, sizeof nodes / sizeof nodes[0]);
+
+        for (size_t i = 0; i < n; i++)
+            if (nodes[i] == node)
+                return (int32_t)b;
+    }
+    return -1;
+}
+
+/* A node failure Slurm requeued the job for, as prep's epilog reports it
+ * (nvlb_job_ended): a batch job ending NODE_FAIL, its failed nodes DOWN. */
+static nvlb_status_t fail_job(nvlb_planner_t* p, uint32_t job_id, const uint32_t* nodes, size_t node_count,
+                              const uint32_t* failed, size_t failed_count, int64_t now) {
+    nvlb_ended_node_t ended[64];
+    nvlb_job_end_t end = {job_id,    NVLB_END_BATCH | NVLB_END_REQUEUE_ALLOWED | NVLB_END_NODE_FAIL, now, 0, ended,
+                          node_count};
+
+    ck_assert_uint_le(node_count, sizeof ended / sizeof ended[0]);
+    for (size_t i = 0; i < node_count; i++) {
+        ended[i] = (nvlb_ended_node_t){nodes[i], 0, NULL};
+        for (size_t f = 0; f < failed_count; f++)
+            if (failed[f] == nodes[i])
+                ended[i].signs = NVLB_NODE_SIGN_DOWN;
+    }
+    return nvlb_job_ended(p, &end, NULL);
+}
+
 static const char* const kYaml = "defaults:\n"
                                  "  slice: 16\n"
                                  "  spares: 2\n"
+                                 "  reserve: idle\n"
                                  "recovery:\n"
                                  "  wait: 5m\n"
                                  "preemptible:\n"
@@ -140,10 +174,10 @@ START_TEST(test_load_and_query) {
     ck_assert_int_eq(nvlb_find_block(planner, "rack01"), 0);
     ck_assert_int_eq(nvlb_find_block(planner, "rack02"), 1);
     ck_assert_int_eq(nvlb_find_block(planner, "rack03"), -1);
-    ck_assert_int_eq(nvlb_block_of(planner, 0), 0);
-    ck_assert_int_eq(nvlb_block_of(planner, 17), 0);
-    ck_assert_int_eq(nvlb_block_of(planner, 18), 1);
-    ck_assert_int_eq(nvlb_block_of(planner, 36), -1);
+    ck_assert_int_eq(block_of(planner, 0), 0);
+    ck_assert_int_eq(block_of(planner, 17), 0);
+    ck_assert_int_eq(block_of(planner, 18), 1);
+    ck_assert_int_eq(block_of(planner, 36), -1);
 
     ck_assert_int_eq(nvlb_block_info(planner, 0, &info), NVLB_OK);
     ck_assert_str_eq(info.name, "rack01");
@@ -200,8 +234,8 @@ START_TEST(test_load_with_slurm_node_order) {
     }
     ck_assert_int_eq(nvlb_planner_load(yaml_path, names, NODES + 1, 0, &p, &err), NVLB_OK);
     ck_assert_uint_eq(nvlb_node_count(p), 37);
-    ck_assert_int_eq(nvlb_block_of(p, 0), -1);
-    ck_assert_int_eq(nvlb_block_of(p, 1), 0);
+    ck_assert_int_eq(block_of(p, 0), -1);
+    ck_assert_int_eq(block_of(p, 1), 0);
     ck_assert_uint_eq(nvlb_block_nodes(p, 0, nodes, 18), 18);
     ck_assert_uint_eq(nodes[0], 1);
     nvlb_planner_free(p);
@@ -210,10 +244,10 @@ START_TEST(test_load_with_slurm_node_order) {
     ck_assert_int_eq(nvlb_planner_load(yaml_path, names, NODES, 0, &p, &err), NVLB_E_CONFIG);
     ck_assert_ptr_null(p);
     ck_assert_str_eq(err.file, yaml_path);
-    ck_assert_uint_eq(err.line, 15);
+    ck_assert_uint_eq(err.line, 16);
     ck_assert_uint_eq(err.problem_count, 2); /* and rack02 is left too small for slice + spares */
-    ck_assert_ptr_nonnull(strstr(err.message, ":15: node gb0036 of block 'rack02' is not in slurm.conf\n"));
-    ck_assert_ptr_nonnull(strstr(err.message, ":15: block 'rack02': slice 16 plus 2 spares needs 18 nodes; "
+    ck_assert_ptr_nonnull(strstr(err.message, ":16: node gb0036 of block 'rack02' is not in slurm.conf\n"));
+    ck_assert_ptr_nonnull(strstr(err.message, ":16: block 'rack02': slice 16 plus 2 spares needs 18 nodes; "
                                               "the block has 17"));
 }
 END_TEST
@@ -376,7 +410,7 @@ START_TEST(test_reload) {
 
     for (uint32_t i = 0; i < 16; i++)
         nodes[i] = 18 + i;
-    ck_assert_int_eq(nvlb_job_failed(planner, 9, nodes, 16, &failed, 1, 1000), NVLB_OK);
+    ck_assert_int_eq(fail_job(planner, 9, nodes, 16, &failed, 1, 1000), NVLB_OK);
 
     /* A bad file leaves the old topology in place. */
     write_file(bad, "blocks: nope\n");
@@ -440,7 +474,7 @@ START_TEST(test_place_seventeen_spares_withheld) {
     ck_assert_int_eq(out.reason, NVLB_PLACED);
     ck_assert_uint_eq(out.node_count, 17);
     for (size_t i = 0; i < out.node_count; i++)
-        ck_assert_int_eq(nvlb_block_of(planner, nodes[i]), 1);
+        ck_assert_int_eq(block_of(planner, nodes[i]), 1);
 }
 END_TEST
 
@@ -480,7 +514,7 @@ START_TEST(test_recovery_flow) {
     for (uint32_t i = 0; i < 16; i++)
         job[i] = i;
     ck_assert_uint_eq(nvlb_pending_jobs(planner, pending, 4), 0);
-    ck_assert_int_eq(nvlb_job_failed(planner, 100, job, 16, &failed, 1, 1000), NVLB_OK);
+    ck_assert_int_eq(fail_job(planner, 100, job, 16, &failed, 1, 1000), NVLB_OK);
     ck_assert_uint_eq(nvlb_pending_jobs(planner, pending, 4), 1);
     ck_assert_uint_eq(pending[0], 100);
     ck_assert_uint_eq(nvlb_pending_jobs(planner, NULL, 0), 1);
@@ -498,7 +532,7 @@ START_TEST(test_recovery_flow) {
     ck_assert_uint_eq(out.node_count, 16);
     for (size_t i = 0; i < out.node_count; i++) {
         ck_assert_uint_ne(nodes[i], 3);
-        ck_assert_int_eq(nvlb_block_of(planner, nodes[i]), 0);
+        ck_assert_int_eq(block_of(planner, nodes[i]), 0);
     }
     /* Its 15 healthy nodes and one spare, in ascending order. */
     ck_assert_uint_eq(nodes[0], 0);
@@ -545,7 +579,7 @@ static int32_t placed_block(nvlb_planner_t* p, const nvlb_request_t* req) {
     out.nodes_capacity = 64;
     ck_assert_int_eq(nvlb_place(p, states, NODES, req, &out), NVLB_OK);
     ck_assert_int_eq(out.reason, NVLB_PLACED);
-    return nvlb_block_of(p, nodes[0]);
+    return block_of(p, nodes[0]);
 }
 
 START_TEST(test_two_planners_share_nothing) {
@@ -564,7 +598,7 @@ START_TEST(test_two_planners_share_nothing) {
     /* A failure, a hold and a pending reason in one planner... */
     for (uint32_t i = 0; i < 16; i++)
         job[i] = i;
-    ck_assert_int_eq(nvlb_job_failed(planner, 100, job, 16, &failed, 1, 1000), NVLB_OK);
+    ck_assert_int_eq(fail_job(planner, 100, job, 16, &failed, 1, 1000), NVLB_OK);
     nvlb_reason_note(planner, 300, "nvlblock: waiting");
     ck_assert_uint_eq(nvlb_pending_jobs(planner, NULL, 0), 1);
 
@@ -585,7 +619,10 @@ START_TEST(test_two_planners_share_nothing) {
 }
 END_TEST
 
-START_TEST(test_reclaim_flow) {
+/* The reclaim flow's topology: two racks of 16 nodes and 2 spares, their
+ * spares reserved for reclaim, taken from account ml's work for at most
+ * 5 minutes. Loads it (rack01 reclaims) and returns the planner. */
+static nvlb_planner_t* load_reclaim_planner(void) {
     static const char* const yaml = "defaults:\n  slice: 16\n  spares: 2\n  reserve: reclaim\n"
                                     "recovery:\n  reclaim_budget: 5m\n  reclaim_from:\n    accounts: [ml]\n"
                                     "blocks:\n  - name: rack01\n    nodes: gb[0001-0018]\n"
@@ -594,8 +631,135 @@ START_TEST(test_reclaim_flow) {
     nvlb_planner_t* p = NULL;
     nvlb_error_t err;
     nvlb_block_info_t info;
-    uint32_t job[16], failed = 3, young_node = 17, old_node = 16, victims[2], one[1];
-    uint8_t actions[2], one_action[1];
+
+    write_file(path, yaml);
+    ck_assert_int_eq(nvlb_planner_load(path, NULL, 0, 0, &p, &err), NVLB_OK);
+    ck_assert_int_eq(nvlb_block_info(p, 0, &info), NVLB_OK);
+    ck_assert(info.reclaim);
+    return p;
+}
+
+/* Job 100 fails on rack01 (node 3 down) and becomes the one reclaim
+ * candidate; rack01's nodes 16 and 17 are busy (jobs 7 and 8 run there). */
+static void fail_job_100_on_rack01(nvlb_planner_t* p) {
+    uint32_t job[16], failed = 3, one[1];
+
+    nvlb_set_requeue_delay(p, 41);
+    for (uint32_t i = 0; i < 16; i++)
+        job[i] = i;
+    ck_assert_uint_eq(nvlb_reclaim_candidates(p, 1000, NULL, 0), 0);
+    ck_assert_int_eq(fail_job(p, 100, job, 16, &failed, 1, 1000), NVLB_OK);
+    ck_assert_uint_eq(nvlb_reclaim_candidates(p, 1001, one, 1), 1);
+    ck_assert_uint_eq(one[0], 100);
+    states[3] = NVLB_NODE_DOWN;
+    states[16] = states[17] = NVLB_NODE_BUSY;
+}
+
+/* Whether the running jobs matter is asked first (before Slurm is asked
+ * about them): here they do; a held job's reclaim is ruled out. */
+static void check_reclaim_ruled_out(nvlb_planner_t* p, const nvlb_request_t* req, const nvlb_reclaimer_t* who,
+                                    nvlb_reclaim_t* plan) {
+    nvlb_reclaimer_t held = {.user = 1000, .held = true};
+
+    ck_assert_int_eq(nvlb_reclaim_ruled_out(p, states, NODES, req, who, plan), NVLB_OK);
+    ck_assert_str_eq(plan->message, "");
+    ck_assert_int_eq(nvlb_reclaim_ruled_out(p, states, NODES, req, &held, plan), NVLB_OK);
+    ck_assert_str_eq(plan->message, "JobId=100: nothing reclaimed: it is held (priority 0) and cannot start "
+                                    "until it is released");
+    ck_assert_int_eq(nvlb_reclaim_ruled_out(NULL, states, NODES, req, who, plan), NVLB_E_INVALID);
+    ck_assert_int_eq(nvlb_reclaim_ruled_out(p, states, NODES - 1, req, who, plan), NVLB_E_INVALID);
+}
+
+/* Which running job the plan takes, and how, as the jobs' preemption,
+ * account and PreemptMode change; with neither allowed, nothing, and why
+ * (logged once). Leaves running[0] not preemptible by Slurm and running[1]
+ * of account ml with PreemptMode REQUEUE. */
+static void check_reclaim_victim_choice(nvlb_planner_t* p, const nvlb_request_t* req, const nvlb_reclaimer_t* who,
+                                        nvlb_running_job_t running[2], nvlb_reclaim_t* plan) {
+    /* Slurm's own preemption goes first, though job 8 lost less. */
+    ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, req, who, running, 2, plan), NVLB_OK);
+    ck_assert_uint_eq(plan->job_count, 1);
+    ck_assert_uint_eq(plan->jobs[0], 7);
+    ck_assert_uint_eq(plan->actions[0], NVLB_RECLAIM_PREEMPT);
+    ck_assert_str_eq(plan->blocks, "rack01");
+    /* Without it, the site-named job is requeued. */
+    running[0].slurm_may_preempt = false;
+    ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, req, who, running, 2, plan), NVLB_OK);
+    ck_assert_uint_eq(plan->job_count, 1);
+    ck_assert_uint_eq(plan->jobs[0], 8);
+    /* Its own PreemptMode is OFF: after a GraceTime Slurm would kill it,
+     * so it is requeued at once. With REQUEUE, through the preemption. */
+    ck_assert_uint_eq(plan->actions[0], NVLB_RECLAIM_REQUEUE_NOW);
+    running[1].preempt_mode = NVLB_PREEMPT_REQUEUE;
+    ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, req, who, running, 2, plan), NVLB_OK);
+    ck_assert_uint_eq(plan->actions[0], NVLB_RECLAIM_REQUEUE);
+    ck_assert_uint_eq(plan->nodes, 1);
+    ck_assert_int_eq(plan->lost_node_seconds, 101);
+    ck_assert_int_eq(plan->budget_node_seconds, 15 * 300);
+    /* Neither: nothing, and why. */
+    running[1].account = "other";
+    ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, req, who, running, 2, plan), NVLB_OK);
+    ck_assert_uint_eq(plan->job_count, 0);
+    ck_assert_str_eq(plan->message, "JobId=100: nothing reclaimed: not enough work there may lose its nodes "
+                                    "(jobs there: 2 not_allowed)");
+    ck_assert_int_eq(nvlb_reclaim_refused(p, 100, plan->message), NVLB_OK);
+    ck_assert_int_eq(nvlb_reclaim_refused(p, 100, plan->message), NVLB_OK); /* logged once */
+    running[1].account = "ml";
+}
+
+/* A buffer too small for the plan is an error, not a silent cut; so are
+ * no planner and no running jobs. */
+static void check_plan_reclaim_rejects_bad_arguments(nvlb_planner_t* p, const nvlb_request_t* req,
+                                                     const nvlb_reclaimer_t* who, const nvlb_running_job_t running[2],
+                                                     nvlb_reclaim_t* plan) {
+    uint32_t one[1];
+    uint8_t one_action[1];
+    nvlb_reclaim_t small = {.jobs = one, .actions = one_action, .jobs_capacity = 0};
+
+    ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, req, who, running, 2, &small), NVLB_E_INVALID);
+    ck_assert_int_eq(nvlb_plan_reclaim(NULL, states, NODES, req, who, running, 2, plan), NVLB_E_INVALID);
+    ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, req, who, NULL, 2, plan), NVLB_E_INVALID);
+}
+
+/* The reclaim is started (job 8 requeued); no second round while the
+ * first one's node is released; the log tells the refusal and the reclaim. */
+static void check_reclaim_started_once(nvlb_planner_t* p, const nvlb_request_t* req, const nvlb_reclaimer_t* who,
+                                       const nvlb_running_job_t running[2], nvlb_reclaim_t* plan) {
+    struct lines log = {0};
+
+    ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, req, who, running, 2, plan), NVLB_OK);
+    ck_assert_int_eq(nvlb_reclaim_started(p, 100, who, plan, 1001, 1001), NVLB_OK);
+    /* No second round while the first one's node is released. */
+    ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, req, who, running, 2, plan), NVLB_OK);
+    ck_assert_uint_eq(plan->job_count, 0);
+    ck_assert_int_eq(nvlb_reclaim_ruled_out(p, states, NODES, req, who, plan), NVLB_OK);
+    ck_assert_str_eq(plan->message, "JobId=100: nothing reclaimed: no recovery waits for its block");
+    ck_assert_uint_eq(nvlb_drain_log(p, collect, &log), 3);
+    ck_assert_str_eq(log.text[1], "nvlblock: recovery JobId=100: nothing reclaimed: not enough work there may "
+                                  "lose its nodes (jobs there: 2 not_allowed)");
+    ck_assert_str_eq(log.text[2], "nvlblock: recovery JobId=100 reclaiming 1 spare node on rack01: requeueing "
+                                  "JobId=8 (recovery.reclaim_from) (101 node-seconds of run time lost, budget 4500)");
+}
+
+/* The plugin times its pass under Slurm's locks: reported, nothing else
+ * (no wake-up of the state's waiters). */
+static void check_reclaim_pass_reported(nvlb_planner_t* p) {
+    uint64_t version = nvlb_state_version(p);
+    char* prom;
+
+    nvlb_note_reclaim_pass(p, 250, 200, 1);
+    nvlb_note_reclaim_pass(NULL, 250, 200, 1);
+    ck_assert_uint_eq(nvlb_state_version(p), version);
+    prom = nvlb_report(p, states, NODES, 1001, NVLB_REPORT_PROMETHEUS);
+    ck_assert_ptr_nonnull(strstr(prom, "\nnvlblock_reclaim_passes_total 1\n"));
+    ck_assert_ptr_nonnull(strstr(prom, "\nnvlblock_reclaim_pass_lock_seconds_max 0.00025\n"));
+    nvlb_free(prom);
+}
+
+START_TEST(test_reclaim_flow) {
+    nvlb_planner_t* p = load_reclaim_planner();
+    uint32_t young_node = 17, old_node = 16, victims[2];
+    uint8_t actions[2];
     /* Job 7: Slurm's preemption may requeue it. Job 8: ordinary work of
      * account ml, which the site names in recovery.reclaim_from. */
     nvlb_running_job_t running[2] = {
@@ -611,99 +775,13 @@ START_TEST(test_reclaim_flow) {
     nvlb_reclaimer_t who = {.user = 1000};
     nvlb_request_t req = request(100, 16, 1001);
     nvlb_reclaim_t plan = {.jobs = victims, .actions = actions, .jobs_capacity = 2};
-    struct lines log = {0};
 
-    write_file(path, yaml);
-    ck_assert_int_eq(nvlb_planner_load(path, NULL, 0, 0, &p, &err), NVLB_OK);
-    ck_assert_int_eq(nvlb_block_info(p, 0, &info), NVLB_OK);
-    ck_assert(info.reclaim);
-    nvlb_set_requeue_delay(p, 41);
-    for (uint32_t i = 0; i < 16; i++)
-        job[i] = i;
-    ck_assert_uint_eq(nvlb_reclaim_candidates(p, 1000, NULL, 0), 0);
-    ck_assert_int_eq(nvlb_job_failed(p, 100, job, 16, &failed, 1, 1000), NVLB_OK);
-    ck_assert_uint_eq(nvlb_reclaim_candidates(p, 1001, one, 1), 1);
-    ck_assert_uint_eq(one[0], 100);
-    states[3] = NVLB_NODE_DOWN;
-    states[16] = states[17] = NVLB_NODE_BUSY;
-
-    /* Whether the running jobs matter is asked first (before Slurm is asked
-     * about them): here they do; a held job's reclaim is ruled out. */
-    {
-        nvlb_reclaimer_t held = {.user = 1000, .held = true};
-
-        ck_assert_int_eq(nvlb_reclaim_ruled_out(p, states, NODES, &req, &who, &plan), NVLB_OK);
-        ck_assert_str_eq(plan.message, "");
-        ck_assert_int_eq(nvlb_reclaim_ruled_out(p, states, NODES, &req, &held, &plan), NVLB_OK);
-        ck_assert_str_eq(plan.message, "JobId=100: nothing reclaimed: it is held (priority 0) and cannot start "
-                                       "until it is released");
-        ck_assert_int_eq(nvlb_reclaim_ruled_out(NULL, states, NODES, &req, &who, &plan), NVLB_E_INVALID);
-        ck_assert_int_eq(nvlb_reclaim_ruled_out(p, states, NODES - 1, &req, &who, &plan), NVLB_E_INVALID);
-    }
-    /* Slurm's own preemption goes first, though job 8 lost less. */
-    ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, &who, running, 2, &plan), NVLB_OK);
-    ck_assert_uint_eq(plan.job_count, 1);
-    ck_assert_uint_eq(victims[0], 7);
-    ck_assert_uint_eq(actions[0], NVLB_RECLAIM_PREEMPT);
-    ck_assert_str_eq(plan.blocks, "rack01");
-    /* Without it, the site-named job is requeued. */
-    running[0].slurm_may_preempt = false;
-    ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, &who, running, 2, &plan), NVLB_OK);
-    ck_assert_uint_eq(plan.job_count, 1);
-    ck_assert_uint_eq(victims[0], 8);
-    /* Its own PreemptMode is OFF: after a GraceTime Slurm would kill it,
-     * so it is requeued at once. With REQUEUE, through the preemption. */
-    ck_assert_uint_eq(actions[0], NVLB_RECLAIM_REQUEUE_NOW);
-    running[1].preempt_mode = NVLB_PREEMPT_REQUEUE;
-    ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, &who, running, 2, &plan), NVLB_OK);
-    ck_assert_uint_eq(actions[0], NVLB_RECLAIM_REQUEUE);
-    ck_assert_uint_eq(plan.nodes, 1);
-    ck_assert_int_eq(plan.lost_node_seconds, 101);
-    ck_assert_int_eq(plan.budget_node_seconds, 15 * 300);
-    /* Neither: nothing, and why. */
-    running[1].account = "other";
-    ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, &who, running, 2, &plan), NVLB_OK);
-    ck_assert_uint_eq(plan.job_count, 0);
-    ck_assert_str_eq(plan.message, "JobId=100: nothing reclaimed: not enough work there may lose its nodes "
-                                   "(jobs there: 2 not_allowed)");
-    ck_assert_int_eq(nvlb_reclaim_refused(p, 100, plan.message), NVLB_OK);
-    ck_assert_int_eq(nvlb_reclaim_refused(p, 100, plan.message), NVLB_OK); /* logged once */
-    running[1].account = "ml";
-
-    /* A buffer too small for the plan is an error, not a silent cut. */
-    {
-        nvlb_reclaim_t small = {.jobs = one, .actions = one_action, .jobs_capacity = 0};
-        ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, &who, running, 2, &small), NVLB_E_INVALID);
-    }
-    ck_assert_int_eq(nvlb_plan_reclaim(NULL, states, NODES, &req, &who, running, 2, &plan), NVLB_E_INVALID);
-    ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, &who, NULL, 2, &plan), NVLB_E_INVALID);
-
-    ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, &who, running, 2, &plan), NVLB_OK);
-    ck_assert_int_eq(nvlb_reclaim_started(p, 100, &who, &plan, 1001, 1001), NVLB_OK);
-    /* No second round while the first one's node is released. */
-    ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, &req, &who, running, 2, &plan), NVLB_OK);
-    ck_assert_uint_eq(plan.job_count, 0);
-    ck_assert_int_eq(nvlb_reclaim_ruled_out(p, states, NODES, &req, &who, &plan), NVLB_OK);
-    ck_assert_str_eq(plan.message, "JobId=100: nothing reclaimed: no recovery waits for its block");
-    ck_assert_uint_eq(nvlb_drain_log(p, collect, &log), 3);
-    ck_assert_str_eq(log.text[1], "nvlblock: recovery JobId=100: nothing reclaimed: not enough work there may "
-                                  "lose its nodes (jobs there: 2 not_allowed)");
-    ck_assert_str_eq(log.text[2], "nvlblock: recovery JobId=100 reclaiming 1 spare node on rack01: requeueing "
-                                  "JobId=8 (recovery.reclaim_from) (101 node-seconds of run time lost, budget 4500)");
-    /* The plugin times its pass under Slurm's locks: reported, nothing
-     * else (no wake-up of the state's waiters). */
-    {
-        uint64_t version = nvlb_state_version(p);
-        char* prom;
-
-        nvlb_note_reclaim_pass(p, 250, 200, 1);
-        nvlb_note_reclaim_pass(NULL, 250, 200, 1);
-        ck_assert_uint_eq(nvlb_state_version(p), version);
-        prom = nvlb_report(p, states, NODES, 1001, NVLB_REPORT_PROMETHEUS);
-        ck_assert_ptr_nonnull(strstr(prom, "\nnvlblock_reclaim_passes_total 1\n"));
-        ck_assert_ptr_nonnull(strstr(prom, "\nnvlblock_reclaim_pass_lock_seconds_max 0.00025\n"));
-        nvlb_free(prom);
-    }
+    fail_job_100_on_rack01(p);
+    check_reclaim_ruled_out(p, &req, &who, &plan);
+    check_reclaim_victim_choice(p, &req, &who, running, &plan);
+    check_plan_reclaim_rejects_bad_arguments(p, &req, &who, running, &plan);
+    check_reclaim_started_once(p, &req, &who, running, &plan);
+    check_reclaim_pass_reported(p);
     nvlb_planner_free(p);
 }
 END_TEST
@@ -712,7 +790,7 @@ START_TEST(test_recovery_gone) {
     uint32_t job[2] = {20, 21}, failed = 21;
     struct lines log = {0};
 
-    ck_assert_int_eq(nvlb_job_failed(planner, 7, job, 2, &failed, 1, 50), NVLB_OK);
+    ck_assert_int_eq(fail_job(planner, 7, job, 2, &failed, 1, 50), NVLB_OK);
     ck_assert_int_eq(nvlb_job_gone(planner, 7, 60), NVLB_OK);
     ck_assert_uint_eq(nvlb_pending_jobs(planner, NULL, 0), 0);
     /* Unknown jobs are fine. */
@@ -730,7 +808,7 @@ START_TEST(test_clear_lemon) {
 
     /* gb0022 fails under three jobs within the week: a lemon (logged). */
     for (uint32_t i = 0; i < 3; i++)
-        ck_assert_int_eq(nvlb_job_failed(planner, 7 + i, job, 2, &failed, 1, 50 + (int64_t)i), NVLB_OK);
+        ck_assert_int_eq(fail_job(planner, 7 + i, job, 2, &failed, 1, 50 + (int64_t)i), NVLB_OK);
     ck_assert_uint_eq(nvlb_drain_log(planner, NULL, NULL), 4);
     ck_assert_int_eq(nvlb_clear_lemon(planner, "gb0022", &cleared), NVLB_OK);
     ck_assert(cleared);
@@ -756,7 +834,7 @@ START_TEST(test_state_round_trip) {
 
     for (uint32_t i = 0; i < 16; i++)
         job[i] = 18 + i;
-    ck_assert_int_eq(nvlb_job_failed(planner, 555, job, 16, failed, 2, 1000), NVLB_OK);
+    ck_assert_int_eq(fail_job(planner, 555, job, 16, failed, 2, 1000), NVLB_OK);
     ck_assert_int_eq(nvlb_state_save(planner, state, &err), NVLB_OK);
 
     f = fopen(state, "r");
@@ -790,7 +868,7 @@ START_TEST(test_state_corrupt) {
     uint32_t job[2] = {0, 1}, failed = 1;
     nvlb_error_t err;
 
-    ck_assert_int_eq(nvlb_job_failed(planner, 8, job, 2, &failed, 1, 10), NVLB_OK);
+    ck_assert_int_eq(fail_job(planner, 8, job, 2, &failed, 1, 10), NVLB_OK);
     write_file(state, "nvlblock-state 1\ncounters 0 0 0 0\nrecord 1 2 3\nend 1 0\n");
     ck_assert_int_eq(nvlb_state_load(planner, state, &err), NVLB_E_STATE);
     ck_assert_int_eq(err.status, NVLB_E_STATE);
@@ -837,7 +915,7 @@ START_TEST(test_files_are_written_safely) {
     mode_t old = umask(0);
 
     write_file(victim, "precious\n");
-    ck_assert_int_eq(nvlb_job_failed(planner, 8, job, 2, &failed, 1, 10), NVLB_OK);
+    ck_assert_int_eq(fail_job(planner, 8, job, 2, &failed, 1, 10), NVLB_OK);
     ck_assert_int_eq(nvlb_state_save(planner, state, &err), NVLB_OK);
     ck_assert_int_eq(nvlb_write_file(status, "{}\n", false, &err), NVLB_OK);
     umask(old);
@@ -935,7 +1013,7 @@ START_TEST(test_advance_moves_time) {
     for (uint32_t i = 0; i < 16; i++)
         job[i] = i;
     ck_assert(!nvlb_is_recovering(planner, 100));
-    ck_assert_int_eq(nvlb_job_failed(planner, 100, job, 16, failed, 3, 1000), NVLB_OK);
+    ck_assert_int_eq(fail_job(planner, 100, job, 16, failed, 3, 1000), NVLB_OK);
     ck_assert(nvlb_is_recovering(planner, 100));
     ck_assert(!nvlb_is_recovering(planner, 101));
     states[3] = states[4] = states[5] = NVLB_NODE_DOWN;
@@ -1002,7 +1080,7 @@ START_TEST(test_could_ever_run_through_place) {
     ck_assert_int_eq(ever_question(32, 1000), NVLB_PLACED);
     ck_assert_int_ne(ever_question(33, 1000), NVLB_PLACED); /* only rack02's lent spares could make it */
     ck_assert_int_ne(ever_question(37, 1000), NVLB_PLACED);
-    ck_assert_int_eq(nvlb_job_failed(planner, 100, job, 16, failed, 3, 1000), NVLB_OK);
+    ck_assert_int_eq(fail_job(planner, 100, job, 16, failed, 3, 1000), NVLB_OK);
     for (int i = 3; i <= 5; i++)
         states[i] = NVLB_NODE_DOWN;
     ck_assert_int_eq(ever_question(32, 1001), NVLB_PLACED);
@@ -1016,7 +1094,7 @@ START_TEST(test_report_data) {
 
     for (uint32_t i = 0; i < 16; i++)
         job[i] = i;
-    ck_assert_int_eq(nvlb_job_failed(planner, 7, job, 16, &failed, 1, 1000), NVLB_OK);
+    ck_assert_int_eq(fail_job(planner, 7, job, 16, &failed, 1, 1000), NVLB_OK);
     states[3] = NVLB_NODE_DOWN;
     states[20] = states[21] = states[22] = NVLB_NODE_DRAINED;
     data = nvlb_report_data(planner, states, NODES, 1005);
@@ -1075,7 +1153,7 @@ START_TEST(test_no_fixed_caps) {
         nodes[0] = (j - 1) / 8 * 18 + (j - 1) % 8 * 2;
         nodes[1] = nodes[0] + 1;
         failed = nodes[1];
-        ck_assert_int_eq(nvlb_job_failed(p, j, nodes, 2, &failed, 1, 1000), NVLB_OK);
+        ck_assert_int_eq(fail_job(p, j, nodes, 2, &failed, 1, 1000), NVLB_OK);
     }
     ck_assert_uint_eq(nvlb_pending_jobs(p, NULL, 0), 10000);
     ids = calloc(10000, sizeof *ids);
@@ -1199,7 +1277,6 @@ START_TEST(test_null_arguments) {
 
     ck_assert_uint_eq(nvlb_node_count(NULL), 0);
     ck_assert_uint_eq(nvlb_block_count(NULL), 0);
-    ck_assert_int_eq(nvlb_block_of(NULL, 0), -1);
     ck_assert_int_eq(nvlb_find_block(NULL, "rack01"), -1);
     ck_assert_int_eq(nvlb_find_block(planner, NULL), -1);
     ck_assert_int_eq(nvlb_block_info(NULL, 0, &info), NVLB_E_INVALID);
@@ -1219,10 +1296,15 @@ START_TEST(test_null_arguments) {
     out.nodes = NULL; /* a placement with nowhere to put its nodes */
     ck_assert_int_eq(nvlb_place(planner, states, NODES, &req, &out), NVLB_E_INVALID);
 
-    ck_assert_int_eq(nvlb_job_failed(NULL, 1, nodes, 4, nodes, 1, 0), NVLB_E_INVALID);
-    ck_assert_int_eq(nvlb_job_failed(planner, 1, NULL, 4, nodes, 1, 0), NVLB_E_INVALID);
-    ck_assert_int_eq(nvlb_job_failed(planner, 1, nodes, 4, NULL, 1, 0), NVLB_E_INVALID);
-    ck_assert_int_eq(nvlb_job_failed(planner, 1, NULL, 0, NULL, 0, 0), NVLB_OK); /* empty is fine */
+    {
+        nvlb_job_end_t end = {1, NVLB_END_BATCH | NVLB_END_NODE_FAIL, 0, 0, NULL, 4};
+
+        ck_assert_int_eq(nvlb_job_ended(NULL, &end, NULL), NVLB_E_INVALID);
+        ck_assert_int_eq(nvlb_job_ended(planner, NULL, NULL), NVLB_E_INVALID);
+        ck_assert_int_eq(nvlb_job_ended(planner, &end, NULL), NVLB_E_INVALID); /* 4 nodes, none given */
+        end.node_count = 0;
+        ck_assert_int_eq(nvlb_job_ended(planner, &end, NULL), NVLB_OK); /* empty is fine */
+    }
     ck_assert_int_eq(nvlb_job_started(NULL, 1, nodes, 4, 0), NVLB_E_INVALID);
     ck_assert_int_eq(nvlb_job_started(planner, 1, NULL, 4, 0), NVLB_E_INVALID);
     ck_assert_int_eq(nvlb_job_gone(NULL, 1, 0), NVLB_E_INVALID);
@@ -1275,7 +1357,7 @@ START_TEST(test_node_topology) {
         NVLB_OK);
     ck_assert_int_eq(outcome, NVLB_CHANGE_REFUSED);
     ck_assert_str_eq(msg, "block 'rack01' would have 17 nodes; its slice 16 plus 2 spares needs 18");
-    ck_assert_int_eq(nvlb_block_of(planner, 3), 0);
+    ck_assert_int_eq(block_of(planner, 3), 0);
     /* Bad arguments. */
     ck_assert_int_eq(
         nvlb_node_topology(NULL, 3, "gb0004", NVLB_UNIT_NONE, NULL, NULL, 0, false, &outcome, msg, sizeof msg),

@@ -122,7 +122,7 @@ TEST(Generate, TheFileValidatesAgainstSlurmConf) {
                      "slurm.conf:2: note: 3 nodes in no block (scheduled without topology, like ordinary servers): "
                      "hgx[01-02],login01\n"
                      "nvlblock-check: nvlblock.yaml: OK: 3 blocks (2 x 18, 1 x 13 nodes), 49 of 52 slurm.conf "
-                     "nodes in blocks\n");
+                     "nodes in blocks, 6 spares, none withheld (reserve: reclaim)\n");
     EXPECT_EQ(r.rc, 0);
 }
 

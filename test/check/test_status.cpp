@@ -11,6 +11,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <ctime>
+
 namespace nvlblock::status {
 namespace {
 
@@ -18,7 +21,15 @@ using check::test::kData;
 namespace test = check::test;
 
 const std::string kBin = STATUS_BIN;
-constexpr std::int64_t kGenerated = 1748779800; // 2025-06-01 12:10:00 UTC
+constexpr std::int64_t kGenerated = 1748779800; // 2025-06-01T12:10:00 UTC
+
+// nvlblock-status prints local time, as Slurm does; the texts below are UTC's
+// (this process and the tool it runs both take TZ from here).
+void in_zone(const char* tz) {
+    setenv("TZ", tz, 1);
+    tzset();
+}
+const bool kInUtc = (in_zone("UTC"), true);
 
 test::Result status(const std::string& args) {
     return test::run(kBin + " " + args, kData + "/status");
@@ -38,19 +49,19 @@ const std::string kDegradedSummary =
     "nodes:         85 of 89 in blocks (4 outside every block)\n"
     "fragmentation: 100.0% (15 stranded of 15 free nodes ordinary work can use)\n"
     "recoveries:    3 jobs hit by node failures: 1 in place, 0 fallbacks, 0 abandoned, 2 pending\n"
-    "  pending job 77 (rack04): lost 1 node, failed 1m 55s ago, fallback in 3m 05s\n"
-    "  pending job 79 (rack03): lost 2 nodes, failed 11m 55s ago, fallback due now\n";
+    "  pending JobId=77 (rack04): lost 1 node, failed 1m 55s ago, fallback in 3m 05s\n"
+    "  pending JobId=79 (rack03): lost 2 nodes, failed 11m 55s ago, fallback due now\n";
 
 const std::string kDegradedRecent =
     "recent:\n"
-    "  2025-06-01 11:57:22 UTC  job 88 restarted in place on rack01 after 42 s: lost 1 node, 1 spare used\n";
+    "  2025-06-01T11:57:22  JobId=88 restarted in place on rack01 after 42 s: lost 1 node, 1 spare used\n";
 
 TEST(Status, DegradedClusterTable) {
     const test::Result r = status("--now 1748779815 degraded.json");
     EXPECT_EQ(r.rc, 0);
     EXPECT_EQ(r.err, "");
     EXPECT_EQ(r.out, "nvlblock status from degraded.json\n"
-                     "generated 2025-06-01 12:10:00 UTC, 15 s ago\n"
+                     "generated 2025-06-01T12:10:00, 15 s ago\n"
                      "\n" +
                          kDegradedTable + "\n" + kDegradedSummary + kDegradedRecent);
 }
@@ -60,7 +71,7 @@ TEST(Status, StaleFileWarnsAndExits3) {
     EXPECT_EQ(r.rc, 3);
     EXPECT_EQ(r.out,
               "nvlblock status from healthy.json\n"
-              "generated 2025-06-01 12:10:00 UTC, 16m 55s ago\n"
+              "generated 2025-06-01T12:10:00, 16m 55s ago\n"
               "WARNING: stale: older than 1m 30s; is slurmctld running and writing it (nvlblock.yaml "
               "status.interval)?\n"
               "\n"
@@ -86,7 +97,7 @@ TEST(Status, ProblemsOnly) {
     EXPECT_EQ(
         r.out,
         "nvlblock status from degraded.json\n"
-        "generated 2025-06-01 12:10:00 UTC, 15 s ago\n"
+        "generated 2025-06-01T12:10:00, 15 s ago\n"
         "\n"
         "BLOCK   HEALTH    NODES  HEALTHY  FAILED  BUSY  LENT  FREE  SPARES F/U/L  HELD  STRANDED  FAILED NODES\n"
         "rack02  DEGRADED     18       15       3     8     0     7         0/2/0     0         7  gb[0019-0021]\n"
@@ -114,7 +125,7 @@ TEST(Status, FoundThroughSlurmConfStateSaveLocation) {
     EXPECT_EQ(y.rc, 3);
     EXPECT_EQ(y.out.substr(0, y.out.find("\n\n")), "nvlblock status from " + d.file("elsewhere.json") +
                                                        "\n"
-                                                       "generated 2025-06-01 12:10:00 UTC, 16 s ago\n"
+                                                       "generated 2025-06-01T12:10:00, 16 s ago\n"
                                                        "WARNING: stale: older than 15 s; is slurmctld running and "
                                                        "writing it (nvlblock.yaml status.interval)?");
 }
@@ -147,9 +158,10 @@ TEST(Status, RefusesWhatIsNotAStatusFile) {
 TEST(Status, ReadsWhatTheCoreWrites) {
     const std::vector<std::string> universe = {"n01", "n02", "n03", "n04", "n05", "n06", "n07", "n08", "n09"};
     Planner planner(build_topology(
-        read_topology_spec_text("defaults:\n  slice: 4\n  spares: 1\nblocks:\n  - name: a\n    nodes: n[01-05]\n"
-                                "  - name: b\n    nodes: n[06-09]\n    slice: 3\n",
-                                "t.yaml", SourceFormat::kYaml),
+        read_topology_spec_text(
+            "defaults:\n  slice: 4\n  spares: 1\n  reserve: idle\nblocks:\n  - name: a\n    nodes: n[01-05]\n"
+            "  - name: b\n    nodes: n[06-09]\n    slice: 3\n",
+            "t.yaml", SourceFormat::kYaml),
         &universe));
     std::vector<NodeState> states(9, NodeState::kFree);
     states[0] = states[1] = NodeState::kBusy;
@@ -169,7 +181,7 @@ TEST(Status, ReadsWhatTheCoreWrites) {
     EXPECT_EQ(s.failures, 1);
     RenderOptions o;
     o.now = 130;
-    EXPECT_NE(render(s, "x", o).find("  pending job 42 (b): lost 1 node, failed 30 s ago, fallback in "),
+    EXPECT_NE(render(s, "x", o).find("  pending JobId=42 (b): lost 1 node, failed 30 s ago, fallback in "),
               std::string::npos);
 }
 
@@ -179,7 +191,13 @@ TEST(Status, Formats) {
     EXPECT_EQ(format_age(65), "1m 05s");
     EXPECT_EQ(format_age(7260), "2h 01m");
     EXPECT_EQ(format_age(90000), "1d 1h");
-    EXPECT_EQ(format_time(kGenerated), "2025-06-01 12:10:00 UTC");
+    EXPECT_EQ(format_time(kGenerated), "2025-06-01T12:10:00");
+}
+
+TEST(Status, TimesAreLocalAsSlurmsAre) {
+    in_zone("CET-1"); // a POSIX zone: no tz database needed
+    EXPECT_EQ(format_time(kGenerated), "2025-06-01T13:10:00");
+    in_zone("UTC");
 }
 
 } // namespace

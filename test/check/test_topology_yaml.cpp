@@ -89,6 +89,7 @@ TEST(TopologyYaml, ConvertsTheOnlyBlockTopologyWhenTheDefaultIsATree) {
     ASSERT_EQ(t.blocks().size(), 4u);
     EXPECT_EQ(t.blocks()[0].settings.slice, 4);
     EXPECT_EQ(t.blocks()[0].settings.spares, 0);
+    EXPECT_EQ(c.nvlblock_yaml.find("reserve:"), std::string::npos) << c.nvlblock_yaml; // no spares: none said
     EXPECT_EQ(t.block_sizes(), (std::vector<std::uint32_t>{4, 16}));
 }
 
@@ -145,6 +146,9 @@ TEST(TopologyYaml, SlinkyStyleFileAgainstItsSlurmConf) {
     const Topology t = load_converted(good, dir);
     EXPECT_EQ(t.blocks()[1].settings.slice, 14);
     EXPECT_EQ(t.blocks()[1].settings.spares, 2);
+    // The reserve is written although it is the default: the file says what its spares cost.
+    EXPECT_NE(good.nvlblock_yaml.find("  spares: 2\n  reserve: reclaim"), std::string::npos) << good.nvlblock_yaml;
+    EXPECT_EQ(t.blocks()[1].settings.reserve, SpareReserve::kReclaim);
 }
 
 TEST(TopologyYaml, NodesMissingFromSlurmConfAreErrors) {
@@ -175,6 +179,26 @@ TEST(TopologyYaml, ChoosingATopology) {
     o.topology = "nope";
     EXPECT_TRUE(any_contains(messages(convert_topology_yaml(y, o, nullptr), Severity::kError),
                              "no topology 'nope' in the file (block topologies: a, b)"));
+}
+
+// A block smaller than the first, without block_sizes: Slurm 24.11 refuses
+// to start with it, 25.05 takes it as a base block with fewer nodes. The
+// conversion loads its files back by the site's release's rules.
+TEST(TopologyYaml, ASmallerBlockIsJudgedByTheSitesRelease) {
+    const auto y = read_slurm_topology_yaml("- topology: racks\n  cluster_default: true\n  block:\n    blocks:\n"
+                                            "      - {block: r1, nodes: 'n[01-18]'}\n"
+                                            "      - {block: r2, nodes: 'n[19-31]'}\n",
+                                            "t.yaml");
+    ConversionOptions o;
+    o.slurm_release = 2411;
+    const Conversion old = convert_topology_yaml(y, o, nullptr);
+    EXPECT_FALSE(old.ok());
+    EXPECT_TRUE(any_contains(messages(old, Severity::kError), "fewer than the base block size 18"))
+        << testing::PrintToString(messages(old, Severity::kError));
+    o.slurm_release = 2505;
+    const Conversion now = convert_topology_yaml(y, o, nullptr);
+    EXPECT_TRUE(now.ok()) << testing::PrintToString(messages(now, Severity::kError));
+    EXPECT_NE(now.topology_conf.find("BlockName=r2 Nodes=n[19-31]"), std::string::npos);
 }
 
 std::string problems_of(const std::string& text) {
@@ -234,10 +258,10 @@ TEST(TopologyYaml, CommandLine) {
 
     Result r = run(kBin + " --slurm-conf slurm.conf topology.conf", dir.path());
     EXPECT_EQ(r.rc, 1) << r.out;
-    EXPECT_NE(r.out.find("topology.yaml: Slurm 25.05 and later read this file and ignore TopologyPlugin= and "
+    EXPECT_NE(r.err.find("topology.yaml: Slurm 25.05 and later read this file and ignore TopologyPlugin= and "
                          "topology.conf, so topology/nvlblock would not run"),
               std::string::npos)
-        << r.out;
+        << r.err;
 
     r = run(kBin + " --from-topology-yaml topology.yaml --slurm-conf slurm.conf --output-dir .", dir.path());
     EXPECT_EQ(r.rc, 1);

@@ -74,7 +74,7 @@ def lemon_cluster(name, directory):
     """2 racks as gpu_fault_cluster's, but one failure under a job makes a
     lemon (recovery.lemon.failures: 1), so that one test can make one."""
     path = os.path.join(directory, "nvlblock.yaml")
-    lines = ["defaults:", "  slice: 16", "  spares: 2",
+    lines = ["defaults:", "  slice: 16", "  spares: 2", "  reserve: idle",
              "recovery:", f"  wait: {RECOVERY_WAIT}", "  lemon:", "    failures: 1", "    window: 1d",
              "status:", "  interval: 1", "blocks:"]
     for r in (1, 2):

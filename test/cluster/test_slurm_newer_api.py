@@ -40,6 +40,7 @@ INTERLEAVED = textwrap.dedent("""\
     defaults:
       slice: 8
       spares: 1
+      reserve: idle
     status:
       interval: 1
     blocks:

@@ -131,9 +131,9 @@ class TopologyYaml(ClusterTest):
             c.wait_running(job)
             c.cancel(job)
             p = subprocess.run([nvlblock_check(), "--slurm-conf", conf], capture_output=True, text=True)
-            self.assertEqual(p.returncode, 1, p.stdout)
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
             self.assertIn(f"{yaml}: Slurm 25.05 and later read this file and ignore TopologyPlugin= and "
-                          "topology.conf, so topology/nvlblock would not run", p.stdout)
+                          "topology.conf, so topology/nvlblock would not run", p.stderr)  # problems on stderr
 
             # With prep/nvlblock (what docs/admin.md configures): slurmctld
             # does not start, and says why.
@@ -155,7 +155,7 @@ class TopologyYaml(ClusterTest):
             self.assertIn("topology 'cpus' (flat) is not carried over", p.stdout)
             shutil.move(yaml, yaml + ".orig")
             p = subprocess.run([nvlblock_check(), "--slurm-conf", conf], capture_output=True, text=True)
-            self.assertEqual(p.returncode, 0, p.stdout)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
             c.restart_ctld(kill=False)
             c.wait_log(r"nvlblock: 2 blocks, 8 nodes from .*nvlblock\.yaml", 10)
             for rack in ("rack01", "rack02"):

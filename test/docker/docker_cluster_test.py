@@ -148,7 +148,11 @@ class Compose:
             self.argv, self.name = ["docker-compose"], "docker-compose"
         else:
             self.argv, self.name = None, None
-        self.env = dict(os.environ, COMPOSE_PROJECT_NAME=PROJECT)
+        # docker-compose gives the engine 60 s per API call by default; on a
+        # loaded 2-core CI host creating eight containers at once took longer
+        # (stop 45's CI: "Read timed out. (read timeout=60)"). The engine's
+        # speed is not what this test measures.
+        self.env = dict(os.environ, COMPOSE_PROJECT_NAME=PROJECT, COMPOSE_HTTP_TIMEOUT="600")
 
     def __call__(self, *args, timeout=120, check=True):
         return run(self.argv + ["-f", COMPOSE_FILE] + list(args), timeout=timeout, check=check, env=self.env)

@@ -29,6 +29,7 @@ struct Shape {
     std::vector<int> slices; // nvlblock.yaml, per block
     std::vector<int> spares; // nvlblock.yaml, per block
     bool lending;
+    SpareReserve reserve;                   // each says which, and why, in its header
     int conf_slice;                         // topology.conf: the base block size
     std::vector<std::uint32_t> block_sizes; // topology.conf BlockSizes=
 };
@@ -44,11 +45,43 @@ std::vector<int> with_last(std::vector<int> v, int last) {
 
 const std::vector<Shape>& shapes() {
     static const std::vector<Shape> s = {
-        {"gb200-nvl72-128racks", 2304, repeat(18, 128), repeat(16, 128), repeat(2, 128), true, 18, {}},
-        {"gb300-nvl72", 576, repeat(18, 32), with_last(repeat(16, 32), 9), with_last(repeat(2, 32), 0), false, 18, {}},
-        {"partial-racks", 65, {18, 18, 16, 13}, {16, 16, 16, 12}, {2, 2, 0, 1}, false, 13, {13, 26, 52}},
-        {"capacity-blocks", 63, {18, 18, 9, 9, 9}, {16, 16, 8, 8, 8}, {2, 2, 1, 1, 1}, true, 9, {9, 18}},
-        {"mixed-nvl72-hgx", 176, repeat(18, 8), repeat(16, 8), repeat(2, 8), true, 18, {}},
+        {"gb200-nvl72-128racks",
+         2304,
+         repeat(18, 128),
+         repeat(16, 128),
+         repeat(2, 128),
+         false,
+         SpareReserve::kReclaim,
+         18,
+         {}},
+        {"gb300-nvl72",
+         576,
+         repeat(18, 32),
+         with_last(repeat(16, 32), 9),
+         with_last(repeat(2, 32), 0),
+         false,
+         SpareReserve::kIdle,
+         18,
+         {}},
+        {"partial-racks",
+         65,
+         {18, 18, 16, 13},
+         {16, 16, 16, 12},
+         {2, 2, 0, 1},
+         false,
+         SpareReserve::kReclaim,
+         13,
+         {13, 26, 52}},
+        {"capacity-blocks",
+         63,
+         {18, 18, 9, 9, 9},
+         {16, 16, 8, 8, 8},
+         {2, 2, 1, 1, 1},
+         true,
+         SpareReserve::kIdle,
+         9,
+         {9, 18}},
+        {"mixed-nvl72-hgx", 176, repeat(18, 8), repeat(16, 8), repeat(2, 8), true, SpareReserve::kIdle, 18, {}},
     };
     return s;
 }
@@ -92,6 +125,7 @@ TEST_P(Example, YamlLoadsWithItsShape) {
         EXPECT_EQ(b.settings.slice, s.slices[i]);
         EXPECT_EQ(b.settings.spares, s.spares[i]);
         EXPECT_EQ(b.settings.lending, s.lending);
+        EXPECT_EQ(b.settings.reserve, s.reserve);
         EXPECT_LE(b.settings.slice + b.settings.spares, b.size());
         in_blocks += static_cast<std::size_t>(b.size());
     }
@@ -170,8 +204,10 @@ TEST(Examples, Gb200RackNamesAndNodes) {
     EXPECT_EQ(t.blocks().back().name, "rack128");
     EXPECT_EQ(t.blocks().back().nodes_expr, "gb200-r128-n[01-18]");
     EXPECT_EQ(t.nodes_in_blocks(), 2304u);
-    EXPECT_EQ(t.policy().preemptible.partitions, std::vector<std::string>{"scavenger"});
+    // Reclaimed spares: Slurm's preemption (the fragment's partition_prio) says who may be moved.
+    EXPECT_TRUE(t.policy().preemptible.empty());
     EXPECT_EQ(t.policy().recovery.wait_seconds, 300);
+    EXPECT_EQ(t.policy().recovery.reclaim_budget_seconds, 3600);
     // 16 scalable units of 8 racks, crossing after 30 minutes.
     ASSERT_EQ(t.hierarchy().levels().size(), 1u);
     const auto& su = t.hierarchy().levels()[0];

@@ -109,8 +109,8 @@ class Layout:
         return "\n".join(out) + "\n"
 
 
-def scenario(c, layout):
-    names = [n for n, _, _ in layout.nodes]
+def wait_all_idle(c, names):
+    """1. Every node registered and idle."""
     log(f"waiting for {len(names)} nodes to be idle")
 
     def all_idle():
@@ -121,6 +121,8 @@ def scenario(c, layout):
                 states)
     c.wait("all nodes idle", all_idle, 90)
 
+
+def check_node_addresses(c, layout):
     # 2. Node addressing, as slurmctld has it.
     for name, addr, host in layout.nodes:
         out = c.run("scontrol", "show", "node", name).stdout
@@ -128,7 +130,10 @@ def scenario(c, layout):
             raise Failure(f"scontrol show node {name}: expected NodeAddr={addr} NodeHostName={host}:\n{out}")
     log("every node registered from its own address")
 
-    # 3. A client on another host decodes the topology slurmctld packed.
+
+def check_topology(c, names):
+    """3. A client on another host decodes the topology slurmctld packed;
+    {block name: set of nodes}."""
     topo = c.run("scontrol", "show", "topology", host=names[-1]).stdout
     print(topo, end="")
     blocks = {}
@@ -140,7 +145,10 @@ def scenario(c, layout):
                 raise Failure(f"block {m.group(1)}: expected Slice=3 Spares=1 from nvlblock.yaml: {line}")
     if sorted(blocks) != ["rack01", "rack02"] or set().union(*blocks.values()) != set(names):
         raise Failure(f"scontrol show topology: expected rack01 and rack02 covering every node:\n{topo}")
+    return blocks
 
+
+def check_segment_job(c, blocks):
     # 4. A segment job across hosts.
     out_dir = os.path.join(c.d, "out")
     script = ("#!/bin/sh\n"
@@ -177,6 +185,8 @@ def scenario(c, layout):
         raise Failure(f"job {job}: batch script should run on {nodes[0]}: {output}")
     log("every task answered with its own node's host name")
 
+
+def check_oversized_segment_refused(c):
     # 5. A segment larger than every slice can never run: sbatch refuses it,
     # with topology/block's message for such a segment.
     p = c.run("sbatch", "--parsable", "-N4", "--segment=4", "-o", "/dev/null", "--wrap", "true", check=False)
@@ -185,6 +195,8 @@ def scenario(c, layout):
                       f"{p.stdout}{p.stderr}")
     log("sbatch -N4 --segment=4 refused: " + p.stderr.strip())
 
+
+def check_spares_withheld(c):
     # 6. Spares are withheld from ordinary work: with 3 of each rack's 4
     # nodes busy, a 1-node job waits, and says why.
     held = []
@@ -207,6 +219,16 @@ def scenario(c, layout):
     log(f"  squeue -o %R: {c.run('squeue', '-h', '-j', small, '-o', '%R').stdout.strip()}")
     log(f"  scontrol show job: Reason={c.job_field(small, 'Reason')}")
     c.run("scancel", small, *held)
+
+
+def scenario(c, layout):
+    names = [n for n, _, _ in layout.nodes]
+    wait_all_idle(c, names)
+    check_node_addresses(c, layout)
+    blocks = check_topology(c, names)
+    check_segment_job(c, blocks)
+    check_oversized_segment_refused(c)
+    check_spares_withheld(c)
 
 
 def body(s):

@@ -30,6 +30,7 @@ Exit status 77 (CTest SKIP_RETURN_CODE) when cpack, dpkg or man is missing.
 """
 
 import argparse
+import fcntl
 import glob
 import json
 import os
@@ -37,6 +38,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 import unittest
 
@@ -91,7 +93,12 @@ def install_package(opts, deb):
     # under /usr/lib) run on this host, not chrooted into a root that has no
     # shell: they only refresh the host's library cache, as any install does.
     dpkg = ["dpkg", f"--admindir={admin}", f"--instdir={root}"]
-    p = run(dpkg + ["--force-script-chrootless", "-i", deb])
+    # One install at a time on this host: CI runs this test for every Slurm
+    # tree at once, and two ldconfig runs racing on /etc/ld.so.cache~ failed
+    # the postinst of one (stop 45's local CI run, 25.11.7's tree).
+    with open(os.path.join(tempfile.gettempdir(), "nvlblock-dpkg-install.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        p = run(dpkg + ["--force-script-chrootless", "-i", deb])
     print(p.stdout + p.stderr)
     status = run(dpkg + ["-s", opts.package_name]).stdout
     if "Status: install ok installed" not in status:
@@ -127,6 +134,7 @@ class FromPackage(ClusterTest):
                 defaults:
                   slice: 16
                   spares: 2
+                  reserve: reclaim
                 recovery:
                   wait: 5m
                 status:
@@ -282,7 +290,7 @@ class FromPackage(ClusterTest):
         self.assertEqual((idle[1], idle[2], idle[4], idle[5], idle[8]),
                          ("healthy", "18", "0", "0", "2/0/0"), p.stdout)
         self.assertRegex(p.stdout, r"recoveries: +1 job hit by node failures: 1 in place", p.stdout)
-        self.assertRegex(p.stdout, rf"job \d+ restarted in place on {rack} after .*: lost 1 node, 1 spare used",
+        self.assertRegex(p.stdout, rf"JobId=\d+ restarted in place on {rack} after .*: lost 1 node, 1 spare used",
                          p.stdout)
 
     def check_prometheus(self, c, rack):

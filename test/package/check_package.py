@@ -303,8 +303,8 @@ def check_slurm_release_pinned(work, deb, package_name, breaks):
         fail(f"dpkg refused {package_name} beside slurmctld {release}-4+deb13u1: {same.stdout}{same.stderr}")
 
 
-def mode_deb(opts):
-    need("cpack", "dpkg-deb", "dpkg", "readelf", "nm", "ldd", "file", "dpkg-shlibdeps")
+def build_deb(opts):
+    """cpack -G DEB into a fresh WORK. Returns (work, arch, the .deb)."""
     work = opts.work_dir
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
@@ -314,8 +314,11 @@ def mode_deb(opts):
     if not os.path.isfile(deb):
         raise SystemExit(f"FAIL: cpack did not write {deb}: {os.listdir(work)}")
     print(f"package: {os.path.basename(deb)} ({os.path.getsize(deb)} bytes)")
+    return work, arch, deb
 
-    # Control fields.
+
+def check_deb_control(opts, deb):
+    """The package's control fields. Returns them."""
     fields = {}
     for key in ("Package", "Version", "Architecture", "Depends", "Breaks", "Provides", "Conflicts", "Replaces",
                 "Section", "Maintainer", "Description"):
@@ -335,8 +338,12 @@ def mode_deb(opts):
             fail(f"{key} should name the virtual package nvlblock-plugin: {fields[key]!r}")
     if opts.package_name.split("-")[-1] not in fields["Description"]:
         fail("the description does not name the Slurm release")
+    return fields
 
-    # Contents.
+
+def check_deb_contents(opts, work, deb):
+    """The package's files: where they are and their modes (dpkg-deb -c),
+    then, unpacked, the same layout, binaries and tools as an install."""
     listing = run(["dpkg-deb", "-c", deb]).stdout
     print("dpkg-deb -c:\n" + listing)
     prefix = opts.package_prefix.strip("/")
@@ -362,22 +369,27 @@ def mode_deb(opts):
     check_binaries(root, opts, "deb")
     check_tools(root, opts, "deb")
 
-    # Debug symbols.
+
+def check_deb_dbgsym(opts, work, arch):
+    """The -dbgsym .ddeb beside the package, with build-id debug files."""
     ddebs = glob.glob(os.path.join(work, f"{opts.package_name}-dbgsym_{opts.version}_{arch}.ddeb"))
     if not ddebs:
         fail(f"no {opts.package_name}-dbgsym .ddeb next to the package")
     elif not re.search(r"/usr/lib/debug/\.build-id/../.*\.debug", run(["dpkg-deb", "-c", ddebs[0]]).stdout):
         fail(f"{os.path.basename(ddebs[0])} has no build-id debug files")
 
-    # Installable here: dependencies resolve (nothing is changed).
+
+def check_deb_installable(deb):
+    """Installable here: dependencies resolve (nothing is changed)."""
     p = run(["dpkg", "--dry-run", "-i", deb], check=False)
     if p.returncode != 0:
         fail(f"dpkg --dry-run -i: {p.stdout}{p.stderr}")
     else:
         print("dpkg --dry-run -i: dependencies satisfied")
 
-    check_slurm_release_pinned(work, deb, opts.package_name, fields["Breaks"])
 
+def check_deb_lintian(deb):
+    """lintian, where installed: no errors."""
     if shutil.which("lintian"):
         p = run(["lintian", "--allow-root", "--display-info", deb], check=False)
         print("lintian:\n" + (p.stdout or "(no tags)\n"))
@@ -386,6 +398,17 @@ def mode_deb(opts):
             fail("lintian errors:\n" + "\n".join(errors))
     else:
         print("lintian not installed; not run")
+
+
+def mode_deb(opts):
+    need("cpack", "dpkg-deb", "dpkg", "readelf", "nm", "ldd", "file", "dpkg-shlibdeps")
+    work, arch, deb = build_deb(opts)
+    fields = check_deb_control(opts, deb)
+    check_deb_contents(opts, work, deb)
+    check_deb_dbgsym(opts, work, arch)
+    check_deb_installable(deb)
+    check_slurm_release_pinned(work, deb, opts.package_name, fields["Breaks"])
+    check_deb_lintian(deb)
 
 
 def main():

@@ -70,7 +70,7 @@ def source_tarball(source_dir, version, dest):
     return len(names)
 
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser()
     ap.add_argument("--spec", required=True)
     ap.add_argument("--source-dir", required=True)
@@ -79,15 +79,21 @@ def main():
     ap.add_argument("--version", required=True, help="the CMake project version")
     ap.add_argument("--work-dir", required=True)
     ap.add_argument("--build", action="store_true", help="also run rpmbuild -bb")
-    opts = ap.parse_args()
+    return ap.parse_args()
+
+
+def tools_installed(opts):
+    """Whether the RPM tools the check needs are here; says SKIP if not."""
     for tool in ["rpmspec"] + (["rpmbuild", "rpm", "git"] if opts.build else []):
         if not shutil.which(tool):
             print(f"SKIP: {tool} not installed (apt-get install rpm)")
-            return SKIP
+            return False
+    return True
 
-    release = slurm_release(opts.slurm_build_dir)
-    defines = ["--define", f"slurm_src_dir {opts.slurm_src_dir}",
-               "--define", f"slurm_build_dir {opts.slurm_build_dir}"]
+
+def check_preprocessed(opts, release, defines):
+    """rpmspec -P: no warnings, the package's Name and Version. Returns the
+    preprocessed spec."""
     pre = run(["rpmspec", "-P", opts.spec] + defines)
     if "warning" in pre.stderr.lower():
         fail(f"rpmspec -P warns: {pre.stderr.strip()}")
@@ -99,7 +105,12 @@ def main():
         fail(f"Name is {fields.get('Name')}, expected nvlblock-slurm-{release}")
     if fields.get("Version") != opts.version:
         fail(f"Version {fields.get('Version')} differs from the CMake project version {opts.version}")
+    return text
 
+
+def check_dependencies(opts, release, defines):
+    """rpmspec -q: Requires (with and without slurm_requires), Provides and
+    BuildRequires."""
     req = run(["rpmspec", "-q", "--requires", opts.spec] + defines).stdout.split("\n")
     if f"slurm = {release}" not in req:
         fail(f"Requires lacks 'slurm = {release}': {req}")
@@ -113,13 +124,19 @@ def main():
     for need in ("scdoc", "pkgconfig(yaml-0.1)", "cmake", "gcc-c++"):
         if need not in breq:
             fail(f"BuildRequires lacks {need}")
+
+
+def check_build_guards(opts, text):
+    """The spec stops without slurm_build_dir, and %build strips -z now."""
     bad = run(["rpmspec", "-P", opts.spec], check=False)
     if bad.returncode == 0 or "slurm_build_dir" not in bad.stderr:
         fail(f"without slurm_build_dir rpmspec should stop and say what to define: {bad.stderr.strip()}")
     if "-z,now" not in text or not re.search(r"sed .*-Wl,-z,now", text):
         fail("%build does not strip -z now from the distribution's LDFLAGS")
 
-    # %files against what the build installs.
+
+def check_files_section(opts, text):
+    """%files against what the build installs. Returns the installed paths."""
     patterns = files_section(text)
     libdir = re.search(r"-DNVLBLOCK_SLURM_PLUGIN_INSTALL_DIR=(\S+)", text).group(1)
     mandir = re.search(r"-DCMAKE_INSTALL_MANDIR=(\S+)", text).group(1)
@@ -132,38 +149,58 @@ def main():
         if not any(fnmatch.fnmatch(path, pat) for pat in patterns):
             fail(f"%files does not cover {path}")
     print(f"%files covers the {len(installed)} plugin files and man pages")
+    return installed
 
+
+def check_rpm_build(opts, release, defines, installed):
+    """--build: rpmbuild -bb from a tarball of the working tree, then the
+    binary RPM's files, Requires and Provides."""
+    work = opts.work_dir
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(os.path.join(work, "SOURCES"))
+    count = source_tarball(opts.source_dir, opts.version,
+                           os.path.join(work, "SOURCES", f"nvlblock-{opts.version}.tar.gz"))
+    print(f"source tarball: {count} files")
+    p = run(["rpmbuild", "-bb", "--nodeps", "--define", f"_topdir {work}",
+             "--define", f"_smp_mflags -j{os.cpu_count() or 2}", opts.spec] + defines,
+            check=False, timeout=1100)
+    with open(os.path.join(work, "rpmbuild.log"), "w") as f:
+        f.write(p.stdout + p.stderr)
+    if p.returncode != 0:
+        print((p.stdout + p.stderr)[-6000:])
+        raise SystemExit(f"FAIL: rpmbuild exited {p.returncode} (log {work}/rpmbuild.log)")
+    rpms = glob.glob(os.path.join(work, "RPMS", "*", f"nvlblock-slurm-{release}-{opts.version}-*.rpm"))
+    if len(rpms) != 1:
+        raise SystemExit(f"FAIL: expected one binary RPM, found {rpms}")
+    listing = run(["rpm", "-qlp", rpms[0]]).stdout
+    print(f"{os.path.basename(rpms[0])}:\n{listing}")
+    for path in installed:
+        if path not in listing.split("\n"):
+            fail(f"the RPM lacks {path}")
+    requires = run(["rpm", "-qp", "--requires", rpms[0]]).stdout
+    provides = run(["rpm", "-qp", "--provides", rpms[0]]).stdout
+    if "libnvlblock" in requires or "libnvlblock" in provides:
+        fail("the RPM provides or requires the private libnvlblock")
+    if f"slurm = {release}" not in requires:
+        fail("the RPM does not require its Slurm release")
+    if "libyaml-0.so.2" not in requires:
+        fail("the RPM does not require libyaml")
+
+
+def main():
+    opts = parse_args()
+    if not tools_installed(opts):
+        return SKIP
+
+    release = slurm_release(opts.slurm_build_dir)
+    defines = ["--define", f"slurm_src_dir {opts.slurm_src_dir}",
+               "--define", f"slurm_build_dir {opts.slurm_build_dir}"]
+    text = check_preprocessed(opts, release, defines)
+    check_dependencies(opts, release, defines)
+    check_build_guards(opts, text)
+    installed = check_files_section(opts, text)
     if opts.build:
-        work = opts.work_dir
-        shutil.rmtree(work, ignore_errors=True)
-        os.makedirs(os.path.join(work, "SOURCES"))
-        count = source_tarball(opts.source_dir, opts.version,
-                               os.path.join(work, "SOURCES", f"nvlblock-{opts.version}.tar.gz"))
-        print(f"source tarball: {count} files")
-        p = run(["rpmbuild", "-bb", "--nodeps", "--define", f"_topdir {work}",
-                 "--define", f"_smp_mflags -j{os.cpu_count() or 2}", opts.spec] + defines,
-                check=False, timeout=1100)
-        with open(os.path.join(work, "rpmbuild.log"), "w") as f:
-            f.write(p.stdout + p.stderr)
-        if p.returncode != 0:
-            print((p.stdout + p.stderr)[-6000:])
-            raise SystemExit(f"FAIL: rpmbuild exited {p.returncode} (log {work}/rpmbuild.log)")
-        rpms = glob.glob(os.path.join(work, "RPMS", "*", f"nvlblock-slurm-{release}-{opts.version}-*.rpm"))
-        if len(rpms) != 1:
-            raise SystemExit(f"FAIL: expected one binary RPM, found {rpms}")
-        listing = run(["rpm", "-qlp", rpms[0]]).stdout
-        print(f"{os.path.basename(rpms[0])}:\n{listing}")
-        for path in installed:
-            if path not in listing.split("\n"):
-                fail(f"the RPM lacks {path}")
-        requires = run(["rpm", "-qp", "--requires", rpms[0]]).stdout
-        provides = run(["rpm", "-qp", "--provides", rpms[0]]).stdout
-        if "libnvlblock" in requires or "libnvlblock" in provides:
-            fail("the RPM provides or requires the private libnvlblock")
-        if f"slurm = {release}" not in requires:
-            fail("the RPM does not require its Slurm release")
-        if "libyaml-0.so.2" not in requires:
-            fail("the RPM does not require libyaml")
+        check_rpm_build(opts, release, defines, installed)
     if failures:
         return 1
     print("PASS")

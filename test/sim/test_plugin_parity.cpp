@@ -38,7 +38,6 @@ struct Capi {
     decltype(&nvlb_planner_free) free_planner = nullptr;
     decltype(&nvlb_set_requeue_delay) set_requeue_delay = nullptr;
     decltype(&nvlb_place) place = nullptr;
-    decltype(&nvlb_job_failed) job_failed = nullptr;
     decltype(&nvlb_job_started) job_started = nullptr;
     decltype(&nvlb_job_ended) job_ended = nullptr;
     decltype(&nvlb_reason_name) reason_name = nullptr;
@@ -60,7 +59,6 @@ struct Capi {
         get(free_planner, "nvlb_planner_free");
         get(set_requeue_delay, "nvlb_set_requeue_delay");
         get(place, "nvlb_place");
-        get(job_failed, "nvlb_job_failed");
         get(job_started, "nvlb_job_started");
         get(job_ended, "nvlb_job_ended");
         get(reason_name, "nvlb_reason_name");
@@ -76,7 +74,7 @@ struct Capi {
             dlclose(handle);
     }
     bool ok() const {
-        return handle && load && free_planner && set_requeue_delay && place && job_failed && job_started && job_ended &&
+        return handle && load && free_planner && set_requeue_delay && place && job_started && job_ended &&
                plan_reclaim && reclaim_started && advance && is_preemptible && report && free_text;
     }
 };
@@ -163,7 +161,8 @@ std::uint64_t json_counter(const std::string& json, const std::string& key) {
     return at == std::string::npos ? ~0ull : std::stoull(json.substr(at + key.size() + 4));
 }
 
-Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t seed) {
+// The simulation replay() runs for a policy kind, queue mode and seed.
+SimOptions replay_options(PolicyKind kind, QueueMode queue, std::uint64_t seed) {
     SimOptions o;
     o.shape.racks = 6;
     o.queue = queue;
@@ -194,8 +193,17 @@ Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t s
     o.kinds =
         parse_failure_kinds(queue == QueueMode::kEasy ? "llama3,epilog=5s" : "llama3,epilog=0,requeue=0.9", 4, o.kinds);
     o.seed = seed;
-    const PolicyConfig policy = make_policy(kind, o.shape, o.preemption);
+    return o;
+}
 
+// The policy's files, loaded by the plugin's side (the C ABI's planner; null
+// when it refused them) and by the simulator's side (its topology).
+struct LoadedPolicy {
+    nvlb_planner_t* planner = nullptr;
+    nvlblock::Topology sim_topo;
+};
+
+LoadedPolicy load_policy(const Capi& capi, const PolicyConfig& policy) {
     const std::string dir = "/tmp/nvlblock-sim-parity-" + std::to_string(::getpid());
     std::filesystem::create_directories(dir);
     const std::string path = write_policy_files(policy, dir);
@@ -203,165 +211,220 @@ Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t s
     nvlb_error_t err{};
     const nvlb_status_t loaded = capi.load(path.c_str(), nullptr, 0, 0, &planner, &err);
     // The simulator's side words its answers from the same file.
-    const nvlblock::Topology sim_topo = nvlblock::load_topology(path);
+    LoadedPolicy out{nullptr, nvlblock::load_topology(path)};
     std::filesystem::remove_all(dir);
-    if (loaded != NVLB_OK) {
+    if (loaded != NVLB_OK)
         ADD_FAILURE() << "nvlb_planner_load: " << err.message;
-        return {};
-    }
-    capi.set_requeue_delay(planner, o.requeue_delay);
-    const bool nvlblock_selector = policy.topology_format == nvlblock::SourceFormat::kYaml;
+    else
+        out.planner = planner;
+    return out;
+}
 
-    Tally t;
-    SimHooks hooks;
-    std::vector<std::uint32_t> buffer;
-    hooks.on_place = [&](const DecisionRecord& d) {
-        std::vector<std::uint8_t> states(d.states.size());
-        for (std::size_t i = 0; i < states.size(); ++i)
-            states[i] = static_cast<std::uint8_t>(d.states[i]);
-        nvlb_request_t req{};
-        req.job_id = d.job_id;
-        req.min_nodes = d.min_nodes;
-        req.max_nodes = d.max_nodes;
-        req.req_nodes = d.max_nodes; // as Slurm's select asks: the most it may take
-        req.segment = d.segment;
-        req.preemptible = d.preemptible;
-        req.available = d.available.empty() ? nullptr : d.available.data();
-        req.now = d.now;
-        req.eligible_since = d.now - d.waited;
-        buffer.assign(states.size(), 0);
-        nvlb_placement_t out{};
-        out.nodes = buffer.data();
-        out.nodes_capacity = buffer.size();
-        ASSERT_EQ(capi.place(planner, states.data(), states.size(), &req, &out), NVLB_OK) << out.message;
-        const std::vector<nvlblock::NodeIndex> nodes(buffer.begin(),
-                                                     buffer.begin() + static_cast<std::ptrdiff_t>(out.node_count));
-        ++t.decisions;
-        t.decisions_with_lent_nodes +=
-            std::any_of(d.states.begin(), d.states.end(), [](NodeState st) { return st == NodeState::kLent; });
-        t.placed += d.result.placed();
-        t.hypothetical += d.hypothetical;
-        t.in_place += d.result.recovery_in_place;
-        t.with_available += !d.available.empty();
-        const std::string said = nvlblock::explain(sim_topo, d.result);
-        const bool same = static_cast<int>(out.reason) == static_cast<int>(d.result.reason) &&
-                          nodes == d.result.nodes && out.recovery_in_place == d.result.recovery_in_place &&
-                          out.spares_used == d.result.spares_used &&
-                          out.blocks_if_spares == d.result.blocks_if_spares && out.segment == d.segment &&
-                          std::string(out.message) == said.substr(0, sizeof out.message - 1);
-        if (!same && ++t.mismatches <= 5)
-            ADD_FAILURE() << policy.name << " job " << d.job_id << " at " << d.now << ": simulator "
-                          << nvlblock::reason_name(d.result.reason) << " (" << said << "), plugin "
-                          << capi.reason_name(out.reason) << " (" << out.message << ")";
+// What the simulator's hooks share with replay(): the C ABI and its planner,
+// the policy and the simulator's topology (for messages), and the tally.
+// Copied into each hook; everything it names lives in replay().
+struct ReplayContext {
+    const Capi& capi;
+    nvlb_planner_t* planner;
+    const PolicyConfig& policy;
+    const nvlblock::Topology& sim_topo;
+    bool nvlblock_selector; // the topology file has a selector of its own
+    Tally& t;
+    std::vector<std::uint32_t>& buffer; // the nodes of each placement, reused
+};
+
+// One placement decision of the simulator, asked of the plugin as Slurm's
+// select asks it; the answers must match.
+void compare_placement(const ReplayContext& c, const DecisionRecord& d) {
+    std::vector<std::uint8_t> states(d.states.size());
+    for (std::size_t i = 0; i < states.size(); ++i)
+        states[i] = static_cast<std::uint8_t>(d.states[i]);
+    nvlb_request_t req{};
+    req.job_id = d.job_id;
+    req.min_nodes = d.min_nodes;
+    req.max_nodes = d.max_nodes;
+    req.req_nodes = d.max_nodes; // as Slurm's select asks: the most it may take
+    req.segment = d.segment;
+    req.preemptible = d.preemptible;
+    req.available = d.available.empty() ? nullptr : d.available.data();
+    req.now = d.now;
+    req.eligible_since = d.now - d.waited;
+    c.buffer.assign(states.size(), 0);
+    nvlb_placement_t out{};
+    out.nodes = c.buffer.data();
+    out.nodes_capacity = c.buffer.size();
+    ASSERT_EQ(c.capi.place(c.planner, states.data(), states.size(), &req, &out), NVLB_OK) << out.message;
+    const std::vector<nvlblock::NodeIndex> nodes(c.buffer.begin(),
+                                                 c.buffer.begin() + static_cast<std::ptrdiff_t>(out.node_count));
+    ++c.t.decisions;
+    c.t.decisions_with_lent_nodes +=
+        std::any_of(d.states.begin(), d.states.end(), [](NodeState st) { return st == NodeState::kLent; });
+    c.t.placed += d.result.placed();
+    c.t.hypothetical += d.hypothetical;
+    c.t.in_place += d.result.recovery_in_place;
+    c.t.with_available += !d.available.empty();
+    const std::string said = nvlblock::explain(c.sim_topo, d.result);
+    const bool same = static_cast<int>(out.reason) == static_cast<int>(d.result.reason) && nodes == d.result.nodes &&
+                      out.recovery_in_place == d.result.recovery_in_place && out.spares_used == d.result.spares_used &&
+                      out.blocks_if_spares == d.result.blocks_if_spares && out.segment == d.segment &&
+                      std::string(out.message) == said.substr(0, sizeof out.message - 1);
+    if (!same && ++c.t.mismatches <= 5)
+        ADD_FAILURE() << c.policy.name << " job " << d.job_id << " at " << d.now << ": simulator "
+                      << nvlblock::reason_name(d.result.reason) << " (" << said << "), plugin "
+                      << c.capi.reason_name(out.reason) << " (" << out.message << ")";
+}
+
+// Placements, and whether a job just submitted could ever run.
+void install_placement_hooks(SimHooks& hooks, const ReplayContext& c) {
+    hooks.on_place = [c](const DecisionRecord& d) { compare_placement(c, d); };
+    hooks.on_can_ever_run = [c](const CanEverRunRecord& e) {
+        ++c.t.submissions;
+        c.t.never_runnable += !e.result;
+        if (slurm_ever_question(c.capi, c.planner, e.states, e.request, e.now) != e.result && ++c.t.mismatches <= 5)
+            ADD_FAILURE() << c.policy.name << " job " << e.request.job_id << " of " << e.request.min_nodes
+                          << " nodes at " << e.now << ": could ever run? simulator " << e.result;
     };
-    hooks.on_reclaim = [&](const ReclaimRecord& r) {
-        std::vector<std::uint8_t> states(r.states.size());
-        for (std::size_t i = 0; i < states.size(); ++i)
-            states[i] = static_cast<std::uint8_t>(r.states[i]);
-        std::vector<nvlb_running_job_t> running;
-        for (const auto& j : r.running)
-            running.push_back(running_job_of(j));
-        nvlb_request_t req{};
-        req.job_id = r.request.job_id;
-        req.min_nodes = r.request.min_nodes;
-        req.max_nodes = r.request.max_nodes;
-        req.req_nodes = r.request.max_nodes;
-        req.segment = r.request.segment;
-        req.preemptible = r.request.preemptible;
-        req.now = r.now;
-        const nvlb_reclaimer_t who = reclaimer_of(r.for_job);
-        std::vector<std::uint32_t> jobs(running.size() + 1);
-        std::vector<std::uint8_t> actions(running.size() + 1);
-        nvlb_reclaim_t out{};
-        out.jobs = jobs.data();
-        out.actions = actions.data();
-        out.jobs_capacity = jobs.size();
-        ASSERT_EQ(
-            capi.plan_reclaim(planner, states.data(), states.size(), &req, &who, running.data(), running.size(), &out),
-            NVLB_OK);
-        ++t.reclaim_plans;
-        const std::vector<std::uint32_t> chosen(jobs.begin(),
-                                                jobs.begin() + static_cast<std::ptrdiff_t>(out.job_count));
-        std::vector<std::uint32_t> want;
-        if (r.result)
-            for (const nvlblock::ReclaimVictim& v : r.result->victims)
-                want.push_back(v.job_id);
-        if (chosen != want ||
-            (r.result && (out.nodes != r.result->nodes || out.lost_node_seconds != r.result->lost_node_seconds)))
-            if (++t.mismatches <= 5)
-                ADD_FAILURE() << policy.name << " reclaim for job " << req.job_id << " at " << r.now << ": simulator "
-                              << want.size() << " jobs, plugin " << chosen.size();
-    };
-    hooks.on_reclaim_started = [&](std::uint32_t id, const nvlblock::Reclaim& plan, const nvlblock::Reclaimer& for_job,
-                                   Seconds released_by, Seconds now) {
-        std::vector<std::uint32_t> jobs;
-        std::vector<std::uint8_t> actions;
-        for (const nvlblock::ReclaimVictim& v : plan.victims) {
-            jobs.push_back(v.job_id);
-            actions.push_back(v.how == nvlblock::VictimStatus::kPreempt ? NVLB_RECLAIM_PREEMPT
-                              : v.at_once                               ? NVLB_RECLAIM_REQUEUE_NOW
-                                                                        : NVLB_RECLAIM_REQUEUE);
-            ++(v.how == nvlblock::VictimStatus::kPreempt ? t.victims_preempted : t.victims_requeued);
-        }
-        nvlb_reclaim_t r{};
-        r.jobs = jobs.data();
-        r.actions = actions.data();
-        r.jobs_capacity = r.job_count = jobs.size();
-        r.nodes = plan.nodes;
-        r.lost_node_seconds = plan.lost_node_seconds;
-        r.budget_node_seconds = plan.budget_node_seconds;
-        const nvlb_reclaimer_t who = reclaimer_of(for_job);
-        ++t.reclaims;
-        EXPECT_EQ(capi.reclaim_started(planner, id, &who, &r, released_by, now), NVLB_OK);
-    };
-    hooks.on_advance = [&](const AdvanceRecord& a) {
-        std::vector<std::uint8_t> states(a.states.size());
-        for (std::size_t i = 0; i < states.size(); ++i)
-            states[i] = static_cast<std::uint8_t>(a.states[i]);
-        std::size_t fell_back = 0;
-        EXPECT_EQ(capi.advance(planner, states.data(), states.size(), a.now, &fell_back), NVLB_OK);
-        ++t.advances;
-        t.fallbacks += fell_back;
-        if (fell_back != a.fell_back && ++t.mismatches <= 5)
-            ADD_FAILURE() << policy.name << " advance at " << a.now << ": simulator " << a.fell_back
-                          << " fell back, plugin " << fell_back;
-    };
-    hooks.on_can_ever_run = [&](const CanEverRunRecord& c) {
-        ++t.submissions;
-        t.never_runnable += !c.result;
-        if (slurm_ever_question(capi, planner, c.states, c.request, c.now) != c.result && ++t.mismatches <= 5)
-            ADD_FAILURE() << policy.name << " job " << c.request.job_id << " of " << c.request.min_nodes << " nodes at "
-                          << c.now << ": could ever run? simulator " << c.result;
-    };
-    hooks.on_preemptible = [&](const std::string& qos, bool preemptible) {
-        t.preemptible_jobs += preemptible;
+}
+
+// Which QOS the topology's selector calls preemptible.
+void install_preemptible_hook(SimHooks& hooks, const ReplayContext& c) {
+    hooks.on_preemptible = [c](const std::string& qos, bool preemptible) {
+        c.t.preemptible_jobs += preemptible;
         // topology/block has no selector of its own (Slurm's preempt/qos stands in).
-        if (nvlblock_selector && capi.is_preemptible(planner, qos.c_str(), nullptr) != preemptible &&
-            ++t.mismatches <= 5)
-            ADD_FAILURE() << policy.name << " QOS " << qos << ": preemptible? simulator " << preemptible;
+        if (c.nvlblock_selector && c.capi.is_preemptible(c.planner, qos.c_str(), nullptr) != preemptible &&
+            ++c.t.mismatches <= 5)
+            ADD_FAILURE() << c.policy.name << " QOS " << qos << ": preemptible? simulator " << preemptible;
     };
-    hooks.on_job_failed = [&](std::uint32_t id, const std::vector<nvlblock::NodeIndex>& nodes,
+}
+
+// Jobs' failures, ends (with what the core made of them) and starts, fed to
+// the plugin's ledger as the plugin learns them.
+void install_job_hooks(SimHooks& hooks, const ReplayContext& c) {
+    hooks.on_job_failed = [c](std::uint32_t id, const std::vector<nvlblock::NodeIndex>& nodes,
                               const std::vector<nvlblock::NodeIndex>& failed, Seconds now) {
-        EXPECT_EQ(capi.job_failed(planner, id, nodes.data(), nodes.size(), failed.data(), failed.size(), now), NVLB_OK);
+        // What prep's epilog reports for it: a batch job ending NODE_FAIL,
+        // its failed nodes DOWN (the plugin has no other way in).
+        std::vector<nvlb_ended_node_t> ended;
+        for (nvlblock::NodeIndex n : nodes)
+            ended.push_back({n, std::ranges::count(failed, n) ? unsigned{NVLB_NODE_SIGN_DOWN} : 0u, nullptr});
+        const nvlb_job_end_t end{
+            id, NVLB_END_BATCH | NVLB_END_REQUEUE_ALLOWED | NVLB_END_NODE_FAIL, now, 0, ended.data(), ended.size()};
+        nvlb_end_outcome_t out = NVLB_END_NOTHING;
+        EXPECT_EQ(c.capi.job_ended(c.planner, &end, &out), NVLB_OK);
     };
-    hooks.on_job_ended = [&](const nvlblock::JobEnd& e, nvlblock::JobEndOutcome outcome) {
+    hooks.on_job_ended = [c](const nvlblock::JobEnd& e, nvlblock::JobEndOutcome outcome) {
         std::vector<nvlb_ended_node_t> nodes;
         for (const nvlblock::EndedNode& n : e.nodes)
             nodes.push_back({n.node, n.signs, n.reason.empty() ? nullptr : n.reason.c_str()});
         const nvlb_job_end_t end{e.job_id, e.facts, e.ended_at, e.started_at, nodes.data(), nodes.size()};
         nvlb_end_outcome_t out = NVLB_END_NOTHING;
-        EXPECT_EQ(capi.job_ended(planner, &end, &out), NVLB_OK);
-        ++t.job_ends;
-        t.ends_opened += outcome == nvlblock::JobEndOutcome::kOpened;
-        t.ends_watched += outcome == nvlblock::JobEndOutcome::kWatching;
-        if (static_cast<int>(out) != static_cast<int>(outcome) && ++t.mismatches <= 5)
-            ADD_FAILURE() << policy.name << " job " << e.job_id << " ended at " << e.ended_at << ": simulator "
+        EXPECT_EQ(c.capi.job_ended(c.planner, &end, &out), NVLB_OK);
+        ++c.t.job_ends;
+        c.t.ends_opened += outcome == nvlblock::JobEndOutcome::kOpened;
+        c.t.ends_watched += outcome == nvlblock::JobEndOutcome::kWatching;
+        if (static_cast<int>(out) != static_cast<int>(outcome) && ++c.t.mismatches <= 5)
+            ADD_FAILURE() << c.policy.name << " job " << e.job_id << " ended at " << e.ended_at << ": simulator "
                           << static_cast<int>(outcome) << ", plugin " << static_cast<int>(out);
     };
-    hooks.on_job_started = [&](std::uint32_t id, const std::vector<nvlblock::NodeIndex>& nodes, Seconds now) {
-        EXPECT_EQ(capi.job_started(planner, id, nodes.data(), nodes.size(), now), NVLB_OK);
+    hooks.on_job_started = [c](std::uint32_t id, const std::vector<nvlblock::NodeIndex>& nodes, Seconds now) {
+        EXPECT_EQ(c.capi.job_started(c.planner, id, nodes.data(), nodes.size(), now), NVLB_OK);
     };
+}
 
+// One reclaim plan the simulator asked for (also when it found none), asked
+// of the plugin; the jobs chosen, the nodes and the run time lost must match.
+void compare_reclaim_plan(const ReplayContext& c, const ReclaimRecord& r) {
+    std::vector<std::uint8_t> states(r.states.size());
+    for (std::size_t i = 0; i < states.size(); ++i)
+        states[i] = static_cast<std::uint8_t>(r.states[i]);
+    std::vector<nvlb_running_job_t> running;
+    for (const auto& j : r.running)
+        running.push_back(running_job_of(j));
+    nvlb_request_t req{};
+    req.job_id = r.request.job_id;
+    req.min_nodes = r.request.min_nodes;
+    req.max_nodes = r.request.max_nodes;
+    req.req_nodes = r.request.max_nodes;
+    req.segment = r.request.segment;
+    req.preemptible = r.request.preemptible;
+    req.now = r.now;
+    const nvlb_reclaimer_t who = reclaimer_of(r.for_job);
+    std::vector<std::uint32_t> jobs(running.size() + 1);
+    std::vector<std::uint8_t> actions(running.size() + 1);
+    nvlb_reclaim_t out{};
+    out.jobs = jobs.data();
+    out.actions = actions.data();
+    out.jobs_capacity = jobs.size();
+    ASSERT_EQ(
+        c.capi.plan_reclaim(c.planner, states.data(), states.size(), &req, &who, running.data(), running.size(), &out),
+        NVLB_OK);
+    ++c.t.reclaim_plans;
+    const std::vector<std::uint32_t> chosen(jobs.begin(), jobs.begin() + static_cast<std::ptrdiff_t>(out.job_count));
+    std::vector<std::uint32_t> want;
+    if (r.result)
+        for (const nvlblock::ReclaimVictim& v : r.result->victims)
+            want.push_back(v.job_id);
+    if (chosen != want ||
+        (r.result && (out.nodes != r.result->nodes || out.lost_node_seconds != r.result->lost_node_seconds)))
+        if (++c.t.mismatches <= 5)
+            ADD_FAILURE() << c.policy.name << " reclaim for job " << req.job_id << " at " << r.now << ": simulator "
+                          << want.size() << " jobs, plugin " << chosen.size();
+}
+
+// A reclaim the simulator started, told to the plugin's ledger with each
+// victim's action.
+void tell_reclaim_started(const ReplayContext& c, std::uint32_t id, const nvlblock::Reclaim& plan,
+                          const nvlblock::Reclaimer& for_job, Seconds released_by, Seconds now) {
+    std::vector<std::uint32_t> jobs;
+    std::vector<std::uint8_t> actions;
+    for (const nvlblock::ReclaimVictim& v : plan.victims) {
+        jobs.push_back(v.job_id);
+        actions.push_back(v.how == nvlblock::VictimStatus::kPreempt ? NVLB_RECLAIM_PREEMPT
+                          : v.at_once                               ? NVLB_RECLAIM_REQUEUE_NOW
+                                                                    : NVLB_RECLAIM_REQUEUE);
+        ++(v.how == nvlblock::VictimStatus::kPreempt ? c.t.victims_preempted : c.t.victims_requeued);
+    }
+    nvlb_reclaim_t r{};
+    r.jobs = jobs.data();
+    r.actions = actions.data();
+    r.jobs_capacity = r.job_count = jobs.size();
+    r.nodes = plan.nodes;
+    r.lost_node_seconds = plan.lost_node_seconds;
+    r.budget_node_seconds = plan.budget_node_seconds;
+    const nvlb_reclaimer_t who = reclaimer_of(for_job);
+    ++c.t.reclaims;
+    EXPECT_EQ(c.capi.reclaim_started(c.planner, id, &who, &r, released_by, now), NVLB_OK);
+}
+
+// Reclaims of spares from running work: the plans, and those started.
+void install_reclaim_hooks(SimHooks& hooks, const ReplayContext& c) {
+    hooks.on_reclaim = [c](const ReclaimRecord& r) { compare_reclaim_plan(c, r); };
+    hooks.on_reclaim_started = [c](std::uint32_t id, const nvlblock::Reclaim& plan, const nvlblock::Reclaimer& for_job,
+                                   Seconds released_by,
+                                   Seconds now) { tell_reclaim_started(c, id, plan, for_job, released_by, now); };
+}
+
+// The ledger's clock, advanced at the same moments; the jobs that fell back
+// must match.
+void install_advance_hook(SimHooks& hooks, const ReplayContext& c) {
+    hooks.on_advance = [c](const AdvanceRecord& a) {
+        std::vector<std::uint8_t> states(a.states.size());
+        for (std::size_t i = 0; i < states.size(); ++i)
+            states[i] = static_cast<std::uint8_t>(a.states[i]);
+        std::size_t fell_back = 0;
+        EXPECT_EQ(c.capi.advance(c.planner, states.data(), states.size(), a.now, &fell_back), NVLB_OK);
+        ++c.t.advances;
+        c.t.fallbacks += fell_back;
+        if (fell_back != a.fell_back && ++c.t.mismatches <= 5)
+            ADD_FAILURE() << c.policy.name << " advance at " << a.now << ": simulator " << a.fell_back
+                          << " fell back, plugin " << fell_back;
+    };
+}
+
+// Runs the simulation with the hooks installed, then counts the in-place
+// restarts and the recoveries opened after a job's end on both sides.
+void run_simulation(const SimOptions& o, const PolicyConfig& policy, const SimHooks& hooks, std::uint64_t seed,
+                    const ReplayContext& c) {
     SyntheticSpec spec = parse_synthetic("load=1.1,small_load=0.12,mean_hours=2,small_mean_hours=0.5,max_slices=3");
     resolve_synthetic(spec, o.shape.racks, o.horizon, NVLBLOCK_SOURCE_DIR);
     FailureSource failures =
@@ -373,17 +436,39 @@ Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t s
     const PolicyResult r = sim.run();
     // One definition of "in place": the simulator's metric, its own ledger
     // and the plugin's ledger count the same restarts.
-    t.sim_in_place = r.multi_node_in_place;
-    t.sim_ledger_in_place = r.ledger_in_place;
-    t.sim_after_end = r.ledger_after_end;
+    c.t.sim_in_place = r.multi_node_in_place;
+    c.t.sim_ledger_in_place = r.ledger_in_place;
+    c.t.sim_after_end = r.ledger_after_end;
     std::vector<std::uint8_t> end_states;
     for (NodeState st : sim.world().cluster().states())
         end_states.push_back(static_cast<std::uint8_t>(st));
-    if (char* json = capi.report(planner, end_states.data(), end_states.size(), 0, NVLB_REPORT_JSON)) {
-        t.capi_in_place = json_counter(json, "in_place");
-        t.capi_after_end = json_counter(json, "after_end");
-        capi.free_text(json);
+    if (char* json = c.capi.report(c.planner, end_states.data(), end_states.size(), 0, NVLB_REPORT_JSON)) {
+        c.t.capi_in_place = json_counter(json, "in_place");
+        c.t.capi_after_end = json_counter(json, "after_end");
+        c.capi.free_text(json);
     }
+}
+
+Tally replay(const Capi& capi, PolicyKind kind, QueueMode queue, std::uint64_t seed) {
+    const SimOptions o = replay_options(kind, queue, seed);
+    const PolicyConfig policy = make_policy(kind, o.shape, o.preemption);
+    const LoadedPolicy loaded = load_policy(capi, policy);
+    if (!loaded.planner)
+        return {};
+    nvlb_planner_t* planner = loaded.planner;
+    capi.set_requeue_delay(planner, o.requeue_delay);
+    const bool nvlblock_selector = policy.topology_format == nvlblock::SourceFormat::kYaml;
+
+    Tally t;
+    std::vector<std::uint32_t> buffer;
+    const ReplayContext c{capi, planner, policy, loaded.sim_topo, nvlblock_selector, t, buffer};
+    SimHooks hooks;
+    install_placement_hooks(hooks, c);
+    install_reclaim_hooks(hooks, c);
+    install_advance_hook(hooks, c);
+    install_preemptible_hook(hooks, c);
+    install_job_hooks(hooks, c);
+    run_simulation(o, policy, hooks, seed, c);
     capi.free_planner(planner);
     return t;
 }

@@ -32,7 +32,7 @@ Topology cluster(std::int64_t wait = 300) {
         universe.push_back(buf);
     }
     universe.push_back("login1");
-    return test::yaml_topology("recovery:\n  wait: " + std::to_string(wait) +
+    return test::yaml_topology("defaults:\n  reserve: idle\nrecovery:\n  wait: " + std::to_string(wait) +
                                    "\nblocks:\n  - name: rack01\n    nodes: gb[0001-0018]\n"
                                    "  - name: rack02\n    nodes: gb[0019-0036]\n",
                                &universe);

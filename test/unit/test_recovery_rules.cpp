@@ -325,7 +325,7 @@ TEST(Segments, PerBlockRunsAndTheRestOneMore) {
 // to their jobs). Asserts what holds at any size; returns the CPU seconds the
 // recoveries took.
 double open_recoveries(int racks) {
-    std::string y = "recovery:\n  wait: 300\nblocks:\n";
+    std::string y = "defaults:\n  reserve: idle\nrecovery:\n  wait: 300\nblocks:\n";
     for (int r = 0; r < racks; ++r) {
         char buf[96];
         std::snprintf(buf, sizeof buf, "  - name: r%04d\n    nodes: n[%05d-%05d]\n", r, r * 18 + 1, r * 18 + 18);

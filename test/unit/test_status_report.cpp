@@ -309,7 +309,7 @@ TEST(JsonWriter, TopLevelScalar) {
 class ReportTest : public ::testing::Test {
   protected:
     ReportTest()
-        : planner(test::yaml_topology("defaults:\n  slice: 16\n  spares: 2\nblocks:\n"
+        : planner(test::yaml_topology("defaults:\n  slice: 16\n  spares: 2\n  reserve: idle\nblocks:\n"
                                       "  - name: rack01\n    nodes: gb[0001-0018]\n    lending: true\n"
                                       "  - name: rack02\n    nodes: gb[0019-0036]\n"
                                       "  - name: rack03\n    nodes: gb[0037-0054]\n"

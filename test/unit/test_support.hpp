@@ -25,11 +25,15 @@ inline Topology conf_topology(const std::string& text, const std::vector<std::st
     return build_topology(read_topology_spec_text(text, "topology.conf", SourceFormat::kTopologyConf), universe);
 }
 
-// `racks` blocks of `per_rack` nodes gb0001..., with the given settings.
+// `racks` blocks of `per_rack` nodes gb0001..., with the given settings. The
+// spares are idle (rule 3, what most of these tests are about) unless
+// `extra` names another reserve; nvlblock's own default is reclaim.
 inline Topology racks(int racks, int per_rack = 18, int slice = 16, int spares = 2, bool lending = false,
                       const std::string& extra = "") {
+    const bool own_reserve = extra.find("  reserve:") != std::string::npos;
     std::string y = "defaults:\n  slice: " + std::to_string(slice) + "\n  spares: " + std::to_string(spares) +
-                    "\n  lending: " + (lending ? "true" : "false") + "\n" + extra + "blocks:\n";
+                    "\n  lending: " + (lending ? "true" : "false") + "\n" + (own_reserve ? "" : "  reserve: idle\n") +
+                    extra + "blocks:\n";
     int node = 1;
     for (int r = 1; r <= racks; ++r) {
         char buf[128];

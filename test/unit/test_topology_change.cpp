@@ -10,6 +10,7 @@
 #include "recovery/recovery.hpp"
 #include "test_support.hpp"
 #include "writers/explain.hpp"
+#include "writers/topology_change_text.hpp"
 
 #include <gtest/gtest.h>
 
@@ -33,6 +34,18 @@ NodeAssignment into(const Topology& t, NodeIndex n, const std::string& block) {
     return {n, t.node_name(n), Target::kBlock, block};
 }
 
+// The planner's answer and the sentence slurmctld would log for it.
+struct Answered : TopologyChange {
+    std::string message;
+};
+
+Answered ask(Planner& p, const NodeAssignment& asked, std::span<const JobNodes> running, bool restoring) {
+    Answered a;
+    static_cast<TopologyChange&>(a) = p.change_node_block(asked, running, restoring);
+    a.message = topology_change_text(p.topology(), asked, a);
+    return a;
+}
+
 std::map<std::string, int> per_block(const Topology& t, const std::vector<NodeIndex>& nodes) {
     std::map<std::string, int> out;
     for (NodeIndex n : nodes)
@@ -48,7 +61,7 @@ TEST(TopologyChange, ReapplyingEveryAssignmentChangesNothingAndSegmentsStay) {
     const Ledger none;
     for (NodeIndex n = 0; n < p.topology().node_count(); ++n) {
         const std::string block = p.topology().block(p.topology().block_of(n)).name;
-        const TopologyChange c = p.change_node_block(into(p.topology(), n, block), {}, false);
+        const Answered c = ask(p, into(p.topology(), n, block), {}, false);
         ASSERT_EQ(c.outcome, Outcome::kUnchanged) << c.message;
         EXPECT_EQ(c.message, "node " + p.topology().node_name(n) + " is in " + block + " already");
     }
@@ -64,7 +77,7 @@ TEST(TopologyChange, ReapplyingEveryAssignmentChangesNothingAndSegmentsStay) {
 TEST(TopologyChange, MovesAFreeNodeIntoAKnownBlock) {
     Planner p(three_of_17());
     const NodeIndex n = 50; // gb0051, rack03
-    const TopologyChange c = p.change_node_block(into(p.topology(), n, "rack01"), {}, false);
+    const Answered c = ask(p, into(p.topology(), n, "rack01"), {}, false);
     ASSERT_EQ(c.outcome, Outcome::kChanged) << c.message;
     EXPECT_EQ(c.message, "node gb0051 moved from block rack03 (now 16 nodes) to block rack01 (now 18 nodes)");
     const Topology& t = p.topology();
@@ -77,39 +90,39 @@ TEST(TopologyChange, MovesAFreeNodeIntoAKnownBlock) {
     EXPECT_EQ(t.nodes_in_blocks(), 51u);
     // The file's topology is untouched; back to it with no unit.
     EXPECT_EQ(p.configured().block_of(n), 2);
-    const TopologyChange back = p.change_node_block({n, "gb0051", Target::kConfigured, ""}, {}, false);
+    const Answered back = ask(p, {n, "gb0051", Target::kConfigured, ""}, {}, false);
     ASSERT_EQ(back.outcome, Outcome::kChanged) << back.message;
     EXPECT_EQ(p.topology().block_of(n), 2);
     EXPECT_EQ(p.topology().block(2).nodes_expr, "gb[0035-0051]");
     // No unit again: it is where its file puts it.
-    EXPECT_EQ(p.change_node_block({n, "gb0051", Target::kConfigured, ""}, {}, false).outcome, Outcome::kUnchanged);
+    EXPECT_EQ(ask(p, {n, "gb0051", Target::kConfigured, ""}, {}, false).outcome, Outcome::kUnchanged);
 }
 
 TEST(TopologyChange, AnUnknownBlockIsRefusedNamingTheKnownOnes) {
     Planner p(three_of_17());
-    const TopologyChange c = p.change_node_block(into(p.topology(), 3, "rack09"), {}, false);
+    const Answered c = ask(p, into(p.topology(), 3, "rack09"), {}, false);
     ASSERT_EQ(c.outcome, Outcome::kRefused);
     EXPECT_EQ(c.message, "there is no block 'rack09' in test.yaml (blocks: rack01, rack02, rack03); a new block is "
                          "described in nvlblock.yaml and read at scontrol reconfigure");
     EXPECT_EQ(p.topology().block_of(3), 0);
     // Restoring (Slurm's saved node topology at start-up) refuses it too.
-    EXPECT_EQ(p.change_node_block(into(p.topology(), 3, "rack09"), {}, true).outcome, Outcome::kRefused);
+    EXPECT_EQ(ask(p, into(p.topology(), 3, "rack09"), {}, true).outcome, Outcome::kRefused);
 }
 
 TEST(TopologyChange, ANodeOfARunningJobKeepsItsBlockWhileTheJobHasMoreThere) {
     Planner p(three_of_17());
     const JobNodes job{7, range(0, 11)}; // 12 nodes on rack01
-    const TopologyChange c = p.change_node_block(into(p.topology(), 4, "rack02"), {&job, 1}, false);
+    const Answered c = ask(p, into(p.topology(), 4, "rack02"), {&job, 1}, false);
     ASSERT_EQ(c.outcome, Outcome::kRefused);
     EXPECT_EQ(c.message, "node gb0005 runs JobId=7, which has 11 more nodes in block rack01: moving it would split "
                          "the job's block; apply it again once the job ended");
     EXPECT_EQ(p.topology().block_of(4), 0);
     // Out of every block is a move too.
-    EXPECT_EQ(p.change_node_block({4, "gb0005", Target::kNone, ""}, {&job, 1}, false).outcome, Outcome::kRefused);
+    EXPECT_EQ(ask(p, {4, "gb0005", Target::kNone, ""}, {&job, 1}, false).outcome, Outcome::kRefused);
     // Re-applying its block is fine while the job runs.
-    EXPECT_EQ(p.change_node_block(into(p.topology(), 4, "rack01"), {&job, 1}, false).outcome, Outcome::kUnchanged);
+    EXPECT_EQ(ask(p, into(p.topology(), 4, "rack01"), {&job, 1}, false).outcome, Outcome::kUnchanged);
     // A free node of the same block may go: the job keeps all of its nodes together.
-    EXPECT_EQ(p.change_node_block(into(p.topology(), 16, "rack02"), {}, false).outcome, Outcome::kChanged);
+    EXPECT_EQ(ask(p, into(p.topology(), 16, "rack02"), {}, false).outcome, Outcome::kChanged);
 }
 
 TEST(TopologyChange, ANodeWhoseJobIsAllElsewhereMayJoinThatBlock) {
@@ -120,7 +133,7 @@ TEST(TopologyChange, ANodeWhoseJobIsAllElsewhereMayJoinThatBlock) {
     std::vector<NodeIndex> nodes = range(17, 27);
     nodes.push_back(16);
     const JobNodes job{8, nodes};
-    const TopologyChange c = p.change_node_block(into(p.topology(), 16, "rack02"), {&job, 1}, false);
+    const Answered c = ask(p, into(p.topology(), 16, "rack02"), {&job, 1}, false);
     EXPECT_EQ(c.outcome, Outcome::kChanged) << c.message;
 }
 
@@ -131,21 +144,21 @@ TEST(TopologyChange, ABlockAJobWaitsToRestartOnKeepsItsNodes) {
     // Out of its block (even a node it did not have), or into it: refused.
     for (const NodeAssignment& a : {into(p.topology(), 15, "rack02"), into(p.topology(), 20, "rack01"),
                                     NodeAssignment{15, "gb0016", Target::kNone, ""}}) {
-        const TopologyChange c = p.change_node_block(a, {}, false);
+        const Answered c = ask(p, a, {}, false);
         ASSERT_EQ(c.outcome, Outcome::kRefused) << a.node_name;
         EXPECT_EQ(c.message, "JobId=9 is waiting to restart in place on block rack01 after a node failure: the "
                              "block keeps its nodes until the job restarts or falls back (recovery.wait); apply it "
                              "again then");
     }
     // Other blocks change freely.
-    EXPECT_EQ(p.change_node_block(into(p.topology(), 20, "rack03"), {}, false).outcome, Outcome::kChanged);
+    EXPECT_EQ(ask(p, into(p.topology(), 20, "rack03"), {}, false).outcome, Outcome::kChanged);
     // Restoring skips the job rules.
-    EXPECT_EQ(p.change_node_block(into(p.topology(), 15, "rack02"), {}, true).outcome, Outcome::kChanged);
+    EXPECT_EQ(ask(p, into(p.topology(), 15, "rack02"), {}, true).outcome, Outcome::kChanged);
 }
 
 TEST(TopologyChange, RemovalShrinksTheBlockAndItsSparesStayACount) {
     Planner p(three_of_17());
-    const TopologyChange c = p.change_node_block({16, "gb0017", Target::kNone, ""}, {}, false);
+    const Answered c = ask(p, {16, "gb0017", Target::kNone, ""}, {}, false);
     ASSERT_EQ(c.outcome, Outcome::kChanged) << c.message;
     EXPECT_EQ(c.message, "node gb0017 left block rack01 (now 16 nodes); it is outside every block now");
     EXPECT_EQ(p.topology().block_of(16), kNoBlock);
@@ -169,10 +182,38 @@ TEST(TopologyChange, RemovalShrinksTheBlockAndItsSparesStayACount) {
     EXPECT_EQ(p.place(states, server, 0).reason, Reason::kNotInTopology);
     // A block never goes below its slice plus its spares (nvlblock.yaml's check).
     Planner full(test::racks(2, 18, 16, 2));
-    const TopologyChange more = full.change_node_block({17, "gb0018", Target::kNone, ""}, {}, false);
+    const Answered more = ask(full, {17, "gb0018", Target::kNone, ""}, {}, false);
     ASSERT_EQ(more.outcome, Outcome::kRefused);
     EXPECT_EQ(more.message, "block 'rack01' would have 17 nodes; its slice 16 plus 2 spares needs 18");
     EXPECT_EQ(full.topology().block(0).size(), 18);
+}
+
+// Every refusal in the words slurmctld logs (as the core composed them
+// before it returned refusal codes).
+TEST(TopologyChange, EveryRefusalIsWordedForTheLog) {
+    Planner p(three_of_17());
+    EXPECT_EQ(ask(p, {99, "gbx", Target::kNone, ""}, {}, false).message,
+              "node gbx (index 99) is not in nvlblock's topology (51 nodes): reconfigure first");
+    EXPECT_EQ(ask(p, {3, "", Target::kNone, ""}, {}, false).message, "a node needs a name");
+    EXPECT_EQ(ask(p, {3, "gb0001", Target::kNone, ""}, {}, false).message,
+              "node gb0001 is node 0 in nvlblock's topology, not 3");
+    EXPECT_EQ(ask(p, {3, "dyn99", Target::kNone, ""}, {}, false).message,
+              "node dyn99 takes the place of gb0004, which is in block rack01: reconfigure first");
+    Planner single(test::racks(2, 1, 1, 0));
+    const Answered emptied = ask(single, {0, single.topology().node_name(0), Target::kNone, ""}, {}, false);
+    EXPECT_EQ(emptied.outcome, Outcome::kRefused);
+    EXPECT_EQ(emptied.message, "block 'rack01' would have no nodes left");
+    Planner whole(test::racks(2, 18, 18, 0));
+    EXPECT_EQ(ask(whole, {17, "gb0018", Target::kNone, ""}, {}, false).message,
+              "block 'rack01' would have 17 nodes, fewer than its slice of 18");
+    // And the changes: a node out of every block joins one.
+    Planner q(three_of_17());
+    ASSERT_EQ(ask(q, {16, "gb0017", Target::kNone, ""}, {}, false).outcome, Outcome::kChanged);
+    EXPECT_EQ(ask(q, {16, "gb0017", Target::kBlock, "rack02"}, {}, false).message,
+              "node gb0017 joined block rack02 (now 18 nodes)");
+    EXPECT_EQ(ask(q, {16, "gb0017", Target::kNone, ""}, {}, false).message,
+              "node gb0017 left block rack02 (now 17 nodes); it is outside every block now");
+    EXPECT_EQ(ask(q, {16, "gb0017", Target::kNone, ""}, {}, false).message, "node gb0017 is in no block already");
 }
 
 TEST(TopologyChange, ANewDynamicNodeInAnEmptySlotJoinsABlock) {
@@ -186,15 +227,15 @@ TEST(TopologyChange, ANewDynamicNodeInAnEmptySlotJoinsABlock) {
     Planner p(test::yaml_topology("defaults:\n  slice: 16\n  spares: 1\nblocks:\n  - name: rack01\n"
                                   "    nodes: gb[0001-0017]\n",
                                   &universe));
-    const TopologyChange c = p.change_node_block({18, "dyn01", Target::kBlock, "rack01"}, {}, false);
+    const Answered c = ask(p, {18, "dyn01", Target::kBlock, "rack01"}, {}, false);
     ASSERT_EQ(c.outcome, Outcome::kChanged) << c.message;
     EXPECT_EQ(p.topology().find_node("dyn01"), std::optional<NodeIndex>(18));
     EXPECT_EQ(p.topology().block(0).size(), 18);
     // Deleted (its topology cleared): not in the file, so out of every block.
-    EXPECT_EQ(p.change_node_block({18, "dyn01", Target::kConfigured, ""}, {}, false).outcome, Outcome::kChanged);
+    EXPECT_EQ(ask(p, {18, "dyn01", Target::kConfigured, ""}, {}, false).outcome, Outcome::kChanged);
     EXPECT_EQ(p.topology().block_of(18), kNoBlock);
     // A name nvlblock has for another node is refused.
-    EXPECT_EQ(p.change_node_block({18, "gb0001", Target::kBlock, "rack01"}, {}, false).outcome, Outcome::kRefused);
+    EXPECT_EQ(ask(p, {18, "gb0001", Target::kBlock, "rack01"}, {}, false).outcome, Outcome::kRefused);
 }
 
 TEST(HeldBlocks, ARecoveryWhoseBlockChangedFallsBackLogged) {
@@ -231,6 +272,30 @@ TEST(HeldBlocks, ARenamedOrRemovedBlockEndsTheWait) {
     EXPECT_EQ(held_blocks_changed(renamed, held), "block rack01 no longer exists (it had 18 nodes (gb[0001-0018]))");
     // A record saved before blocks were kept is never found changed.
     EXPECT_EQ(held_blocks_changed(renamed, std::vector<HeldBlock>{}), "");
+}
+
+// The question every decision asks (held_blocks_unchanged, no copies) gives
+// the answer of the one that words the change, topology by topology.
+TEST(HeldBlocks, TheQuickAnswerIsTheWordedOne) {
+    const Topology t = test::racks(3, 18, 16, 2);
+    const std::vector<HeldBlock> held = held_blocks(t, range(10, 25)); // rack01 and rack02
+    const std::vector<Topology> others = {
+        t,
+        test::racks(3, 17, 16, 1), // every rack one node shorter
+        test::yaml_topology("blocks:\n  - name: rack01\n    nodes: gb[0001-0018]\n  - name: rack02\n"
+                            "    nodes: gb[0019-0036]\n"), // the same two, rack03 gone
+        test::yaml_topology("blocks:\n  - name: rack02\n    nodes: gb[0001-0018]\n  - name: rack01\n"
+                            "    nodes: gb[0019-0036]\n"), // the names swapped
+        test::yaml_topology("blocks:\n  - name: rack01\n    nodes: gb[0001-0017],gb0019\n  - name: rack02\n"
+                            "    nodes: gb0018,gb[0020-0036]\n"), // one node each way, sizes kept
+        test::yaml_topology("blocks:\n  - name: nvl01\n    nodes: gb[0001-0018]\n"),
+    };
+    const std::vector<bool> unchanged = {true, false, true, false, false, false};
+    for (std::size_t i = 0; i < others.size(); ++i) {
+        EXPECT_EQ(held_blocks_unchanged(others[i], held), unchanged[i]) << i;
+        EXPECT_EQ(held_blocks_changed(others[i], held).empty(), unchanged[i]) << i;
+    }
+    EXPECT_TRUE(held_blocks_unchanged(others[1], std::vector<HeldBlock>{}));
 }
 
 TEST(HeldBlocks, SavedWithTheRecordAndReadBack) {

@@ -3,6 +3,7 @@
 // nvlblock.yaml: a complete good file, and every way a file can be wrong,
 // each reported as "file:line: message".
 #include "readers/load_topology.hpp"
+#include "readers/spec_error.hpp"
 #include "readers/yaml_reader.hpp"
 #include "test_support.hpp"
 
@@ -140,6 +141,7 @@ TEST(YamlReader, BuiltInDefaults) {
     EXPECT_EQ(t.block(0).settings.slice, 16);
     EXPECT_EQ(t.block(0).settings.spares, 2);
     EXPECT_FALSE(t.block(0).settings.lending);
+    EXPECT_EQ(t.block(0).settings.reserve, SpareReserve::kReclaim); // withholds nothing (docs/config.md)
     EXPECT_EQ(t.policy().recovery.wait_seconds, 300);
     EXPECT_DOUBLE_EQ(t.policy().block_fault_fraction, 0.5);
     EXPECT_TRUE(t.policy().preemptible.empty());
@@ -315,6 +317,49 @@ TEST(YamlErrors, ADefaultsProblemIsOneErrorAtTheDefaults) {
     EXPECT_EQ(problems[1].str(),
               "test.yaml:2: defaults: slice 19 is larger than a block of 18 nodes (blocks taking it from here: "
               "rack[1-3])");
+}
+
+// Lending lends idle spares: asking for it without a reserve asks for them;
+// a reserve written anywhere (the block, the defaults) is what counts.
+TEST(YamlReader, LendingWithoutAReserveMeansIdleSpares) {
+    const Topology t = yaml_topology("defaults:\n  lending: true\nblocks:\n" + rack("r1", "gb[01-18]") +
+                                     rack("r2", "gb[19-36]", "    lending: false\n") +
+                                     rack("r3", "gb[37-54]", "    reserve: idle\n    lending: false\n"));
+    EXPECT_EQ(t.block(0).settings.reserve, SpareReserve::kIdle);
+    EXPECT_TRUE(t.block(0).settings.lending);
+    EXPECT_EQ(t.block(1).settings.reserve, SpareReserve::kReclaim);
+    EXPECT_EQ(t.block(2).settings.reserve, SpareReserve::kIdle);
+    EXPECT_TRUE(t.warnings().empty());
+    const Topology written = yaml_topology("defaults:\n  reserve: idle\nblocks:\n" + rack("r1", "gb[01-18]"));
+    EXPECT_EQ(written.block(0).settings.reserve, SpareReserve::kIdle);
+}
+
+// Lending where the spares are reclaimed lends nothing: the block does not
+// lend, and a warning says so, once at the defaults where both come from there.
+TEST(YamlReader, LendingWithReclaimedSparesIsAWarning) {
+    const Topology t =
+        yaml_topology("defaults:\n  lending: true\n  reserve: reclaim\nblocks:\n" + rack("r1", "gb[01-18]") +
+                      rack("r2", "gb[19-36]") + rack("r3", "gb[37-54]", "    reserve: idle\n"));
+    EXPECT_FALSE(t.block(0).settings.lending);
+    EXPECT_FALSE(t.block(1).settings.lending);
+    EXPECT_TRUE(t.block(2).settings.lending);
+    ASSERT_EQ(t.warnings().size(), 1u);
+    EXPECT_EQ(t.warnings()[0].str(),
+              "test.yaml:2: defaults: lending: true has no effect with reserve: reclaim (every node runs any work "
+              "already; lending lends idle spares): drop it, or set reserve: idle (blocks taking both from here: "
+              "r[1-2])");
+    const Topology own =
+        yaml_topology("blocks:\n" + rack("r1", "gb[01-18]", "    lending: true\n    reserve: reclaim\n"));
+    ASSERT_EQ(own.warnings().size(), 1u);
+    EXPECT_EQ(own.warnings()[0].where.line, 2);
+    EXPECT_NE(own.warnings()[0].message.find("block 'r1': lending: true has no effect"), std::string::npos);
+}
+
+TEST(YamlErrors, MergeKeysAreRefusedByName) {
+    const std::string merged =
+        yaml_message("defaults:\n  <<: {slice: 16}\n  spares: 2\nblocks:\n" + rack("r1", "gb[01-18]"));
+    EXPECT_EQ(merged, "test.yaml:2: YAML merge keys ('<<') are not supported in defaults: write the keys out "
+                      "(anchors and *aliases of whole values work; docs/config.md)");
 }
 
 TEST(YamlErrors, DuplicateBlockNames) {
@@ -633,6 +678,16 @@ TEST(YamlTopologyYaml, TopologyNamePicksOneOfSeveralBlockTopologies) {
                                              "nvlblock takes block topologies only");
         EXPECT_EQ(e.problems()[1].str(), dir.path() + "/c.yaml:1: in topology_yaml 'racks.yaml' included from here");
     }
+    // A name the file lacks: one error, at topology_name's line (it was two,
+    // the first without a line).
+    try {
+        load_topology(dir.write("d.yaml", "topology_yaml: racks.yaml\ntopology_name: nvl27\n"));
+        FAIL() << "an unknown topology name was accepted";
+    } catch (const ConfigError& e) {
+        ASSERT_EQ(e.problems().size(), 1u) << e.what();
+        EXPECT_EQ(e.problems()[0].str(), dir.path() + "/d.yaml:2: topology_name: no topology 'nvl27' in topology_yaml "
+                                                      "'racks.yaml' (block topologies: nvl72, small)");
+    }
 }
 
 TEST(YamlTopologyYaml, TopologyBlocksRulesApplyAtTheYamlsLines) {
@@ -671,8 +726,9 @@ namespace {
 
 // YAML aliases repeat one expression of a million names in a few bytes: the
 // file's names are counted together and refused past four million, at the
-// line of the expression (an alias's node is its anchor's: line 3) for the
-// block that went over (issue 36; seeds in test/fuzz/corpus/yaml/aliases.yaml).
+// line of the alias of the block that went over (r4's `nodes: *big`, line
+// 11), naming the anchored expression's line (issue 36; seeds in
+// test/fuzz/corpus/yaml/aliases.yaml).
 TEST(YamlErrors, AliasesCannotMultiplyTheNodesPastTheLimit) {
     std::string text = "blocks:\n  - name: r0\n    nodes: &big n[0000001-1048576]\n";
     for (int i = 1; i <= 5; ++i)
@@ -682,8 +738,61 @@ TEST(YamlErrors, AliasesCannotMultiplyTheNodesPastTheLimit) {
     for (const auto& p : e.problems())
         found = found ||
                 (p.message.find("block 'r4': the file names more than 4194304 nodes in all") != std::string::npos &&
-                 p.where.line == 3);
+                 p.message.find("(in the value of an alias, written at line 3)") != std::string::npos &&
+                 p.where.line == 11);
     EXPECT_TRUE(found) << e.what();
+}
+
+// A file with problems still says what it could read (spec_error.hpp): the
+// blocks that read cleanly, not the damaged one, and not the hierarchy once
+// a block is missing (its groups would name it); nvlblock-check builds that.
+TEST(YamlReader, ProblemsComeWithTheBlocksThatReadCleanly) {
+    const std::string text = "defaults:\n  slice: 4\n  spares: 0\nblocks:\n" + rack("r1", "n[01-04]") +
+                             rack("r2", "n[05-08]", "    slice: x\n") + rack("r3", "n[09-12]") +
+                             "hierarchy:\n  levels:\n    - name: su\n      groups:\n        su1: r[1-3]\n";
+    try {
+        read_topology_spec_text(text, "t.yaml", SourceFormat::kYaml);
+        FAIL() << "no problem reported";
+    } catch (const SpecError& e) {
+        ASSERT_EQ(e.problems().size(), 1u);
+        EXPECT_EQ(e.problems()[0].str(), "t.yaml:9: slice: 'x' is not a whole number");
+        ASSERT_TRUE(e.partial());
+        std::vector<std::string> names;
+        for (const BlockSpec& b : e.partial()->blocks)
+            names.push_back(b.name);
+        EXPECT_EQ(names, (std::vector<std::string>{"r1", "r3"}));
+        EXPECT_TRUE(e.partial()->hierarchy.levels.empty());
+        EXPECT_FALSE(e.defaults_damaged());
+    }
+}
+
+// An error in a value an alias brings is reported at the alias's line (each
+// use may fail on its own), naming the anchor's; the anchor's own use at its.
+TEST(YamlErrors, AnAliasedValueFailsAtTheAliasLine) {
+    const std::string text = "blocks:\n"
+                             "  - name: r1\n"
+                             "    nodes: &bad n[01-04\n" // line 3
+                             "  - name: r2\n"
+                             "    nodes: *bad\n" // line 5
+                             "  - name: r3\n"
+                             "    nodes: n[05-08]\n";
+    const ConfigError e = yaml_error(text);
+    ASSERT_EQ(e.problems().size(), 2u) << e.what();
+    EXPECT_EQ(e.problems()[0].str(), "test.yaml:3: block 'r1': bad hostlist 'n[01-04': missing ']'");
+    EXPECT_EQ(e.problems()[1].str(), "test.yaml:5: block 'r2': bad hostlist 'n[01-04': missing ']' (in the value of an "
+                                     "alias, written at line 3)");
+}
+
+TEST(YamlReader, DamagedDefaultsAreSaid) {
+    try {
+        read_topology_spec_text("defaults:\n  slcie: 4\nblocks:\n" + rack("r1", "n[01-04]"), "t.yaml",
+                                SourceFormat::kYaml);
+        FAIL() << "no problem reported";
+    } catch (const SpecError& e) {
+        EXPECT_TRUE(e.defaults_damaged());
+        ASSERT_TRUE(e.partial());
+        EXPECT_EQ(e.partial()->blocks.size(), 1u);
+    }
 }
 
 } // namespace

@@ -173,12 +173,7 @@ std::string generated_header(const char* file, std::size_t reports) {
 std::string render_yaml(const std::vector<OutBlock>& blocks, const std::vector<std::string>& outside,
                         const GenerateOptions& o, std::size_t reports) {
     std::ostringstream y;
-    y << generated_header("nvlblock.yaml", reports) << "defaults:\n"
-      << "  slice: " << o.slice << "\n"
-      << "  spares: " << o.spares << "\n";
-    if (o.spares > 0) // the recommended start: spares run work until a failure needs them
-        y << "  reserve: reclaim    # docs/admin.md 4.1; 'idle' keeps them free\n";
-    y << "blocks:\n";
+    y << generated_header("nvlblock.yaml", reports) << yaml_defaults(o.slice, o.spares) << "blocks:\n";
     for (const auto& b : blocks) {
         y << "  # " << domain_comment(b) << "\n";
         y << "  - name: " << b.name << "\n";
@@ -249,6 +244,13 @@ std::string render_conf(const std::vector<OutBlock>& blocks, const std::vector<s
 
 } // namespace
 
+std::string yaml_defaults(int slice, int spares) {
+    std::string y = "defaults:\n  slice: " + std::to_string(slice) + "\n  spares: " + std::to_string(spares) + "\n";
+    if (spares > 0) // the recommended start: spares run work until a failure needs them
+        y += "  reserve: reclaim    # docs/admin.md 4.1; 'idle' keeps them free\n";
+    return y;
+}
+
 bool natural_less(const std::string& a, const std::string& b) {
     std::size_t i = 0, j = 0;
     int tie = 0; // equal numbers written with different zero padding: fewer digits first
@@ -283,9 +285,10 @@ bool natural_less(const std::string& a, const std::string& b) {
     return tie < 0;
 }
 
-GenerateResult generate_topology(const std::vector<std::string>& inputs, const GenerateOptions& opts) {
-    GenerateResult res;
-    const std::vector<std::string> files = expand_inputs(inputs, res.errors);
+namespace {
+
+// Every report read once; a node reported twice is an error at the second.
+std::vector<Reported> read_reports(const std::vector<std::string>& files, GenerateResult& res) {
     std::vector<Reported> reported;
     std::unordered_map<std::string, std::string> file_of;
     for (const auto& f : files) {
@@ -299,135 +302,191 @@ GenerateResult generate_topology(const std::vector<std::string>& inputs, const G
         }
         reported.push_back(std::move(*r));
     }
-    res.reports = files.size();
+    return reported;
+}
 
-    // Domains and their nodes, in hostname order.
-    std::map<DomainKey, std::vector<std::string>> domains;
+// The NVLink domains and their nodes (hostname order), in the order of their
+// first hostname; the nodes in none.
+struct Domains {
+    std::map<DomainKey, std::vector<std::string>> nodes;
+    std::vector<DomainKey> order;
     std::vector<std::string> outside;
+};
+
+Domains group_by_domain(const std::vector<Reported>& reported) {
+    Domains d;
     for (const auto& r : reported) {
         if (r.domain)
-            domains[*r.domain].push_back(r.host);
+            d.nodes[*r.domain].push_back(r.host);
         else
-            outside.push_back(r.host);
+            d.outside.push_back(r.host);
     }
-    for (auto& [k, nodes] : domains)
+    for (auto& [k, nodes] : d.nodes) {
         std::sort(nodes.begin(), nodes.end(), natural_less);
-    std::sort(outside.begin(), outside.end(), natural_less);
-
-    // Domains in the order of their first hostname.
-    std::vector<DomainKey> order;
-    for (const auto& [k, nodes] : domains)
-        order.push_back(k);
-    std::sort(order.begin(), order.end(), [&](const DomainKey& a, const DomainKey& b) {
-        return natural_less(domains[a].front(), domains[b].front());
+        d.order.push_back(k);
+    }
+    std::sort(d.outside.begin(), d.outside.end(), natural_less);
+    std::sort(d.order.begin(), d.order.end(), [&](const DomainKey& a, const DomainKey& b) {
+        return natural_less(d.nodes[a].front(), d.nodes[b].front());
     });
+    return d;
+}
+
+// Which previous block each domain continues (at most one each way); the
+// domains that continue none go to `fresh`. A domain over several blocks, or
+// a block split over domains, is an error: the site merges or splits by hand.
+std::vector<std::optional<DomainKey>> match_previous(const TopologySpec& prev, Domains& domains,
+                                                     const std::unordered_map<std::string, std::size_t>& block_of,
+                                                     const std::string& prev_path, std::vector<DomainKey>& fresh,
+                                                     GenerateResult& res) {
+    std::vector<std::optional<DomainKey>> domain_of_prev(prev.blocks.size());
+    for (const auto& k : domains.order) {
+        std::set<std::size_t> touched;
+        for (const auto& n : domains.nodes[k])
+            if (auto it = block_of.find(n); it != block_of.end())
+                touched.insert(it->second);
+        if (touched.empty()) {
+            fresh.push_back(k);
+            continue;
+        }
+        if (touched.size() > 1) {
+            std::string names;
+            for (auto i : touched)
+                names += (names.empty() ? "'" : ", '") + prev.blocks[i].name + "'";
+            res.errors.push_back({{prev_path, 0},
+                                  "the NVLink domain of cluster " + k.first + " clique " + std::to_string(k.second) +
+                                      " holds nodes of blocks " + names + "; merge them by hand"});
+            continue;
+        }
+        const std::size_t i = *touched.begin();
+        if (domain_of_prev[i]) {
+            res.errors.push_back({prev.blocks[i].where, "the nodes of block '" + prev.blocks[i].name +
+                                                            "' are now in two NVLink domains; split it by hand"});
+            continue;
+        }
+        domain_of_prev[i] = k;
+    }
+    return domain_of_prev;
+}
+
+// A previous block as it goes on: its domain's nodes now, plus its nodes
+// that did not report (kept where they were); none if no node is left.
+std::optional<OutBlock> continue_block(const BlockSpec& was, const std::optional<DomainKey>& domain, Domains& domains,
+                                       const std::set<std::string>& reported_hosts, GenerateResult& res) {
+    OutBlock b;
+    b.name = was.name;
+    b.domain = domain;
+    b.slice = was.slice;
+    b.spares = was.spares;
+    b.lending = was.lending;
+    std::set<std::string> nodes;
+    if (b.domain)
+        nodes.insert(domains.nodes[*b.domain].begin(), domains.nodes[*b.domain].end());
+    std::size_t kept = 0;
+    for (const auto& n : was.node_names) {
+        if (!reported_hosts.count(n)) {
+            nodes.insert(n);
+            ++kept;
+        }
+    }
+    if (!b.domain) {
+        b.kept = true;
+        if (kept == was.node_names.size())
+            res.notes.push_back({was.where, "block '" + b.name + "': no node reported; kept as it was"});
+    } else if (kept) {
+        res.notes.push_back(
+            {was.where, "block '" + b.name + "': " + plural(kept, "node") + " did not report; kept in the block"});
+    }
+    if (nodes.empty()) {
+        res.notes.push_back(
+            {was.where, "block '" + b.name + "': every node now reports another domain or none; dropped"});
+        return std::nullopt;
+    }
+    b.nodes.assign(nodes.begin(), nodes.end());
+    std::sort(b.nodes.begin(), b.nodes.end(), natural_less);
+    return b;
+}
+
+// --previous: its blocks keep their names, places and settings, new domains
+// are numbered after its highest number. False on errors (in res).
+bool keep_previous(const GenerateOptions& opts, const std::vector<Reported>& reported, Domains& domains,
+                   std::vector<OutBlock>& blocks, std::vector<DomainKey>& fresh, long& next, GenerateResult& res) {
+    TopologySpec prev;
+    try {
+        prev = read_topology_spec(opts.previous, opts.slurm_release);
+    } catch (const ConfigError& e) {
+        for (const auto& d : e.problems())
+            res.errors.push_back(d);
+        res.errors.push_back({{opts.previous, 0}, "cannot use it as --previous"});
+        return false;
+    }
+    std::unordered_map<std::string, std::size_t> block_of;
+    for (std::size_t i = 0; i < prev.blocks.size(); ++i) {
+        for (const auto& n : prev.blocks[i].node_names)
+            block_of.emplace(n, i);
+        if (auto num = name_number(prev.blocks[i].name, opts.prefix))
+            next = std::max(next, *num + 1);
+    }
+    next = std::max<long>(next, static_cast<long>(prev.blocks.size()) + 1);
+    std::set<std::string> reported_hosts;
+    for (const auto& r : reported)
+        reported_hosts.insert(r.host);
+    const auto domain_of_prev = match_previous(prev, domains, block_of, opts.previous, fresh, res);
+    if (!res.errors.empty())
+        return false;
+    for (std::size_t i = 0; i < prev.blocks.size(); ++i)
+        if (auto b = continue_block(prev.blocks[i], domain_of_prev[i], domains, reported_hosts, res))
+            blocks.push_back(std::move(*b));
+    // Nodes that left a previous block for no domain at all.
+    for (const auto& r : reported)
+        if (!r.domain)
+            if (auto it = block_of.find(r.host); it != block_of.end())
+                res.notes.push_back({{r.file, 0},
+                                     "node " + r.host + " was in block '" + prev.blocks[it->second].name +
+                                         "' and now reports no NVLink domain; left out of every block"});
+    return true;
+}
+
+// What we write must load: checked with the readers slurmctld uses.
+bool loads(const std::string& text, const std::vector<OutBlock>& blocks, const std::vector<std::string>& outside,
+           const GenerateOptions& opts, GenerateResult& res) {
+    try {
+        std::vector<std::string> universe;
+        for (const auto& b : blocks)
+            universe.insert(universe.end(), b.nodes.begin(), b.nodes.end());
+        universe.insert(universe.end(), outside.begin(), outside.end());
+        build_topology(read_topology_spec_text(text, "<generated>", opts.format, ".", opts.slurm_release), &universe);
+        return true;
+    } catch (const ConfigError& e) {
+        for (const auto& d : e.problems())
+            res.errors.push_back(d);
+        return false;
+    }
+}
+
+} // namespace
+
+GenerateResult generate_topology(const std::vector<std::string>& inputs, const GenerateOptions& opts) {
+    GenerateResult res;
+    const std::vector<std::string> files = expand_inputs(inputs, res.errors);
+    const std::vector<Reported> reported = read_reports(files, res);
+    res.reports = files.size();
+    Domains domains = group_by_domain(reported);
 
     std::vector<OutBlock> blocks;
     long next = 1;
-    std::vector<DomainKey> fresh = order;
-    if (!opts.previous.empty()) {
-        TopologySpec prev;
-        try {
-            prev = read_topology_spec(opts.previous);
-        } catch (const ConfigError& e) {
-            for (const auto& d : e.problems())
-                res.errors.push_back(d);
-            res.errors.push_back({{opts.previous, 0}, "cannot use it as --previous"});
-            return res;
-        }
-        std::unordered_map<std::string, std::size_t> prev_block_of;
-        for (std::size_t i = 0; i < prev.blocks.size(); ++i) {
-            for (const auto& n : prev.blocks[i].node_names)
-                prev_block_of.emplace(n, i);
-            if (auto num = name_number(prev.blocks[i].name, opts.prefix))
-                next = std::max(next, *num + 1);
-        }
-        next = std::max<long>(next, static_cast<long>(prev.blocks.size()) + 1);
-        std::unordered_map<std::string, bool> reported_host;
-        for (const auto& r : reported)
-            reported_host[r.host] = true;
-        std::vector<std::optional<DomainKey>> domain_of_prev(prev.blocks.size());
-        fresh.clear();
-        for (const auto& k : order) {
-            std::set<std::size_t> touched;
-            for (const auto& n : domains[k])
-                if (auto it = prev_block_of.find(n); it != prev_block_of.end())
-                    touched.insert(it->second);
-            if (touched.empty()) {
-                fresh.push_back(k);
-                continue;
-            }
-            if (touched.size() > 1) {
-                std::string names;
-                for (auto i : touched)
-                    names += (names.empty() ? "'" : ", '") + prev.blocks[i].name + "'";
-                res.errors.push_back({{opts.previous, 0},
-                                      "the NVLink domain of cluster " + k.first + " clique " +
-                                          std::to_string(k.second) + " holds nodes of blocks " + names +
-                                          "; merge them by hand"});
-                continue;
-            }
-            const std::size_t i = *touched.begin();
-            if (domain_of_prev[i]) {
-                res.errors.push_back({prev.blocks[i].where, "the nodes of block '" + prev.blocks[i].name +
-                                                                "' are now in two NVLink domains; split it by hand"});
-                continue;
-            }
-            domain_of_prev[i] = k;
-        }
-        if (!res.errors.empty())
-            return res;
-        for (std::size_t i = 0; i < prev.blocks.size(); ++i) {
-            OutBlock b;
-            b.name = prev.blocks[i].name;
-            b.domain = domain_of_prev[i];
-            b.slice = prev.blocks[i].slice;
-            b.spares = prev.blocks[i].spares;
-            b.lending = prev.blocks[i].lending;
-            std::set<std::string> nodes;
-            if (b.domain)
-                nodes.insert(domains[*b.domain].begin(), domains[*b.domain].end());
-            std::size_t kept = 0;
-            for (const auto& n : prev.blocks[i].node_names) {
-                if (!reported_host.count(n)) {
-                    nodes.insert(n);
-                    ++kept;
-                }
-            }
-            if (!b.domain) {
-                b.kept = true;
-                if (kept == prev.blocks[i].node_names.size())
-                    res.notes.push_back(
-                        {prev.blocks[i].where, "block '" + b.name + "': no node reported; kept as it was"});
-            } else if (kept) {
-                res.notes.push_back({prev.blocks[i].where, "block '" + b.name + "': " + plural(kept, "node") +
-                                                               " did not report; kept in the block"});
-            }
-            if (nodes.empty()) {
-                res.notes.push_back({prev.blocks[i].where, "block '" + b.name +
-                                                               "': every node now reports another domain or none; "
-                                                               "dropped"});
-                continue;
-            }
-            b.nodes.assign(nodes.begin(), nodes.end());
-            std::sort(b.nodes.begin(), b.nodes.end(), natural_less);
-            blocks.push_back(std::move(b));
-        }
-        // Nodes that left a previous block for no domain at all.
-        for (const auto& r : reported)
-            if (!r.domain)
-                if (auto it = prev_block_of.find(r.host); it != prev_block_of.end())
-                    res.notes.push_back({{r.file, 0},
-                                         "node " + r.host + " was in block '" + prev.blocks[it->second].name +
-                                             "' and now reports no NVLink domain; left out of every block"});
-    }
+    std::vector<DomainKey> fresh;
+    if (opts.previous.empty())
+        fresh = domains.order;
+    else if (!keep_previous(opts, reported, domains, blocks, fresh, next, res))
+        return res;
     if (!res.errors.empty())
         return res;
     for (const auto& k : fresh) {
         OutBlock b;
         b.name = block_name(opts.prefix, next++, opts.width);
         b.domain = k;
-        b.nodes = domains[k];
+        b.nodes = domains.nodes[k];
         blocks.push_back(std::move(b));
     }
     if (blocks.empty()) {
@@ -435,25 +494,15 @@ GenerateResult generate_topology(const std::vector<std::string>& inputs, const G
                               "no node reported an NVLink domain: nothing to put in a block"});
         return res;
     }
-    std::string text = opts.format == SourceFormat::kYaml ? render_yaml(blocks, outside, opts, res.reports)
-                                                          : render_conf(blocks, outside, opts, res.reports);
-    // What we write must load: check it with the readers slurmctld uses.
-    try {
-        std::vector<std::string> universe;
-        for (const auto& b : blocks)
-            universe.insert(universe.end(), b.nodes.begin(), b.nodes.end());
-        universe.insert(universe.end(), outside.begin(), outside.end());
-        build_topology(read_topology_spec_text(text, "<generated>", opts.format), &universe);
-    } catch (const ConfigError& e) {
-        for (const auto& d : e.problems())
-            res.errors.push_back(d);
+    std::string text = opts.format == SourceFormat::kYaml ? render_yaml(blocks, domains.outside, opts, res.reports)
+                                                          : render_conf(blocks, domains.outside, opts, res.reports);
+    if (!loads(text, blocks, domains.outside, opts, res))
         return res;
-    }
     res.text = std::move(text);
     res.blocks = blocks.size();
     for (const auto& b : blocks)
         res.nodes_in_blocks += b.nodes.size();
-    res.outside = outside.size();
+    res.outside = domains.outside.size();
     return res;
 }
 

@@ -42,6 +42,9 @@ struct GenerateOptions {
     int spares = 2;
     std::string previous; // topology file whose block names and order to keep
     int su_racks = 0;     // group every N consecutive blocks into a scalable unit (0: no groups)
+    // Whose topology/block rules --previous and the file written are read
+    // by; nvlblock-check passes the site's (its --slurm-release).
+    int slurm_release = kDefaultSlurmRelease;
 };
 
 struct GenerateResult {
@@ -56,5 +59,10 @@ GenerateResult generate_topology(const std::vector<std::string>& inputs, const G
 
 // "gb2" < "gb10": digit runs compare as numbers.
 bool natural_less(const std::string& a, const std::string& b);
+
+// The `defaults:` of a written nvlblock.yaml (--generate, --from-topology-yaml):
+// slice and spares, and where there are spares the reserve, written although
+// it is the default, so that the file says what its spares cost.
+std::string yaml_defaults(int slice, int spares);
 
 } // namespace nvlblock::check

@@ -4,6 +4,7 @@
 // node it runs on (--local), or write a topology file from the per-node
 // reports of a cluster (--generate).
 #include "cli.hpp"
+#include "common/warning_names.hpp"
 #include "generate.hpp"
 #include "local.hpp"
 #include "plugin_build.hpp"
@@ -36,8 +37,9 @@ const char* kUsage = R"(usage: nvlblock-check [options] [TOPOLOGY]
 
 Check a topology file (nvlblock.yaml, or topology.conf syntax) against the
 nodes of slurm.conf, as slurmctld with TopologyPlugin=topology/nvlblock will
-load it. Each problem is one line on stdout, "file:line: message"; warnings
-and notes read "file:line: warning: ..." and "file:line: note: ...". Nodes of
+load it. Each problem is one line on stderr, "file:line: message", and so is
+each warning, "file:line: warning: ..."; notes ("file:line: note: ...": what
+the configuration costs and does) and the summary line go to stdout. Nodes of
 slurm.conf in no block are a note: ordinary servers may stay outside blocks.
 TOPOLOGY defaults to nvlblock.yaml beside slurm.conf, else topology.conf there.
 
@@ -46,8 +48,18 @@ TOPOLOGY defaults to nvlblock.yaml beside slurm.conf, else topology.conf there.
                         files are followed as Slurm does
   --max-block-size N    warn about blocks of more than N nodes (default 18,
                         the compute trays of an NVL72 rack; 0: never)
-  --strict              count warnings as problems
-  --quiet               no notes and no summary line
+  --strict              count warnings as problems (exit status 1)
+  --accept NAME[,NAME]  warnings of these kinds, named in brackets after
+                        each warning, are accepted: printed as notes, not
+                        counted by --strict (docs/admin.md 5.5)
+  -Q, --quiet           no notes and no summary line
+  --slurm-release R     judge the file by this Slurm release's topology/block
+                        rules (they differ: 24.11 refuses a block smaller than
+                        the base size, 25.05 and later accept it); default: the
+                        Slurm that runs here (slurmctld -V, else scontrol -V),
+                        else the release these tools were built for; also
+                        what --generate and --from-topology-yaml read and
+                        write is judged by it
 
 --local: describe this node. hwloc lists the NVIDIA GPUs (PCI vendor 0x10de)
 with their NUMA nodes, CPUs and PCI bus; NVML, loaded at run time, gives each
@@ -73,7 +85,7 @@ appended and numbered on, and nodes that did not report stay where they were:
 adding racks never renames or moves a block. Nodes with no NVLink domain
 (8-GPU servers, CPU nodes) are left out of every block.
 
-  --output FILE         write here instead of stdout
+  -o, --output FILE     write here instead of stdout
   --format yaml|conf    nvlblock.yaml or topology.conf (default: from the
                         --output name, else yaml)
   --previous FILE       the topology file in use, whose blocks to keep
@@ -119,6 +131,29 @@ stops at its next start (docs/admin.md 7.1).
 Exit status: 0 valid / report written; 1 problems found; 2 usage error.
 )";
 
+int judged_release(const cli::Args& args);
+
+// A --slurm-release value as a whole, as slurmctld -V gives it: "24.11.5",
+// or a snapshot's "26.11.0-0rc1".
+const char* kReleaseSyntax = "--slurm-release must read like 24.11.5 (or 26.11.0-0rc1)";
+bool whole_release(const std::string& release) {
+    return slurm_release_of("slurm " + release) == release;
+}
+
+// --accept's names, each one a warning nvlblock can give: a misspelt name
+// would otherwise accept nothing, and --strict fail for no visible reason.
+std::vector<std::string> accepted_warnings(const cli::Args& args) {
+    std::vector<std::string> names = args.list("accept");
+    for (const std::string& n : names)
+        if (!warning_name::known(n)) {
+            std::string all;
+            for (const char* k : warning_name::kAll)
+                all += std::string(all.empty() ? "" : ", ") + k;
+            throw cli::UsageError("--accept: no warning is named '" + n + "' (the names: " + all + ")");
+        }
+    return names;
+}
+
 int run_validate(const cli::Args& args) {
     if (args.positional().size() > 1)
         throw cli::UsageError("more than one topology file given");
@@ -127,11 +162,17 @@ int run_validate(const cli::Args& args) {
         args.positional().empty() ? default_topology_path(conf_path) : args.positional().front();
     CheckOptions opts;
     opts.max_block_size = static_cast<int>(args.integer("max-block-size", 18, 0, 1'000'000));
+    opts.slurm_release = judged_release(args);
     const SlurmConf conf = read_slurm_conf(conf_path);
-    const CheckResult r = check_topology(topo_path, conf, opts);
+    CheckResult r = check_topology(topo_path, conf, opts);
+    accept_warnings(r, accepted_warnings(args));
     const bool quiet = args.has("quiet");
+    // Problems on stderr, as Slurm's commands print theirs; std::cerr is tied
+    // to std::cout, so on a terminal the lines keep their order.
     for (const auto& f : r.findings)
-        if (!(quiet && f.severity == Severity::kNote))
+        if (f.severity != Severity::kNote)
+            std::cerr << f.str() << '\n';
+        else if (!quiet)
             std::cout << f.str() << '\n';
     if (!quiet)
         std::cout << r.summary(topo_path, args.has("strict")) << '\n';
@@ -189,6 +230,7 @@ int run_generate(const cli::Args& args) {
         throw cli::UsageError("--su-racks: topology.conf's BlockSizes can only express a power of two racks");
     if (o.format == SourceFormat::kTopologyConf && (args.has("slice") || args.has("spares")))
         throw cli::UsageError("--slice and --spares apply to nvlblock.yaml; topology.conf has no such settings");
+    o.slurm_release = judged_release(args);
     const GenerateResult r = generate_topology(args.positional(), o);
     for (const auto& n : r.notes)
         std::cerr << n.where.str() << ": note: " << n.message << '\n';
@@ -227,6 +269,7 @@ int run_from_topology_yaml(const cli::Args& args) {
         o.slice = static_cast<int>(args.integer("slice", 16, 1, 10'000));
     if (args.has("spares"))
         o.spares = static_cast<int>(args.integer("spares", 2, 0, 10'000));
+    o.slurm_release = judged_release(args);
     const std::string out_dir = args.str("output-dir");
     // Findings go to stdout when the files are written, to stderr when they are printed.
     std::ostream& report = out_dir.empty() ? std::cerr : std::cout;
@@ -309,6 +352,23 @@ std::string plugin_finding_line(const PluginFinding& f, const std::string& relea
     return f.path;
 }
 
+// Whose topology/block rules judge the file (they differ: 24.11 refuses a
+// block smaller than the base size, 25.05 accepts it): --slurm-release, else
+// the Slurm that runs here, else the one this build's plugins were built for.
+int judged_release(const cli::Args& args) {
+    std::string release = args.str("slurm-release");
+    if (release.empty())
+        release = slurm_release_here();
+    if (release.empty())
+        release = cli::built_for_slurm();
+    if (release.empty())
+        return kDefaultSlurmRelease;
+    const auto generation = slurm_generation_of(release);
+    if (!generation || !whole_release(release))
+        throw cli::UsageError(kReleaseSyntax);
+    return *generation;
+}
+
 int run_plugins(const cli::Args& args) {
     if (!args.positional().empty())
         throw cli::UsageError("--plugins takes no file argument");
@@ -321,10 +381,10 @@ int run_plugins(const cli::Args& args) {
         dir = plugin_dir->substr(0, plugin_dir->find(':')); // the first directory of the list
     }
     const std::string release = args.has("slurm-release") ? args.str("slurm-release") : slurm_release_here();
-    if (slurm_release_of("slurm " + release) != release) // the whole value, as slurmctld -V gives it
+    if (!whole_release(release))
         throw cli::UsageError(release.empty() ? "cannot tell which Slurm release runs here (no slurmctld or "
                                                 "scontrol answered -V): give --slurm-release"
-                                              : "--slurm-release must read like 24.11.5 (or 26.11.0-0rc1)");
+                                              : kReleaseSyntax);
     int bad = 0;
     for (const PluginFinding& f : check_plugin_builds(dir, release)) {
         std::cout << plugin_finding_line(f, release) << '\n';
@@ -334,22 +394,26 @@ int run_plugins(const cli::Args& args) {
 }
 
 int run(int argc, char** argv) {
-    cli::Args args(argc, argv,
-                   {"slurm-conf", "max-block-size", "hwloc-xml", "nvml-library", "hostname", "output", "format",
-                    "previous", "prefix", "width", "slice", "spares", "from-topology-yaml", "topology", "partition",
-                    "output-dir", "su-racks", "plugin-dir", "slurm-release"},
-                   {"help", "local", "generate", "json", "no-nvml", "strict", "quiet", "force", "plugins"});
+    cli::Args args(argc, argv, {"slurm-conf", "max-block-size", "hwloc-xml",          "nvml-library",  "hostname",
+                                "output",     "format",         "previous",           "prefix",        "width",
+                                "slice",      "spares",         "from-topology-yaml", "topology",      "partition",
+                                "output-dir", "su-racks",       "plugin-dir",         "slurm-release", "accept"},
+                   {"help", "local", "generate", "json", "no-nvml", "strict", "quiet", "force", "plugins"},
+                   {{'Q', "quiet"}, {'o', "output"}});
     if (args.has("help")) {
         std::cout << kUsage;
         return 0;
     }
     if (args.has("local") + args.has("generate") + args.has("from-topology-yaml") + args.has("plugins") > 1)
         throw cli::UsageError("--local, --generate, --from-topology-yaml and --plugins exclude each other");
+    if (args.has("accept") &&
+        (args.has("local") || args.has("generate") || args.has("from-topology-yaml") || args.has("plugins")))
+        throw cli::UsageError("--accept applies to a topology check, not to --local, --generate, "
+                              "--from-topology-yaml or --plugins");
     if (args.has("plugins"))
         return run_plugins(args);
-    for (const char* o : {"plugin-dir", "slurm-release"})
-        if (args.has(o))
-            throw cli::UsageError(std::string("--") + o + " needs --plugins");
+    if (args.has("plugin-dir"))
+        throw cli::UsageError("--plugin-dir needs --plugins");
     if (args.has("local"))
         return run_local(args);
     if (args.has("generate"))

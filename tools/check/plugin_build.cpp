@@ -2,6 +2,7 @@
 #include "plugin_build.hpp"
 
 #include <cctype>
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 
@@ -44,6 +45,15 @@ std::optional<PluginBuild> find_plugin_build(std::string_view bytes) {
     if (b.slurm.empty())
         return std::nullopt;
     return b;
+}
+
+std::optional<int> slurm_generation_of(std::string_view release) {
+    int year = 0, month = 0;
+    char dot = 0;
+    if (std::sscanf(std::string(release).c_str(), "%2d.%2d%c", &year, &month, &dot) != 3 || dot != '.' || month < 1 ||
+        month > 12)
+        return std::nullopt;
+    return year * 100 + month;
 }
 
 std::optional<std::string> slurm_release_of(std::string_view out) {

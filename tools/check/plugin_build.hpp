@@ -29,6 +29,10 @@ std::optional<PluginBuild> find_plugin_build(std::string_view bytes);
 // "slurm 24.11.5" (what `slurmctld -V` and the client commands print) -> "24.11.5".
 std::optional<std::string> slurm_release_of(std::string_view version_output);
 
+// "25.05.8" -> 2505, as the core numbers releases (model/topology.hpp
+// kDefaultSlurmRelease): the generation whose topology/block rules apply.
+std::optional<int> slurm_generation_of(std::string_view release);
+
 enum class PluginState { kMatches, kOtherRelease, kMissing, kUnmarked };
 
 struct PluginFinding {

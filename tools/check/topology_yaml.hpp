@@ -31,6 +31,10 @@ struct ConversionOptions {
     std::string partition;            // convert the topology this partition of slurm.conf uses
     std::optional<int> slice, spares; // nvlblock.yaml defaults to write (none: topology/block behaviour)
     std::string topology_conf_name = "topology.conf"; // how nvlblock.yaml refers to it
+    // Whose topology/block rules the files written are judged by (a block
+    // smaller than the base size: an error before 25.05); nvlblock-check
+    // passes the site's (its --slurm-release).
+    int slurm_release = nvlblock::kDefaultSlurmRelease;
 };
 
 struct Conversion {

@@ -3,10 +3,12 @@
 #include "wiring.hpp"
 
 #include "cli.hpp"
+#include "common/warning_names.hpp"
 
 #include "model/hostlist.hpp"
 #include "readers/load_topology.hpp"
 #include "readers/slurm_syntax.hpp"
+#include "readers/spec_error.hpp"
 #include "recovery/reclaim.hpp"
 #include "writers/status_report.hpp"
 
@@ -29,7 +31,10 @@ class Collector {
   public:
     explicit Collector(CheckResult& r) : r_(r) {}
     void error(const SourceLocation& w, const std::string& m) { r_.findings.push_back({Severity::kError, {w, m}}); }
-    void warning(const SourceLocation& w, const std::string& m) { r_.findings.push_back({Severity::kWarning, {w, m}}); }
+    void warning(const SourceLocation& w, const std::string& m, const char* name) {
+        r_.findings.push_back({Severity::kWarning, {w, m, name}});
+    }
+    void warning(const Diagnostic& d) { r_.findings.push_back({Severity::kWarning, d}); }
     void note(const SourceLocation& w, const std::string& m) { r_.findings.push_back({Severity::kNote, {w, m}}); }
     void add(Finding f) { r_.findings.push_back(std::move(f)); }
     void errors(const std::vector<Diagnostic>& ds) {
@@ -54,8 +59,10 @@ void check_plugin(const SlurmConf& conf, SourceFormat format, Collector& out) {
                                     " does not read nvlblock.yaml; set TopologyPlugin=topology/nvlblock");
         return;
     }
-    out.warning(s->where, "TopologyPlugin=" + s->value +
-                              ": this cluster does not use block topology; set TopologyPlugin=topology/nvlblock");
+    out.warning(s->where,
+                "TopologyPlugin=" + s->value +
+                    ": this cluster does not use block topology; set TopologyPlugin=topology/nvlblock",
+                warning_name::kTopologyPlugin);
 }
 
 // What Slurm 24.11's topology.conf handling only warns about: block nodes
@@ -65,41 +72,84 @@ void unknown_conf_nodes(const TopologySpec& spec, const std::unordered_set<std::
     for (const auto& b : spec.blocks)
         for (const auto& n : b.node_names)
             if (!universe.count(n))
-                out.warning(b.where, "node " + n + " of block '" + b.name + "' is not in slurm.conf; ignored");
+                out.warning(b.where, "node " + n + " of block '" + b.name + "' is not in slurm.conf; ignored",
+                            warning_name::kNodeNotInSlurmConf);
+}
+
+// Every block's spares, by what they are while nothing fails: the summary
+// line, the idle note and the reclaim note read the same counts. A loaded
+// topology's spares fit their blocks (build_topology refuses the others).
+struct SpareTally {
+    std::size_t idle = 0, lent = 0, reclaimed = 0; // lent: idle ones on blocks that lend
+};
+
+SpareTally spares_of(const Topology& t) {
+    SpareTally n;
+    for (const Block& b : t.blocks()) {
+        const auto spares = static_cast<std::size_t>(b.settings.spares);
+        if (b.settings.reserve == SpareReserve::kReclaim) {
+            n.reclaimed += spares;
+            continue;
+        }
+        n.idle += spares;
+        n.lent += b.settings.lending ? spares : 0;
+    }
+    return n;
 }
 
 // reserve: reclaim: who may lose nodes, as the plugin will apply it, and a
 // warning where nothing ever can.
 void reclaim_advice(const Topology& t, const SlurmConf& conf, Collector& out) {
-    const bool reclaims = std::any_of(t.blocks().begin(), t.blocks().end(),
-                                      [](const Block& b) { return b.settings.reserve == SpareReserve::kReclaim; });
-    if (!reclaims)
+    if (spares_of(t).reclaimed == 0)
         return;
     const RecoveryPolicy& p = t.policy().recovery;
     std::string why;
     const bool slurm = slurm_preemption_frees_nodes(conf, why);
     out.note({t.source(), 0}, reclaim_policy_text(p, reclaim_per_hour(p, t.node_count()), slurm ? why : ""));
     if (!slurm && p.reclaim_from.empty() && judges_wiring(conf))
-        out.warning({t.source(), 0}, "reserve: reclaim, but " + why +
-                                         " and recovery.reclaim_from names no work: no job can ever lose its nodes, "
-                                         "so a failed job restarts in place only where its rack has free nodes");
+        out.warning({t.source(), 0},
+                    "reserve: reclaim, but " + why +
+                        " and recovery.reclaim_from names no work: no job can ever lose its nodes, "
+                        "so a failed job restarts in place only where its rack has free nodes",
+                    warning_name::kReclaimMovesNothing);
+}
+
+// reserve: idle: what the withheld spares cost and buy.
+void idle_advice(const Topology& t, Collector& out) {
+    const SpareTally n = spares_of(t);
+    if (n.idle == 0)
+        return;
+    std::string m = "reserve: idle: " + plural(n.idle, "spare") + " run no ordinary work while nothing fails";
+    m += n.lent ? " (lending: preemptible work may run on " + std::to_string(n.lent) + " of them)" : "";
+    out.note({t.source(), 0}, m + "; a failed job finds them free at once, unless more nodes fail on its rack than "
+                                  "it has spares; reserve: reclaim withholds none (docs/admin.md 4.1)");
+}
+
+// 2505 -> "25.05".
+std::string generation_text(int release) {
+    const int month = release % 100;
+    return std::to_string(release / 100) + (month < 10 ? ".0" : ".") + std::to_string(month);
 }
 
 void advice(const Topology& t, const SlurmConf& conf, const CheckOptions& opts, Collector& out) {
+    idle_advice(t, out);
     reclaim_advice(t, conf, out);
     for (Finding& f : wiring_findings(t, conf))
         out.add(std::move(f));
     if (t.format() == SourceFormat::kTopologyConf && t.block_count() > 0)
-        out.note({t.source(), 0}, "topology.conf syntax: every block is cut into slices of " +
+        out.note({t.source(), 0}, "topology.conf syntax, read by Slurm " + generation_text(t.policy().slurm_release) +
+                                      "'s topology/block rules (--slurm-release): every block is cut into slices of " +
                                       std::to_string(t.defaults().slice) +
                                       " nodes (the base block size) and has no spares; nvlblock.yaml adds "
                                       "spares, lending and per-block slices");
     for (const auto& b : t.blocks()) {
         const int size = b.size();
         if (opts.max_block_size > 0 && size > opts.max_block_size)
-            out.warning(b.where, "block '" + b.name + "' has " + std::to_string(size) +
-                                     " nodes; an NVLink domain of an NVL72 rack has at most " +
-                                     std::to_string(opts.max_block_size) + " compute trays (--max-block-size)");
+            out.warning(b.where,
+                        "block '" + b.name + "' has " + std::to_string(size) +
+                            " nodes; an NVLink domain of an NVL72 rack has at most " +
+                            std::to_string(opts.max_block_size) + " compute trays (--max-block-size)",
+                        warning_name::kBlockSize);
         const BlockSettings& s = b.settings;
         if (s.slice < 1 || s.slice + s.spares > size)
             continue;
@@ -220,6 +270,25 @@ void sort_by_place(std::vector<Finding>& findings) {
                      [&](const Finding& a, const Finding& b) { return rank(a) < rank(b); });
 }
 
+// What the spares cost, for the summary line an administrator reads before
+// rollout: ", 8 spares, none withheld (reserve: reclaim)", ", 8 spares
+// withheld idle (11% of the nodes in blocks)", or both counts where blocks differ.
+std::string spares_summary(const Topology& t) {
+    const SpareTally n = spares_of(t);
+    const std::size_t idle = n.idle, reclaimed = n.reclaimed;
+    if (idle + reclaimed == 0)
+        return ", no spares";
+    const std::string all = ", " + plural(idle + reclaimed, "spare");
+    if (idle == 0)
+        return all + ", none withheld (reserve: reclaim)";
+    const std::size_t in_blocks = std::max<std::size_t>(t.nodes_in_blocks(), 1);
+    const std::string share = std::to_string((idle * 100 + in_blocks / 2) / in_blocks) + "% of the nodes in blocks";
+    if (reclaimed == 0)
+        return all + " withheld idle (" + share + ")";
+    return all + ": " + std::to_string(idle) + " withheld idle (" + share + "), " + std::to_string(reclaimed) +
+           " reclaimed";
+}
+
 } // namespace
 
 std::string Finding::str() const {
@@ -227,7 +296,7 @@ std::string Finding::str() const {
     case Severity::kError:
         return diag.str();
     case Severity::kWarning:
-        return diag.where.str() + ": warning: " + diag.message;
+        return diag.where.str() + ": warning: " + diag.message + (diag.name.empty() ? "" : " [" + diag.name + "]");
     case Severity::kNote:
         return diag.where.str() + ": note: " + diag.message;
     }
@@ -253,10 +322,22 @@ std::string CheckResult::summary(const std::string& path, bool strict) const {
     if (t.block_count())
         out += " (" + size_histogram(t) + " nodes)";
     out += ", " + std::to_string(t.nodes_in_blocks()) + " of " + std::to_string(slurm_nodes) +
-           " slurm.conf nodes in blocks";
+           " slurm.conf nodes in blocks" + spares_summary(t);
     if (warnings)
         out += ", " + plural(static_cast<std::size_t>(warnings), "warning");
+    if (accepted)
+        out += ", " + plural(static_cast<std::size_t>(accepted), "warning") + " accepted";
     return out;
+}
+
+void accept_warnings(CheckResult& r, const std::vector<std::string>& names) {
+    for (Finding& f : r.findings) {
+        if (f.severity != Severity::kWarning || std::find(names.begin(), names.end(), f.diag.name) == names.end())
+            continue;
+        f.severity = Severity::kNote;
+        f.diag.message = "accepted warning [" + f.diag.name + "]: " + f.diag.message;
+        ++r.accepted;
+    }
 }
 
 namespace {
@@ -275,6 +356,23 @@ void check_topology_yaml(const SlurmConf& conf, Collector& out) {
                              yaml + "` and move it away (docs/admin.md 5.1)");
 }
 
+// A file with problems of its own: its blocks that read cleanly are built
+// too, so that overlapping nodes, nodes slurm.conf lacks and sizes come in the
+// same pass. A problem blamed on damaged defaults is left out: it may be the
+// built-in value standing in for the wrong one.
+void build_what_was_read(TopologySpec spec, bool defaults_damaged, const std::vector<std::string>* universe,
+                         Collector& out) {
+    const SourceLocation defaults = spec.defaults_where;
+    try {
+        build_topology(std::move(spec), universe);
+    } catch (const ConfigError& e) {
+        for (const Diagnostic& d : e.problems())
+            if (!(defaults_damaged && d.where.line != 0 && d.where.line == defaults.line &&
+                  d.where.file == defaults.file))
+                out.error(d.where, d.message);
+    }
+}
+
 } // namespace
 
 CheckResult check_topology(const std::string& path, const SlurmConf& conf, const CheckOptions& opts) {
@@ -286,30 +384,33 @@ CheckResult check_topology(const std::string& path, const SlurmConf& conf, const
     if (conf.nodes.empty() && conf.problems.empty())
         out.error({conf.path, 0}, "no NodeName= lines: no nodes to check the topology against");
 
+    // Without nodes from slurm.conf, check the file on its own rather than
+    // report every node as missing.
+    const std::vector<std::string> universe = conf.node_names();
+    const std::vector<std::string>* known = universe.empty() ? nullptr : &universe;
     TopologySpec spec;
     try {
-        spec = read_topology_spec(path);
+        spec = read_topology_spec(path, opts.slurm_release);
     } catch (const ConfigError& e) {
         out.errors(e.problems());
+        if (const auto* read = dynamic_cast<const SpecError*>(&e); read && read->partial())
+            build_what_was_read(*read->partial(), read->defaults_damaged(), known, out);
         coalesce(r.findings);
         sort_by_place(r.findings);
         return r;
     }
     check_plugin(conf, spec.format, out);
-    const std::vector<std::string> universe = conf.node_names();
     const TopologySpec copy = spec;
     try {
-        // Without nodes from slurm.conf, check the file on its own rather
-        // than report every node as missing.
-        Topology t = build_topology(std::move(spec), universe.empty() ? nullptr : &universe);
+        Topology t = build_topology(std::move(spec), known);
         for (const auto& w : t.warnings())
-            out.warning(w.where, w.message);
+            out.warning(w);
         if (r.count(Severity::kError) == 0 && !universe.empty())
             advice(t, conf, opts, out);
         r.topology = std::move(t);
     } catch (const ConfigError& e) {
         for (const auto& w : copy.warnings)
-            out.warning(w.where, w.message);
+            out.warning(w);
         if (copy.format == SourceFormat::kTopologyConf && !universe.empty())
             unknown_conf_nodes(copy, {universe.begin(), universe.end()}, out);
         out.errors(e.problems());

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "wiring.hpp"
 
+#include "common/warning_names.hpp"
 #include "readers/slurm_syntax.hpp"
 #include "readers/value_parsers.hpp"
 
@@ -15,8 +16,8 @@ using slurm_syntax::lower;
 
 namespace {
 
-Finding warning(const SourceLocation& where, const std::string& message) {
-    return {Severity::kWarning, {where, message}};
+Finding warning(const SourceLocation& where, const std::string& message, const char* name) {
+    return {Severity::kWarning, {where, message, name}};
 }
 Finding note(const SourceLocation& where, const std::string& message) {
     return {Severity::kNote, {where, message}};
@@ -44,8 +45,10 @@ bool mode_frees_nodes(const std::string& mode) {
 
 void plugins_loaded(const SlurmConf& conf, std::vector<Finding>& out) {
     if (!conf.setting("TopologyPlugin"))
-        out.push_back(warning({conf.path, 0}, "no TopologyPlugin= line: Slurm loads no topology plugin and nvlblock "
-                                              "never runs; add TopologyPlugin=topology/nvlblock"));
+        out.push_back(warning({conf.path, 0},
+                              "no TopologyPlugin= line: Slurm loads no topology plugin and nvlblock "
+                              "never runs; add TopologyPlugin=topology/nvlblock",
+                              warning_name::kTopologyPlugin));
     const SlurmSetting* prep = conf.setting("PrEpPlugins");
     if (!prep || !has_word(prep->value, "prep/nvlblock"))
         out.push_back(
@@ -53,14 +56,17 @@ void plugins_loaded(const SlurmConf& conf, std::vector<Finding>& out) {
                     std::string(prep ? "PrEpPlugins=" + prep->value + " lacks prep/nvlblock" : "no PrEpPlugins= line") +
                         ": nvlblock is not told when a job's nodes fail, so a failed job restarts "
                         "wherever Slurm puts it, never held for its rack; add prep/nvlblock (keep "
-                        "prep/script where Prolog or Epilog scripts run)"));
+                        "prep/script where Prolog or Epilog scripts run)",
+                    warning_name::kPrepPlugin));
 }
 
 void requeue_possible(const SlurmConf& conf, std::vector<Finding>& out) {
     if (const SlurmSetting* s = conf.setting("JobRequeue"); s && s->value == "0")
-        out.push_back(warning(s->where, "JobRequeue=0: Slurm requeues a failed batch job only if it was submitted "
-                                        "with --requeue; the others end, and nvlblock restarts only requeued jobs "
-                                        "in place"));
+        out.push_back(warning(s->where,
+                              "JobRequeue=0: Slurm requeues a failed batch job only if it was submitted "
+                              "with --requeue; the others end, and nvlblock restarts only requeued jobs "
+                              "in place",
+                              warning_name::kJobRequeue));
     if (!conf.setting("RequeueExit") && !conf.setting("RequeueExitHold"))
         out.push_back(note({conf.path, 0},
                            "no RequeueExit= or RequeueExitHold=: a job that exits after a GPU or NVLink fault on a "
@@ -78,9 +84,11 @@ void lending_possible(const Topology& t, const SlurmConf& conf, std::vector<Find
         return;
     std::string why;
     if (!slurm_preemption_frees_nodes(conf, why))
-        out.push_back(warning({t.source(), 0}, "lending: true, but " + why +
-                                                   ": work lent a spare keeps it when a job fails, so the failed "
-                                                   "job waits or restarts elsewhere"));
+        out.push_back(warning({t.source(), 0},
+                              "lending: true, but " + why +
+                                  ": work lent a spare keeps it when a job fails, so the failed "
+                                  "job waits or restarts elsewhere",
+                              warning_name::kLendingFreesNothing));
 }
 
 // Every partition a selector names is one slurm.conf defines (QOS and
@@ -99,7 +107,7 @@ void selector_partitions(const Topology& t, const SlurmConf& conf, std::vector<F
             std::string m = std::string(setting) + " names partition '" + name + "', which slurm.conf does not define";
             if (auto hint = closest_word(name, defined))
                 m += " (did you mean '" + *hint + "'?)";
-            out.push_back(warning({t.source(), 0}, m + ": it selects no job"));
+            out.push_back(warning({t.source(), 0}, m + ": it selects no job", warning_name::kSelectsNothing));
         }
 }
 

@@ -8,12 +8,27 @@
 
 namespace nvlblock::cli {
 
-Args::Args(int argc, char** argv, const std::vector<std::string>& options, const std::vector<std::string>& flags) {
+namespace {
+
+// "-Q" -> "--quiet" where `shorts` spells it; other "-x" words are refused.
+std::string long_form(const std::string& a, const std::map<char, std::string>& shorts) {
+    if (a.size() < 2 || a[0] != '-' || a[1] == '-')
+        return a;
+    auto it = a.size() == 2 ? shorts.find(a[1]) : shorts.end();
+    if (it == shorts.end())
+        throw UsageError("unknown option " + a);
+    return "--" + it->second;
+}
+
+} // namespace
+
+Args::Args(int argc, char** argv, const std::vector<std::string>& options, const std::vector<std::string>& flags,
+           const std::map<char, std::string>& shorts) {
     auto known = [&](const std::vector<std::string>& v, const std::string& n) {
         return std::find(v.begin(), v.end(), n) != v.end();
     };
     for (int i = 1; i < argc; ++i) {
-        std::string a = argv[i];
+        std::string a = long_form(argv[i], shorts);
         if (a.rfind("--", 0) != 0 || a == "--") {
             positional_.push_back(a);
             continue;

@@ -21,7 +21,10 @@ class UsageError : public std::runtime_error {
 class Args {
   public:
     // `flags`: options that take no value; every other --option takes one.
-    Args(int argc, char** argv, const std::vector<std::string>& options, const std::vector<std::string>& flags);
+    // `shorts`: one-letter spellings, as Slurm's commands have them ('Q' ->
+    // "quiet"); any other "-x" is refused ("-" alone is an argument).
+    Args(int argc, char** argv, const std::vector<std::string>& options, const std::vector<std::string>& flags,
+         const std::map<char, std::string>& shorts = {});
 
     bool has(const std::string& name) const { return values_.count(name) != 0; }
     std::string str(const std::string& name, const std::string& fallback = "") const;

@@ -16,8 +16,12 @@ namespace nvlblock::cli {
 #define NVLBLOCK_BUILT_FOR_SLURM ""
 #endif
 
+std::string built_for_slurm() {
+    return NVLBLOCK_BUILT_FOR_SLURM;
+}
+
 std::string version_line(const char* tool) {
-    const std::string slurm = NVLBLOCK_BUILT_FOR_SLURM;
+    const std::string slurm = built_for_slurm();
     return std::string(tool) + " " + NVLBLOCK_VERSION + " (nvlblock, " +
            (slurm.empty() ? std::string("built without the Slurm plugins") : "built for Slurm " + slurm) + ")";
 }

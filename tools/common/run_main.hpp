@@ -19,4 +19,8 @@ int run_main(const char* tool, int (*run)(int, char**), int argc, char** argv);
 // built without the Slurm plugins)".
 std::string version_line(const char* tool);
 
+// The Slurm release this build's plugins were built for ("24.11.5"), or ""
+// for a build without them.
+std::string built_for_slurm();
+
 } // namespace nvlblock::cli

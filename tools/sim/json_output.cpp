@@ -47,11 +47,11 @@ void victims_object(nvlblock::JsonWriter& w, const PolicyResult& r) {
 
 } // namespace
 
-std::string results_json(const RunInfo& run, const std::vector<PolicyResult>& results, bool timing) {
-    nvlblock::JsonWriter w;
+namespace {
+
+// The run's settings, as given.
+void run_object(nvlblock::JsonWriter& w, const RunInfo& run) {
     const SimOptions& o = run.options;
-    w.begin_object();
-    w.field("tool", "nvlblock-sim").field("schema", 1);
     w.key("run").begin_object();
     w.field("trace", run.trace).field("workload", run.workload);
     w.field("failures", run.failures_arg).field("failure_model", run.failures);
@@ -86,93 +86,117 @@ std::string results_json(const RunInfo& run, const std::vector<PolicyResult>& re
     w.field("checkpoint_share", o.victims.checkpoint_share, 4)
         .field("checkpoint_restore_s", o.victims.checkpoint_restore);
     w.end_object();
-    w.key("policies").begin_array();
-    for (const PolicyResult& r : results) {
+}
+
+// A policy's topology and what the cluster delivered under it.
+void usage_fields(nvlblock::JsonWriter& w, const PolicyResult& r) {
+    w.key("topology").begin_object();
+    w.field("slice", r.policy.slice).field("spares", r.policy.spares).field("lending", r.policy.lending);
+    w.field("reclaim", r.policy.reclaim).field("recovery", r.policy.recovery).field("preemption", r.policy.preemption);
+    w.field("standbys", r.policy.standbys).field("expedite", r.policy.expedite);
+    w.end_object();
+    w.field("nodes", r.nodes).field("gpus_per_node", r.gpus_per_node);
+    w.field("window_start_s", r.window_start).field("window_end_s", r.window_end).field("sim_end_s", r.sim_end);
+    w.field("capacity_gpu_hours", r.capacity_gpu_hours, 1);
+    w.field("healthy_gpu_hours", r.healthy_gpu_hours, 1);
+    w.field("busy_gpu_hours", r.busy_gpu_hours, 1);
+    w.field("busy_preemptible_gpu_hours", r.busy_preemptible_gpu_hours, 1);
+    w.field("useful_gpu_hours", r.useful_gpu_hours, 1);
+    w.field("standby_gpu_hours", r.standby_gpu_hours, 1);
+    w.field("lost_failure_gpu_hours", r.lost_failure_gpu_hours, 1);
+    w.field("lost_preemption_gpu_hours", r.lost_preemption_gpu_hours, 1);
+    w.field("utilization", r.utilization, 5).field("goodput", r.goodput, 5);
+    w.field("healthy_nodes_mean", r.healthy_nodes_mean, 2).field("busy_nodes_mean", r.busy_nodes_mean, 2);
+    w.field("idle_nodes_mean", r.idle_nodes_mean, 2).field("stranded_nodes_mean", r.stranded_nodes_mean, 2);
+    w.field("waiting_time_fraction", r.waiting_time_fraction, 5);
+}
+
+void jobs_fields(nvlblock::JsonWriter& w, const PolicyResult& r) {
+    w.key("jobs").begin_object();
+    w.field("submitted", r.jobs_submitted).field("started", r.jobs_started).field("completed", r.jobs_completed);
+    w.field("never_started", r.jobs_unstarted).field("rejected", r.jobs_rejected);
+    w.field("completed_gpu_hours", r.completed_gpu_hours, 1);
+    w.end_object();
+    by_class(w, "wait_s", r.waits);
+    by_class(w, "response_s", r.responses);
+    by_class(w, "bounded_slowdown", r.slowdowns);
+    w.key("spread");
+    if (r.hierarchy) {
         w.begin_object();
-        w.field("policy", r.policy.name);
-        w.key("topology").begin_object();
-        w.field("slice", r.policy.slice).field("spares", r.policy.spares).field("lending", r.policy.lending);
-        w.field("reclaim", r.policy.reclaim)
-            .field("recovery", r.policy.recovery)
-            .field("preemption", r.policy.preemption);
-        w.field("standbys", r.policy.standbys).field("expedite", r.policy.expedite);
+        w.field("multi_rack_jobs", r.spread.multi_rack).field("fit_one_su", r.spread.fit_one_su);
+        w.field("confined_of_fit", r.spread.confined).field("confined_of_all", r.spread.confined_any);
+        w.field("mean_sus_spanned", r.spread.mean_sus(), 3);
         w.end_object();
-        w.field("nodes", r.nodes).field("gpus_per_node", r.gpus_per_node);
-        w.field("window_start_s", r.window_start).field("window_end_s", r.window_end).field("sim_end_s", r.sim_end);
-        w.field("capacity_gpu_hours", r.capacity_gpu_hours, 1);
-        w.field("healthy_gpu_hours", r.healthy_gpu_hours, 1);
-        w.field("busy_gpu_hours", r.busy_gpu_hours, 1);
-        w.field("busy_preemptible_gpu_hours", r.busy_preemptible_gpu_hours, 1);
-        w.field("useful_gpu_hours", r.useful_gpu_hours, 1);
-        w.field("standby_gpu_hours", r.standby_gpu_hours, 1);
-        w.field("lost_failure_gpu_hours", r.lost_failure_gpu_hours, 1);
-        w.field("lost_preemption_gpu_hours", r.lost_preemption_gpu_hours, 1);
-        w.field("utilization", r.utilization, 5).field("goodput", r.goodput, 5);
-        w.field("healthy_nodes_mean", r.healthy_nodes_mean, 2).field("busy_nodes_mean", r.busy_nodes_mean, 2);
-        w.field("idle_nodes_mean", r.idle_nodes_mean, 2).field("stranded_nodes_mean", r.stranded_nodes_mean, 2);
-        w.field("waiting_time_fraction", r.waiting_time_fraction, 5);
-        w.key("jobs").begin_object();
-        w.field("submitted", r.jobs_submitted).field("started", r.jobs_started).field("completed", r.jobs_completed);
-        w.field("never_started", r.jobs_unstarted).field("rejected", r.jobs_rejected);
-        w.field("completed_gpu_hours", r.completed_gpu_hours, 1);
+    } else {
+        w.null();
+    }
+}
+
+// How failed jobs came back, and the recovery ledger's account of it.
+void restarts_object(nvlblock::JsonWriter& w, const PolicyResult& r) {
+    w.key("restarts").begin_object();
+    w.field("failure_requeues", r.failure_requeues).field("restarts", r.restarts);
+    w.field("in_place", r.restarts_in_place).field("elsewhere", r.restarts - r.restarts_in_place);
+    w.key("delay_s");
+    wait_object(w, r.restart_delay);
+    w.key("multi_node").begin_object();
+    w.field("restarts", r.multi_node_restarts).field("in_place", r.multi_node_in_place);
+    w.key("delay_s");
+    wait_object(w, r.multi_node_restart_delay);
+    w.end_object();
+    w.field("preemptions", r.preemptions).field("reclaims", r.reclaims);
+    w.field("in_job", r.in_job_restarts).field("standbys_used", r.standbys_used);
+    w.key("ledger");
+    if (r.ledger) {
+        w.begin_object();
+        w.field("failures", r.ledger_failures).field("in_place", r.ledger_in_place);
+        w.field("elsewhere", r.ledger_elsewhere);
+        w.field("node_down", r.ledger_node_down).field("drained", r.ledger_drained);
+        w.field("after_end", r.ledger_after_end);
         w.end_object();
-        by_class(w, "wait_s", r.waits);
-        by_class(w, "response_s", r.responses);
-        by_class(w, "bounded_slowdown", r.slowdowns);
-        w.key("spread");
-        if (r.hierarchy) {
-            w.begin_object();
-            w.field("multi_rack_jobs", r.spread.multi_rack).field("fit_one_su", r.spread.fit_one_su);
-            w.field("confined_of_fit", r.spread.confined).field("confined_of_all", r.spread.confined_any);
-            w.field("mean_sus_spanned", r.spread.mean_sus(), 3);
-            w.end_object();
-        } else {
-            w.null();
-        }
-        w.key("restarts").begin_object();
-        w.field("failure_requeues", r.failure_requeues).field("restarts", r.restarts);
-        w.field("in_place", r.restarts_in_place).field("elsewhere", r.restarts - r.restarts_in_place);
-        w.key("delay_s");
-        wait_object(w, r.restart_delay);
-        w.key("multi_node").begin_object();
-        w.field("restarts", r.multi_node_restarts).field("in_place", r.multi_node_in_place);
-        w.key("delay_s");
-        wait_object(w, r.multi_node_restart_delay);
-        w.end_object();
-        w.field("preemptions", r.preemptions).field("reclaims", r.reclaims);
-        w.field("in_job", r.in_job_restarts).field("standbys_used", r.standbys_used);
-        w.key("ledger");
-        if (r.ledger) {
-            w.begin_object();
-            w.field("failures", r.ledger_failures).field("in_place", r.ledger_in_place);
-            w.field("elsewhere", r.ledger_elsewhere);
-            w.field("node_down", r.ledger_node_down).field("drained", r.ledger_drained);
-            w.field("after_end", r.ledger_after_end);
-            w.end_object();
-        } else {
-            w.null();
-        }
-        w.end_object();
-        victims_object(w, r);
-        w.key("failures").begin_object();
-        w.field("node_failures", r.node_failures).field("rack_faults", r.rack_faults);
-        w.field("node_repairs", r.node_repairs);
-        w.field("up_faults", r.up_faults).field("job_faults", r.job_faults);
-        w.field("fault_ends", r.fault_ends).field("hidden_fault_hits", r.hidden_fault_hits);
-        w.field("jobs_not_requeued", r.jobs_not_requeued).field("not_requeued_gpu_hours", r.not_requeued_gpu_hours, 1);
-        w.end_object();
-        w.key("simulation").begin_object();
-        w.field("events", r.events).field("passes", r.passes).field("backfill_passes", r.backfill_passes);
-        w.field("place_calls", r.place_calls).field("reservations", r.reservations);
-        w.end_object();
-        if (timing) {
-            w.key("performance").begin_object();
-            w.field("wall_s", r.wall_seconds, 3);
-            w.field("events_per_s", r.wall_seconds > 0 ? static_cast<double>(r.events) / r.wall_seconds : 0.0, 0);
-            w.end_object();
-        }
+    } else {
+        w.null();
+    }
+    w.end_object();
+}
+
+void policy_object(nvlblock::JsonWriter& w, const PolicyResult& r, bool timing) {
+    w.begin_object();
+    w.field("policy", r.policy.name);
+    usage_fields(w, r);
+    jobs_fields(w, r);
+    restarts_object(w, r);
+    victims_object(w, r);
+    w.key("failures").begin_object();
+    w.field("node_failures", r.node_failures).field("rack_faults", r.rack_faults);
+    w.field("node_repairs", r.node_repairs);
+    w.field("up_faults", r.up_faults).field("job_faults", r.job_faults);
+    w.field("fault_ends", r.fault_ends).field("hidden_fault_hits", r.hidden_fault_hits);
+    w.field("jobs_not_requeued", r.jobs_not_requeued).field("not_requeued_gpu_hours", r.not_requeued_gpu_hours, 1);
+    w.end_object();
+    w.key("simulation").begin_object();
+    w.field("events", r.events).field("passes", r.passes).field("backfill_passes", r.backfill_passes);
+    w.field("place_calls", r.place_calls).field("reservations", r.reservations);
+    w.end_object();
+    if (timing) {
+        w.key("performance").begin_object();
+        w.field("wall_s", r.wall_seconds, 3);
+        w.field("events_per_s", r.wall_seconds > 0 ? static_cast<double>(r.events) / r.wall_seconds : 0.0, 0);
         w.end_object();
     }
+    w.end_object();
+}
+
+} // namespace
+
+std::string results_json(const RunInfo& run, const std::vector<PolicyResult>& results, bool timing) {
+    nvlblock::JsonWriter w;
+    w.begin_object();
+    w.field("tool", "nvlblock-sim").field("schema", 1);
+    run_object(w, run);
+    w.key("policies").begin_array();
+    for (const PolicyResult& r : results)
+        policy_object(w, r, timing);
     w.end_array();
     if (timing) {
         w.key("performance").begin_object();

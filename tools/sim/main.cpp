@@ -208,69 +208,55 @@ std::string command_line(int argc, char** argv) {
     return s;
 }
 
-int run(int argc, char** argv) {
-    cli::Args args(argc, argv,
-                   {"trace",
-                    "racks",
-                    "nodes-per-rack",
-                    "slice",
-                    "spares",
-                    "gpus-per-node",
-                    "policies",
-                    "failures",
-                    "seed",
-                    "json",
-                    "csv",
-                    "plot",
-                    "log",
-                    "queue",
-                    "checkpoint-interval",
-                    "requeue-delay",
-                    "requeue-order",
-                    "recovery-wait",
-                    "reclaim-budget",
-                    "preemption",
-                    "horizon",
-                    "warmup",
-                    "window-end",
-                    "time-scale",
-                    "max-jobs",
-                    "bucket",
-                    "bf-interval",
-                    "bf-max-job-test",
-                    "threads",
-                    "preemptible-share",
-                    "preemptible-max-nodes",
-                    "mix",
-                    "hierarchy",
-                    "crossing",
-                    "reclaim-from",
-                    "grace-time",
-                    "checkpoint-on-signal",
-                    "checkpoint-write",
-                    "requeueable-share",
-                    "checkpoint-share",
-                    "checkpoint-restore",
-                    "kill-wait",
-                    "in-job-restart",
-                    "failure-kinds",
-                    "failure-window"},
-                   {"quiet", "timing", "help"});
-    if (args.has("help")) {
-        std::cout << kUsage;
-        return 0;
-    }
-    if (!args.positional().empty())
-        throw cli::UsageError("unexpected argument '" + args.positional().front() + "'");
-    if (!args.has("trace"))
-        throw cli::UsageError("--trace is required");
-    if (!args.has("racks"))
-        throw cli::UsageError("--racks is required");
+// Every option that takes a value (the flags are quiet, timing and help).
+const std::vector<std::string> kValueOptions = {"trace",
+                                                "racks",
+                                                "nodes-per-rack",
+                                                "slice",
+                                                "spares",
+                                                "gpus-per-node",
+                                                "policies",
+                                                "failures",
+                                                "seed",
+                                                "json",
+                                                "csv",
+                                                "plot",
+                                                "log",
+                                                "queue",
+                                                "checkpoint-interval",
+                                                "requeue-delay",
+                                                "requeue-order",
+                                                "recovery-wait",
+                                                "reclaim-budget",
+                                                "preemption",
+                                                "horizon",
+                                                "warmup",
+                                                "window-end",
+                                                "time-scale",
+                                                "max-jobs",
+                                                "bucket",
+                                                "bf-interval",
+                                                "bf-max-job-test",
+                                                "threads",
+                                                "preemptible-share",
+                                                "preemptible-max-nodes",
+                                                "mix",
+                                                "hierarchy",
+                                                "crossing",
+                                                "reclaim-from",
+                                                "grace-time",
+                                                "checkpoint-on-signal",
+                                                "checkpoint-write",
+                                                "requeueable-share",
+                                                "checkpoint-share",
+                                                "checkpoint-restore",
+                                                "kill-wait",
+                                                "in-job-restart",
+                                                "failure-kinds",
+                                                "failure-window"};
 
-    RunInfo run;
-    run.command = command_line(argc, argv);
-    SimOptions& opt = run.options;
-    ClusterShape& shape = opt.shape;
+// The cluster: racks, slices, spares, recovery settings and the hierarchy.
+void read_shape(const cli::Args& args, ClusterShape& shape) {
     shape.racks = static_cast<int>(args.integer("racks", 128, 1, 100000));
     shape.nodes_per_rack = static_cast<int>(args.integer("nodes-per-rack", 18, 1, 1024));
     shape.slice = static_cast<int>(args.integer("slice", 16, 1, shape.nodes_per_rack));
@@ -301,12 +287,11 @@ int run(int argc, char** argv) {
         if (args.str("crossing") != "strict")
             shape.crossing = seconds_arg(args, "crossing", -1);
     }
-    std::vector<PolicyKind> kinds;
-    try {
-        kinds = parse_policies(args.str("policies", "full-rack,block,nvlblock,nvlblock+lend,recommended"));
-    } catch (const std::invalid_argument& e) {
-        throw cli::UsageError(e.what());
-    }
+}
+
+// How Slurm is modelled: queue, preemption, requeue, backfill, victims.
+void read_options(const cli::Args& args, RunInfo& run) {
+    SimOptions& opt = run.options;
     run.seed = static_cast<std::uint64_t>(args.integer("seed", 1, 0, INT64_MAX));
     const std::string queue = args.str("queue", "easy");
     if (queue != "easy" && queue != "fifo")
@@ -346,60 +331,77 @@ int run(int argc, char** argv) {
         throw cli::UsageError(
             "--grace-time, --checkpoint-write, --checkpoint-restore and --kill-wait must not be negative");
     opt.window_start = seconds_arg(args, "warmup", 0);
+}
 
-    // Workload: a trace, the synthetic mix, or a trace with the synthetic mix added (--mix).
+std::unique_ptr<Workload> synthetic_workload(const std::string& text, const RunInfo& run) {
+    const SimOptions& opt = run.options;
+    SyntheticSpec spec;
+    try {
+        spec = parse_synthetic(text);
+        resolve_synthetic(spec, opt.shape.racks, opt.horizon, NVLBLOCK_SOURCE_DIR);
+    } catch (const ParseError& e) {
+        throw cli::UsageError(e.what());
+    }
+    if (spec.saturate && opt.horizon <= 0)
+        throw cli::UsageError("a saturating workload never ends: give --horizon");
+    return std::make_unique<SyntheticWorkload>(spec, opt.shape.nodes(), run.seed);
+}
+
+// A trace file's jobs (scaled, cut, some marked preemptible), with --mix's
+// synthetic jobs added.
+std::unique_ptr<Workload> trace_workload(const cli::Args& args, const std::string& trace, RunInfo& run) {
+    std::unique_ptr<Workload> workload;
+    TraceOptions to;
+    to.time_scale = args.number("time-scale", 1.0);
+    if (!(to.time_scale > 0))
+        throw cli::UsageError("--time-scale must be positive");
+    to.max_jobs = static_cast<std::uint32_t>(args.integer("max-jobs", 0, 0, 100000000));
+    std::vector<JobSpec> rows = read_trace(trace, to);
+    const double share = args.number("preemptible-share", 0.0);
+    if (share < 0 || share > 1)
+        throw cli::UsageError("--preemptible-share must be a fraction from 0 to 1");
+    const auto max_nodes = static_cast<std::uint32_t>(args.integer("preemptible-max-nodes", 1, 1, 1000000));
+    std::string label = trace + " (" + std::to_string(rows.size()) + " jobs";
+    if (share > 0) {
+        mark_preemptible(rows, share, max_nodes, run.seed);
+        std::size_t marked = 0;
+        for (const auto& j : rows)
+            marked += j.preemptible;
+        label += ", " + std::to_string(marked) + " of them preemptible";
+    }
+    label += ")";
+    auto jobs = std::make_shared<const std::vector<JobSpec>>(std::move(rows));
+    workload = std::make_unique<TraceWorkload>(jobs, label);
+    if (args.has("mix")) {
+        workload = std::make_unique<MergedWorkload>(std::move(workload), synthetic_workload(args.str("mix"), run));
+        run.trace += " + synthetic:" + args.str("mix");
+    }
+    return workload;
+}
+
+// Workload: a trace, the synthetic mix, or a trace with the synthetic mix added (--mix).
+std::unique_ptr<Workload> read_workload(const cli::Args& args, RunInfo& run) {
     const std::string trace = args.str("trace");
     run.trace = trace;
-    auto synthetic = [&](const std::string& text) -> std::unique_ptr<Workload> {
-        SyntheticSpec spec;
-        try {
-            spec = parse_synthetic(text);
-            resolve_synthetic(spec, shape.racks, opt.horizon, NVLBLOCK_SOURCE_DIR);
-        } catch (const ParseError& e) {
-            throw cli::UsageError(e.what());
-        }
-        if (spec.saturate && opt.horizon <= 0)
-            throw cli::UsageError("a saturating workload never ends: give --horizon");
-        return std::make_unique<SyntheticWorkload>(spec, shape.nodes(), run.seed);
-    };
     std::unique_ptr<Workload> workload;
     if (trace.rfind("synthetic:", 0) == 0) {
         if (args.has("mix"))
             throw cli::UsageError(
                 "--mix adds the synthetic mix to a trace file; with --trace synthetic:... give one spec");
-        workload = synthetic(trace.substr(10));
+        workload = synthetic_workload(trace.substr(10), run);
     } else if (trace == "synthetic") {
-        workload = synthetic(args.str("mix"));
+        workload = synthetic_workload(args.str("mix"), run);
     } else {
-        TraceOptions to;
-        to.time_scale = args.number("time-scale", 1.0);
-        if (!(to.time_scale > 0))
-            throw cli::UsageError("--time-scale must be positive");
-        to.max_jobs = static_cast<std::uint32_t>(args.integer("max-jobs", 0, 0, 100000000));
-        std::vector<JobSpec> rows = read_trace(trace, to);
-        const double share = args.number("preemptible-share", 0.0);
-        if (share < 0 || share > 1)
-            throw cli::UsageError("--preemptible-share must be a fraction from 0 to 1");
-        const auto max_nodes = static_cast<std::uint32_t>(args.integer("preemptible-max-nodes", 1, 1, 1000000));
-        std::string label = trace + " (" + std::to_string(rows.size()) + " jobs";
-        if (share > 0) {
-            mark_preemptible(rows, share, max_nodes, run.seed);
-            std::size_t marked = 0;
-            for (const auto& j : rows)
-                marked += j.preemptible;
-            label += ", " + std::to_string(marked) + " of them preemptible";
-        }
-        label += ")";
-        auto jobs = std::make_shared<const std::vector<JobSpec>>(std::move(rows));
-        workload = std::make_unique<TraceWorkload>(jobs, label);
-        if (args.has("mix")) {
-            workload = std::make_unique<MergedWorkload>(std::move(workload), synthetic(args.str("mix")));
-            run.trace += " + synthetic:" + args.str("mix");
-        }
+        workload = trace_workload(args, trace, run);
     }
     run.workload = workload->describe();
+    return workload;
+}
 
-    // Failures: one schedule from the seed, replayed identically by every policy.
+// Failures: one schedule from the seed, replayed identically by every policy.
+FailureSource read_failures(const cli::Args& args, RunInfo& run) {
+    SimOptions& opt = run.options;
+    const ClusterShape& shape = opt.shape;
     run.failures_arg = args.str("failures", "none");
     FailureSource failures;
     try {
@@ -428,9 +430,12 @@ int run(int argc, char** argv) {
     if (failures.has_kinds())
         run.failures += "; " + std::string(failures.is_trace() ? "detection" : "kinds") + ": " +
                         describe_failure_kinds(opt.kinds, !failures.is_trace());
+    return failures;
+}
 
-    // The measured window.
-    const Seconds default_end = opt.horizon > 0 ? opt.horizon : workload->last_open_submit();
+// The measured window and the time series' resolution.
+void read_window(const cli::Args& args, SimOptions& opt, const Workload& workload) {
+    const Seconds default_end = opt.horizon > 0 ? opt.horizon : workload.last_open_submit();
     opt.window_end = seconds_arg(args, "window-end", default_end);
     if (opt.horizon > 0 && opt.window_end > opt.horizon)
         throw cli::UsageError("--window-end is after --horizon");
@@ -441,13 +446,10 @@ int run(int argc, char** argv) {
     opt.bucket = seconds_arg(args, "bucket", std::max<Seconds>(60, (span / 400 + 59) / 60 * 60));
     if (opt.bucket <= 0)
         throw cli::UsageError("--bucket must be positive");
+}
 
-    const bool quiet = args.has("quiet");
-    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    run.threads =
-        static_cast<int>(args.integer("threads", std::min<unsigned>(hw, static_cast<unsigned>(kinds.size())), 1, 256));
-
-    // Per-policy decision logs.
+// Per-policy decision logs (--log PREFIX), their header written.
+std::vector<std::unique_ptr<std::ofstream>> open_logs(const cli::Args& args, const std::vector<PolicyKind>& kinds) {
     std::vector<std::unique_ptr<std::ofstream>> logs(kinds.size());
     if (args.has("log"))
         for (std::size_t i = 0; i < kinds.size(); ++i) {
@@ -457,10 +459,18 @@ int run(int argc, char** argv) {
                 throw std::runtime_error("cannot write " + path);
             *logs[i] << "time_s,event,job,job_nodes,hosts,detail\n";
         }
+    return logs;
+}
 
+// Every policy over the same workload and failures, --threads at a time,
+// its wall time in run.wall_seconds; 1 if one failed (said on stderr).
+int simulate(RunInfo& run, const std::vector<PolicyKind>& kinds, const Workload& workload,
+             const FailureSource& failures, std::vector<std::unique_ptr<std::ofstream>>& logs, bool quiet,
+             std::vector<PolicyResult>& results) {
+    const SimOptions& opt = run.options;
+    const ClusterShape& shape = opt.shape;
     ProgressBar bar(!quiet && isatty(STDERR_FILENO), kinds.size());
-    const std::size_t open_jobs = workload->open_count();
-    std::vector<PolicyResult> results(kinds.size());
+    const std::size_t open_jobs = workload.open_count();
     std::vector<std::string> errors(kinds.size());
     std::atomic<std::size_t> next{0};
     const auto wall0 = std::chrono::steady_clock::now();
@@ -469,7 +479,7 @@ int run(int argc, char** argv) {
             try {
                 SimHooks hooks;
                 hooks.log = logs[i].get();
-                Simulator sim(opt, make_policy(kinds[i], shape, opt.preemption), workload->clone(), failures,
+                Simulator sim(opt, make_policy(kinds[i], shape, opt.preemption), workload.clone(), failures,
                               std::move(hooks));
                 results[i] = sim.run([&, i](Seconds now, std::uint64_t done) {
                     double f = opt.horizon > 0 ? static_cast<double>(now) / static_cast<double>(opt.horizon)
@@ -501,11 +511,12 @@ int run(int argc, char** argv) {
             if (e.rfind("error", 0) == 0)
                 rc = 1;
         }
-    if (rc)
-        return rc;
+    return rc;
+}
 
-    if (!quiet)
-        write_table(std::cout, run, results);
+void write_outputs(const cli::Args& args, const RunInfo& run, const std::vector<PolicyResult>& results) {
+    const ClusterShape& shape = run.options.shape;
+    const std::string trace = args.str("trace");
     if (args.has("json")) {
         std::ofstream out(args.str("json"));
         if (!out)
@@ -529,6 +540,9 @@ int run(int argc, char** argv) {
         if (!err.empty())
             std::fprintf(stderr, "nvlblock-sim: %s\n", err.c_str());
     }
+}
+
+void print_rate(const RunInfo& run, const std::vector<PolicyResult>& results) {
     std::uint64_t events = 0;
     double busy = 0;
     for (const auto& r : results) {
@@ -539,6 +553,45 @@ int run(int argc, char** argv) {
                  "nvlblock-sim: %zu policies, %llu events in %.2f s wall (%d threads; %.0f events/s per thread)\n",
                  results.size(), static_cast<unsigned long long>(events), run.wall_seconds, run.threads,
                  busy > 0 ? static_cast<double>(events) / busy : 0.0);
+}
+
+int run(int argc, char** argv) {
+    cli::Args args(argc, argv, kValueOptions, {"quiet", "timing", "help"});
+    if (args.has("help")) {
+        std::cout << kUsage;
+        return 0;
+    }
+    if (!args.positional().empty())
+        throw cli::UsageError("unexpected argument '" + args.positional().front() + "'");
+    if (!args.has("trace"))
+        throw cli::UsageError("--trace is required");
+    if (!args.has("racks"))
+        throw cli::UsageError("--racks is required");
+    RunInfo run;
+    run.command = command_line(argc, argv);
+    read_shape(args, run.options.shape);
+    std::vector<PolicyKind> kinds;
+    try {
+        kinds = parse_policies(args.str("policies", "full-rack,block,nvlblock,nvlblock+lend,recommended"));
+    } catch (const std::invalid_argument& e) {
+        throw cli::UsageError(e.what());
+    }
+    read_options(args, run);
+    const std::unique_ptr<Workload> workload = read_workload(args, run);
+    const FailureSource failures = read_failures(args, run);
+    read_window(args, run.options, *workload);
+    const bool quiet = args.has("quiet");
+    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    run.threads =
+        static_cast<int>(args.integer("threads", std::min<unsigned>(hw, static_cast<unsigned>(kinds.size())), 1, 256));
+    std::vector<std::unique_ptr<std::ofstream>> logs = open_logs(args, kinds);
+    std::vector<PolicyResult> results(kinds.size());
+    if (const int rc = simulate(run, kinds, *workload, failures, logs, quiet, results))
+        return rc;
+    if (!quiet)
+        write_table(std::cout, run, results);
+    write_outputs(args, run, results);
+    print_rate(run, results);
     return 0;
 }
 

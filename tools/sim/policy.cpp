@@ -83,8 +83,7 @@ std::string topology_yaml(const ClusterShape& shape, int slice, int spares, bool
          " nodes\n";
     y += "defaults:\n  slice: " + std::to_string(slice) + "\n  spares: " + std::to_string(spares) +
          "\n  lending: " + (lending ? "true" : "false") + "\n";
-    if (reclaim)
-        y += "  reserve: reclaim\n";
+    y += std::string("  reserve: ") + (reclaim ? "reclaim" : "idle") + "\n";
     y += "recovery:\n  wait: " + std::to_string(shape.recovery_wait) +
          "\n  reclaim_budget: " + std::to_string(shape.reclaim_budget) + "\n";
     if (shape.failure_window >= 0)

@@ -268,19 +268,8 @@ void user_metrics(PolicyResult& r, const World& w) {
     r.standbys_used = w.counters().standbys_used;
 }
 
-} // namespace
-
-PolicyResult Simulator::result(double wall_seconds) const {
-    const World& w = world_;
-    const Metrics& m = w.metrics();
-    const Counters& c = w.counters();
-    PolicyResult r;
-    r.policy = w.policy();
-    r.nodes = static_cast<int>(w.cluster().size());
-    r.gpus_per_node = opt_.shape.gpus_per_node;
-    r.window_start = m.window_start();
-    r.window_end = m.window_end();
-    r.sim_end = end_;
+// What the cluster delivered in the window, in GPU-hours and mean nodes.
+void usage_figures(PolicyResult& r, const Metrics& m) {
     const double span = static_cast<double>(r.window_end - r.window_start);
     const double gph = r.gpus_per_node / 3600.0; // node-seconds -> GPU-hours
     r.capacity_gpu_hours = r.nodes * span * gph;
@@ -301,6 +290,12 @@ PolicyResult Simulator::result(double wall_seconds) const {
         r.stranded_nodes_mean = m.stranded_node_s() / span;
         r.waiting_time_fraction = m.stranded_time_s() / span;
     }
+}
+
+// How many jobs came, started, finished, and how long they waited.
+void job_figures(PolicyResult& r, const World& w) {
+    const Metrics& m = w.metrics();
+    const Counters& c = w.counters();
     r.jobs_submitted = c.submitted;
     r.jobs_started = 0;
     for (const SimJob& j : w.jobs()) {
@@ -312,10 +307,16 @@ PolicyResult Simulator::result(double wall_seconds) const {
     }
     r.jobs_completed = c.completed;
     r.jobs_rejected = c.rejected;
-    r.completed_gpu_hours = c.completed_node_s * gph;
+    r.completed_gpu_hours = c.completed_node_s * (r.gpus_per_node / 3600.0); // as usage_figures' GPU-hours
     r.waits = m.wait_stats();
     r.hierarchy = !w.options().shape.hierarchy.empty();
     r.spread = m.spread();
+}
+
+// Restarts, preemptions and the recovery ledger's account.
+void recovery_figures(PolicyResult& r, const World& w) {
+    const Metrics& m = w.metrics();
+    const Counters& c = w.counters();
     r.failure_requeues = c.failure_kills;
     r.restarts = m.restarts();
     r.restarts_in_place = m.restarts_in_place();
@@ -330,16 +331,20 @@ PolicyResult Simulator::result(double wall_seconds) const {
     r.multi_node_restarts = m.multi_node_restarts();
     r.multi_node_in_place = m.multi_node_restarts_in_place();
     r.multi_node_restart_delay = m.multi_node_restart_delay_stats();
-    if (w.policy().recovery) {
-        r.ledger = true;
-        const auto& lc = w.planner().ledger().counters();
-        r.ledger_failures = lc.failures;
-        r.ledger_in_place = lc.in_place;
-        r.ledger_elsewhere = lc.elsewhere;
-        r.ledger_node_down = lc.by_trigger[static_cast<std::size_t>(nvlblock::FailureTrigger::kDown)];
-        r.ledger_drained = lc.by_trigger[static_cast<std::size_t>(nvlblock::FailureTrigger::kDrained)];
-        r.ledger_after_end = lc.by_trigger[static_cast<std::size_t>(nvlblock::FailureTrigger::kAfterEnd)];
-    }
+    if (!w.policy().recovery)
+        return;
+    r.ledger = true;
+    const auto& lc = w.planner().ledger().counters();
+    r.ledger_failures = lc.failures;
+    r.ledger_in_place = lc.in_place;
+    r.ledger_elsewhere = lc.elsewhere;
+    r.ledger_node_down = lc.by_trigger[static_cast<std::size_t>(nvlblock::FailureTrigger::kDown)];
+    r.ledger_drained = lc.by_trigger[static_cast<std::size_t>(nvlblock::FailureTrigger::kDrained)];
+    r.ledger_after_end = lc.by_trigger[static_cast<std::size_t>(nvlblock::FailureTrigger::kAfterEnd)];
+}
+
+// Faults and what the simulation itself did.
+void fault_and_cost_figures(PolicyResult& r, const Counters& c) {
     r.node_failures = c.node_failures;
     r.rack_faults = c.rack_faults;
     r.node_repairs = c.node_repairs;
@@ -348,14 +353,31 @@ PolicyResult Simulator::result(double wall_seconds) const {
     r.fault_ends = c.fault_ends;
     r.hidden_fault_hits = c.hidden_fault_hits;
     r.jobs_not_requeued = c.not_requeued;
-    r.not_requeued_gpu_hours = c.not_requeued_node_s * gph;
+    r.not_requeued_gpu_hours = c.not_requeued_node_s * (r.gpus_per_node / 3600.0);
     r.events = c.events;
     r.passes = c.passes;
     r.backfill_passes = c.backfill_passes;
     r.place_calls = c.place_calls;
     r.reservations = c.reservations;
+}
+
+} // namespace
+
+PolicyResult Simulator::result(double wall_seconds) const {
+    const World& w = world_;
+    PolicyResult r;
+    r.policy = w.policy();
+    r.nodes = static_cast<int>(w.cluster().size());
+    r.gpus_per_node = opt_.shape.gpus_per_node;
+    r.window_start = w.metrics().window_start();
+    r.window_end = w.metrics().window_end();
+    r.sim_end = end_;
+    usage_figures(r, w.metrics());
+    job_figures(r, w);
+    recovery_figures(r, w);
+    fault_and_cost_figures(r, w.counters());
     r.wall_seconds = wall_seconds;
-    r.series = m.series();
+    r.series = w.metrics().series();
     return r;
 }
 

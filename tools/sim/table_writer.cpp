@@ -92,13 +92,9 @@ std::string p50_p95(const WaitStats& s) {
     return s.count ? dur(s.p50) + "/" + dur(s.p95) : std::string("-");
 }
 
-} // namespace
-
-void write_table(std::ostream& out, const RunInfo& run, const std::vector<PolicyResult>& results) {
-    if (results.empty())
-        return;
+// The run's settings, before the table.
+void write_header(std::ostream& out, const RunInfo& run, const PolicyResult& first) {
     const SimOptions& o = run.options;
-    const PolicyResult& first = results.front();
     char head[512];
     std::snprintf(head, sizeof head, "nvlblock-sim: %d racks x %d nodes (%s nodes, %s GPUs), seed %llu\n",
                   o.shape.racks, o.shape.nodes_per_rack, num(first.nodes).c_str(),
@@ -143,113 +139,140 @@ void write_table(std::ostream& out, const RunInfo& run, const std::vector<Policy
             << (o.shape.crossing < 0 ? std::string("strict") : dur(static_cast<double>(o.shape.crossing))) << "\n";
     }
     out << "\n";
+}
 
-    Rows rows;
-    auto row = [&](const std::string& label, auto&& cell) {
+// The table's rows, a cell per policy; an empty row is a blank line.
+class RowTable {
+  public:
+    explicit RowTable(const std::vector<PolicyResult>& results) : results_(results) {}
+    template <class Cell>
+    void row(const std::string& label, Cell&& cell) {
         std::vector<std::string> cells;
-        for (const auto& r : results)
+        for (const auto& r : results_)
             cells.push_back(cell(r));
-        rows.emplace_back(label, std::move(cells));
-    };
-    auto sep = [&] { rows.emplace_back("", std::vector<std::string>()); };
-    row("slice / spares / lending", [](const PolicyResult& r) {
-        return std::to_string(r.policy.slice) + " / " + std::to_string(r.policy.spares) +
-               (r.policy.reclaim ? " reclaim" : "") +
-               (r.policy.standbys ? " +" + std::to_string(r.policy.standbys) + " in job" : "") + " / " +
-               (r.policy.lending ? "on" : "off") + (r.policy.expedite ? " expedite" : "");
-    });
-    sep();
-    row("useful GPU-hours", [](const PolicyResult& r) { return num(r.useful_gpu_hours); });
-    row("goodput (useful / healthy)", [](const PolicyResult& r) { return pct(r.goodput); });
-    row("utilization of healthy nodes", [](const PolicyResult& r) { return pct(r.utilization); });
-    row("  of which preemptible work", [](const PolicyResult& r) {
+        rows_.emplace_back(label, std::move(cells));
+    }
+    void sep() { rows_.emplace_back("", std::vector<std::string>()); }
+    Rows& rows() { return rows_; }
+    const std::vector<PolicyResult>& results() const { return results_; }
+
+  private:
+    const std::vector<PolicyResult>& results_;
+    Rows rows_;
+};
+
+// What the cluster delivered and lost.
+void usage_rows(RowTable& t) {
+    t.row("useful GPU-hours", [](const PolicyResult& r) { return num(r.useful_gpu_hours); });
+    t.row("goodput (useful / healthy)", [](const PolicyResult& r) { return pct(r.goodput); });
+    t.row("utilization of healthy nodes", [](const PolicyResult& r) { return pct(r.utilization); });
+    t.row("  of which preemptible work", [](const PolicyResult& r) {
         return r.healthy_gpu_hours > 0 ? pct(r.busy_preemptible_gpu_hours / r.healthy_gpu_hours) : "-";
     });
-    row("healthy nodes (mean)", [](const PolicyResult& r) { return num(r.healthy_nodes_mean, 1); });
-    row("idle healthy nodes (mean)", [](const PolicyResult& r) { return num(r.idle_nodes_mean, 1); });
-    row("stranded nodes (mean)", [](const PolicyResult& r) { return num(r.stranded_nodes_mean, 1); });
-    row("time with jobs waiting", [](const PolicyResult& r) { return pct(r.waiting_time_fraction); });
-    row("lost to failures (GPU-h)", [](const PolicyResult& r) { return num(r.lost_failure_gpu_hours, 1); });
-    row("lost to preemption (GPU-h)", [](const PolicyResult& r) { return num(r.lost_preemption_gpu_hours, 1); });
-    row("held as in-job standbys (GPU-h)", [](const PolicyResult& r) { return num(r.standby_gpu_hours, 1); });
-    sep();
-    row("jobs completed / submitted", [](const PolicyResult& r) {
+    t.row("healthy nodes (mean)", [](const PolicyResult& r) { return num(r.healthy_nodes_mean, 1); });
+    t.row("idle healthy nodes (mean)", [](const PolicyResult& r) { return num(r.idle_nodes_mean, 1); });
+    t.row("stranded nodes (mean)", [](const PolicyResult& r) { return num(r.stranded_nodes_mean, 1); });
+    t.row("time with jobs waiting", [](const PolicyResult& r) { return pct(r.waiting_time_fraction); });
+    t.row("lost to failures (GPU-h)", [](const PolicyResult& r) { return num(r.lost_failure_gpu_hours, 1); });
+    t.row("lost to preemption (GPU-h)", [](const PolicyResult& r) { return num(r.lost_preemption_gpu_hours, 1); });
+    t.row("held as in-job standbys (GPU-h)", [](const PolicyResult& r) { return num(r.standby_gpu_hours, 1); });
+}
+
+// What the jobs saw: how many ran, waits, responses, slowdowns, and where
+// multi-rack jobs landed in the hierarchy.
+void job_rows(RowTable& t, const PolicyResult& first) {
+    const std::vector<PolicyResult>& results = t.results();
+    t.row("jobs completed / submitted", [](const PolicyResult& r) {
         return num(static_cast<double>(r.jobs_completed)) + " / " + num(static_cast<double>(r.jobs_submitted));
     });
-    row("jobs never started", [](const PolicyResult& r) { return num(static_cast<double>(r.jobs_unstarted)); });
-    class_rows(rows, results, "wait", &PolicyResult::waits, true);
-    class_rows(rows, results, "response", &PolicyResult::responses, false);
-    slowdown_rows(rows, results);
+    t.row("jobs never started", [](const PolicyResult& r) { return num(static_cast<double>(r.jobs_unstarted)); });
+    class_rows(t.rows(), results, "wait", &PolicyResult::waits, true);
+    class_rows(t.rows(), results, "response", &PolicyResult::responses, false);
+    slowdown_rows(t.rows(), results);
     if (first.hierarchy) {
-        sep();
-        row("multi-rack jobs started",
-            [](const PolicyResult& r) { return num(static_cast<double>(r.spread.multi_rack)); });
-        row("  in one SU, of those that fit one", [](const PolicyResult& r) {
+        t.sep();
+        t.row("multi-rack jobs started",
+              [](const PolicyResult& r) { return num(static_cast<double>(r.spread.multi_rack)); });
+        t.row("  in one SU, of those that fit one", [](const PolicyResult& r) {
             return r.spread.fit_one_su
                        ? pct(static_cast<double>(r.spread.confined) / static_cast<double>(r.spread.fit_one_su)) +
                              " of " + num(static_cast<double>(r.spread.fit_one_su))
                        : std::string("-");
         });
-        row("  mean SUs spanned",
-            [](const PolicyResult& r) { return r.spread.multi_rack ? num(r.spread.mean_sus(), 2) : std::string("-"); });
+        t.row("  mean SUs spanned", [](const PolicyResult& r) {
+            return r.spread.multi_rack ? num(r.spread.mean_sus(), 2) : std::string("-");
+        });
     }
-    sep();
-    row("runs killed by failures", [](const PolicyResult& r) { return num(static_cast<double>(r.failure_requeues)); });
-    row("restarts (in place)", [](const PolicyResult& r) {
+}
+
+// How failed jobs came back.
+void recovery_rows(RowTable& t) {
+    t.row("runs killed by failures",
+          [](const PolicyResult& r) { return num(static_cast<double>(r.failure_requeues)); });
+    t.row("restarts (in place)", [](const PolicyResult& r) {
         return num(static_cast<double>(r.restarts)) + " (" + num(static_cast<double>(r.restarts_in_place)) + ")";
     });
-    row("restart delay p50/p95", [](const PolicyResult& r) {
+    t.row("restart delay p50/p95", [](const PolicyResult& r) {
         return r.restart_delay.count ? dur(r.restart_delay.p50) + "/" + dur(r.restart_delay.p95) : std::string("-");
     });
-    row("multi-node restarts (in place)", [](const PolicyResult& r) {
+    t.row("multi-node restarts (in place)", [](const PolicyResult& r) {
         return num(static_cast<double>(r.multi_node_restarts)) + " (" +
                num(static_cast<double>(r.multi_node_in_place)) + ")";
     });
-    row("multi-node restart delay p50/p95", [](const PolicyResult& r) {
+    t.row("multi-node restart delay p50/p95", [](const PolicyResult& r) {
         return r.multi_node_restart_delay.count
                    ? dur(r.multi_node_restart_delay.p50) + "/" + dur(r.multi_node_restart_delay.p95)
                    : std::string("-");
     });
-    row("preemptions (of which reclaims)", [](const PolicyResult& r) {
+}
+
+// What reclaims and preemption moved, and what it cost those moved.
+void preemption_rows(RowTable& t) {
+    t.row("preemptions (of which reclaims)", [](const PolicyResult& r) {
         return num(static_cast<double>(r.preemptions)) + " (" + num(static_cast<double>(r.reclaims)) + ")";
     });
-    row("jobs moved by reclaims (per 1,000)", [](const PolicyResult& r) {
+    t.row("jobs moved by reclaims (per 1,000)", [](const PolicyResult& r) {
         return num(static_cast<double>(r.reclaims)) + " (" + num(r.moved_per_1000_jobs(), 1) + ")";
     });
-    row("  victims' lost node-hours", [](const PolicyResult& r) { return num(r.lost_reclaim_node_hours, 1); });
-    row("  most moves of one job",
-        [](const PolicyResult& r) { return num(static_cast<double>(r.most_moves_one_job)); });
-    row("  reclaim victims' extra time p50/p95",
-        [](const PolicyResult& r) { return p50_p95(r.reclaimed_extra_response); });
-    row("  checkpointed in grace time",
-        [](const PolicyResult& r) { return r.reclaim_requeues ? pct(r.checkpointed_share()) : std::string("-"); });
-    row("jobs preempted (most times one job)", [](const PolicyResult& r) {
+    t.row("  victims' lost node-hours", [](const PolicyResult& r) { return num(r.lost_reclaim_node_hours, 1); });
+    t.row("  most moves of one job",
+          [](const PolicyResult& r) { return num(static_cast<double>(r.most_moves_one_job)); });
+    t.row("  reclaim victims' extra time p50/p95",
+          [](const PolicyResult& r) { return p50_p95(r.reclaimed_extra_response); });
+    t.row("  checkpointed in grace time",
+          [](const PolicyResult& r) { return r.reclaim_requeues ? pct(r.checkpointed_share()) : std::string("-"); });
+    t.row("jobs preempted (most times one job)", [](const PolicyResult& r) {
         return num(static_cast<double>(r.preempted_jobs)) + " (" +
                num(static_cast<double>(r.most_preemptions_one_job)) + ")";
     });
-    row("  their lost node-hours", [](const PolicyResult& r) { return num(r.lost_preempted_node_hours, 1); });
-    row("  their extra time p50/p95", [](const PolicyResult& r) { return p50_p95(r.preempted_extra_response); });
-    row("in-job restarts (standbys used)", [](const PolicyResult& r) {
+    t.row("  their lost node-hours", [](const PolicyResult& r) { return num(r.lost_preempted_node_hours, 1); });
+    t.row("  their extra time p50/p95", [](const PolicyResult& r) { return p50_p95(r.preempted_extra_response); });
+}
+
+// In-job restarts and the faults behind every recovery.
+void fault_rows(RowTable& t) {
+    const std::vector<PolicyResult>& results = t.results();
+    t.row("in-job restarts (standbys used)", [](const PolicyResult& r) {
         return num(static_cast<double>(r.in_job_restarts)) + " (" + num(static_cast<double>(r.standbys_used)) + ")";
     });
-    row("node failures / rack faults", [](const PolicyResult& r) {
+    t.row("node failures / rack faults", [](const PolicyResult& r) {
         return num(static_cast<double>(r.node_failures)) + " / " + num(static_cast<double>(r.rack_faults));
     });
     if (std::any_of(results.begin(), results.end(),
                     [](const PolicyResult& r) { return r.up_faults || r.job_faults; })) {
-        row("faults with the node up / of the job", [](const PolicyResult& r) {
+        t.row("faults with the node up / of the job", [](const PolicyResult& r) {
             return num(static_cast<double>(r.up_faults)) + " / " + num(static_cast<double>(r.job_faults));
         });
-        row("  runs they ended (on a hidden fault)", [](const PolicyResult& r) {
+        t.row("  runs they ended (on a hidden fault)", [](const PolicyResult& r) {
             return num(static_cast<double>(r.fault_ends)) + " (" + num(static_cast<double>(r.hidden_fault_hits)) + ")";
         });
-        row("  jobs not requeued (GPU-h left)", [](const PolicyResult& r) {
+        t.row("  jobs not requeued (GPU-h left)", [](const PolicyResult& r) {
             return num(static_cast<double>(r.jobs_not_requeued)) + " (" + num(r.not_requeued_gpu_hours, 0) + ")";
         });
     }
-    sep();
-    row("events", [](const PolicyResult& r) { return num(static_cast<double>(r.events)); });
-    row("placement calls", [](const PolicyResult& r) { return num(static_cast<double>(r.place_calls)); });
+}
+
+void print_rows(std::ostream& out, const Rows& rows, const std::vector<PolicyResult>& results) {
     std::size_t label_w = 0, cell_w = 12;
     for (const auto& [label, cells] : rows) {
         label_w = std::max(label_w, label.size());
@@ -273,6 +296,37 @@ void write_table(std::ostream& out, const RunInfo& run, const std::vector<Policy
             out << "  " << pad_left(c, cell_w);
         out << "\n";
     }
+}
+
+} // namespace
+
+void write_table(std::ostream& out, const RunInfo& run, const std::vector<PolicyResult>& results) {
+    if (results.empty())
+        return;
+    const PolicyResult& first = results.front();
+    write_header(out, run, first);
+    RowTable t(results);
+    t.row("slice / spares / lending", [](const PolicyResult& r) {
+        return std::to_string(r.policy.slice) + " / " + std::to_string(r.policy.spares) +
+               (r.policy.reclaim ? " reclaim" : "") +
+               (r.policy.standbys ? " +" + std::to_string(r.policy.standbys) + " in job" : "") + " / " +
+               (r.policy.lending ? "on" : "off") + (r.policy.expedite ? " expedite" : "");
+    });
+    t.sep();
+    usage_rows(t);
+    t.sep();
+    job_rows(t, first);
+    t.sep();
+    recovery_rows(t);
+    preemption_rows(t);
+    fault_rows(t);
+    t.sep();
+    t.row("events", [](const PolicyResult& r) { return num(static_cast<double>(r.events)); });
+    t.row("placement calls", [](const PolicyResult& r) { return num(static_cast<double>(r.place_calls)); });
+    print_rows(out, t.rows(), results);
+    // A policy that starts fewer jobs can show shorter waits: say whom each counts.
+    out << "\nwait: jobs that started in the window; response and slowdown: jobs that completed in it; "
+           "the others are the 'jobs never started' row\n";
 }
 
 } // namespace nvlblock::sim

@@ -40,12 +40,7 @@ void counts(json_object* o, const std::string& path, std::initializer_list<Count
         *m.field = json::integer(o, m.key, path);
 }
 
-Status parse_root(json_object* root) {
-    Status s;
-    const std::string schema = json::string(root, key::schema, "");
-    if (schema != kStatusSchema)
-        throw tool::JsonShapeError("schema: '" + schema + "' is not " + kStatusSchema);
-    s.generated_at = json::integer(root, key::generated_at, "");
+void parse_cluster(json_object* root, Status& s) {
     json_object* c = json::required(root, key::cluster, "");
     counts(c, key::cluster,
            {{key::nodes, &s.nodes},
@@ -58,6 +53,27 @@ Status parse_root(json_object* root) {
             {key::ordinary_free, &s.ordinary_free},
             {key::stranded, &s.stranded}});
     s.fragmentation = json::number(c, key::fragmentation, key::cluster);
+}
+
+Pending parse_pending(json_object* p, const std::string& path) {
+    Pending x;
+    x.job_id = json::integer(p, key::job_id, path);
+    x.blocks = json::string(p, key::blocks, path);
+    counts(p, path, {{key::lost, &x.lost}, {key::failed_at, &x.failed_at}, {key::fallback_at, &x.fallback_at}});
+    x.fallback = json::boolean_or(p, key::fallback, path, false);
+    return x;
+}
+
+Event parse_event(json_object* e, const std::string& path) {
+    Event x;
+    counts(e, path, {{key::at, &x.at}, {key::job_id, &x.job_id}});
+    x.outcome = json::string(e, key::outcome, path);
+    x.blocks = json::string(e, key::blocks, path);
+    counts(e, path, {{key::lost, &x.lost}, {key::spares_used, &x.spares_used}, {key::seconds, &x.seconds}});
+    return x;
+}
+
+void parse_recoveries(json_object* root, Status& s) {
     json_object* r = json::required(root, key::recoveries, "");
     counts(r, key::recoveries,
            {{key::failures, &s.failures},
@@ -65,64 +81,58 @@ Status parse_root(json_object* root) {
             {key::fallbacks, &s.fallbacks},
             {key::abandoned, &s.abandoned}});
     json_object* pending = json::required(r, key::pending, key::recoveries);
-    for (std::size_t i = 0, n = json::array_size(pending, "recoveries.pending"); i < n; ++i) {
-        json_object* p = json::at(pending, i);
-        const std::string path = idx("recoveries.pending", i);
-        Pending x;
-        x.job_id = json::integer(p, key::job_id, path);
-        x.blocks = json::string(p, key::blocks, path);
-        counts(p, path, {{key::lost, &x.lost}, {key::failed_at, &x.failed_at}, {key::fallback_at, &x.fallback_at}});
-        x.fallback = json::boolean_or(p, key::fallback, path, false);
-        s.pending.push_back(std::move(x));
-    }
-    if (json_object* recent = json::member(r, key::recent, key::recoveries); !json::is_null(recent)) {
-        for (std::size_t i = 0, n = json::array_size(recent, "recoveries.recent"); i < n; ++i) {
-            json_object* e = json::at(recent, i);
-            const std::string path = idx("recoveries.recent", i);
-            Event x;
-            counts(e, path, {{key::at, &x.at}, {key::job_id, &x.job_id}});
-            x.outcome = json::string(e, key::outcome, path);
-            x.blocks = json::string(e, key::blocks, path);
-            counts(e, path, {{key::lost, &x.lost}, {key::spares_used, &x.spares_used}, {key::seconds, &x.seconds}});
-            s.recent.push_back(std::move(x));
-        }
-    }
+    for (std::size_t i = 0, n = json::array_size(pending, "recoveries.pending"); i < n; ++i)
+        s.pending.push_back(parse_pending(json::at(pending, i), idx("recoveries.pending", i)));
+    if (json_object* recent = json::member(r, key::recent, key::recoveries); !json::is_null(recent))
+        for (std::size_t i = 0, n = json::array_size(recent, "recoveries.recent"); i < n; ++i)
+            s.recent.push_back(parse_event(json::at(recent, i), idx("recoveries.recent", i)));
+}
+
+Block parse_block(json_object* b, const std::string& path) {
+    Block x;
+    x.name = json::string(b, key::name, path);
+    x.nodes = json::string(b, key::nodes, path);
+    counts(b, path, {{key::size, &x.size}, {key::slice, &x.slice}, {key::spares, &x.spares}});
+    x.lending = json::boolean_or(b, key::lending, path, false);
+    x.health = json::string(b, key::health, path);
+    counts(b, path, {{key::healthy, &x.healthy}, {key::failed, &x.failed}});
+    x.failed_nodes = json::string_or(b, key::failed_nodes, path, "");
+    counts(b, path,
+           {{key::busy, &x.busy},
+            {key::lent, &x.lent},
+            {key::free, &x.free},
+            {key::spares_free, &x.spares_free},
+            {key::spares_used, &x.spares_used},
+            {key::spares_lent, &x.spares_lent},
+            {key::held, &x.held}});
+    x.ordinary_free = json::integer_or(b, key::ordinary_free, path, 0);
+    x.stranded = json::integer(b, key::stranded, path);
+    return x;
+}
+
+Lemon parse_lemon(json_object* l, const std::string& path) {
+    Lemon x;
+    x.node = json::string(l, key::node, path);
+    x.block = json::string_or(l, key::block, path, "");
+    counts(l, path, {{key::failures, &x.failures}, {key::last_failure, &x.last_failure}});
+    x.in_service = json::boolean_or(l, key::in_service, path, false);
+    return x;
+}
+
+Status parse_root(json_object* root) {
+    Status s;
+    const std::string schema = json::string(root, key::schema, "");
+    if (schema != kStatusSchema)
+        throw tool::JsonShapeError("schema: '" + schema + "' is not " + kStatusSchema);
+    s.generated_at = json::integer(root, key::generated_at, "");
+    parse_cluster(root, s);
+    parse_recoveries(root, s);
     json_object* blocks = json::required(root, key::blocks, "");
-    for (std::size_t i = 0, n = json::array_size(blocks, key::blocks); i < n; ++i) {
-        json_object* b = json::at(blocks, i);
-        const std::string path = idx(key::blocks, i);
-        Block x;
-        x.name = json::string(b, key::name, path);
-        x.nodes = json::string(b, key::nodes, path);
-        counts(b, path, {{key::size, &x.size}, {key::slice, &x.slice}, {key::spares, &x.spares}});
-        x.lending = json::boolean_or(b, key::lending, path, false);
-        x.health = json::string(b, key::health, path);
-        counts(b, path, {{key::healthy, &x.healthy}, {key::failed, &x.failed}});
-        x.failed_nodes = json::string_or(b, key::failed_nodes, path, "");
-        counts(b, path,
-               {{key::busy, &x.busy},
-                {key::lent, &x.lent},
-                {key::free, &x.free},
-                {key::spares_free, &x.spares_free},
-                {key::spares_used, &x.spares_used},
-                {key::spares_lent, &x.spares_lent},
-                {key::held, &x.held}});
-        x.ordinary_free = json::integer_or(b, key::ordinary_free, path, 0);
-        x.stranded = json::integer(b, key::stranded, path);
-        s.blocks.push_back(std::move(x));
-    }
-    if (json_object* lemons = json::member(root, key::lemons, ""); !json::is_null(lemons)) {
-        for (std::size_t i = 0, n = json::array_size(lemons, key::lemons); i < n; ++i) {
-            json_object* l = json::at(lemons, i);
-            const std::string path = idx(key::lemons, i);
-            Lemon x;
-            x.node = json::string(l, key::node, path);
-            x.block = json::string_or(l, key::block, path, "");
-            counts(l, path, {{key::failures, &x.failures}, {key::last_failure, &x.last_failure}});
-            x.in_service = json::boolean_or(l, key::in_service, path, false);
-            s.lemons.push_back(std::move(x));
-        }
-    }
+    for (std::size_t i = 0, n = json::array_size(blocks, key::blocks); i < n; ++i)
+        s.blocks.push_back(parse_block(json::at(blocks, i), idx(key::blocks, i)));
+    if (json_object* lemons = json::member(root, key::lemons, ""); !json::is_null(lemons))
+        for (std::size_t i = 0, n = json::array_size(lemons, key::lemons); i < n; ++i)
+            s.lemons.push_back(parse_lemon(json::at(lemons, i), idx(key::lemons, i)));
     return s;
 }
 
@@ -216,8 +226,10 @@ std::string format_age(std::int64_t s) {
     return b;
 }
 
+// Local time in ISO 8601, as Slurm prints its own (StartTime=2026-12-05T21:40:12),
+// so that a line here and one of squeue or slurmctld's log compare at a glance.
 std::string format_time(std::int64_t t) {
-    return time_text(t, "%Y-%m-%d %H:%M:%S UTC", TimeZone::kUtc);
+    return time_text(t, "%Y-%m-%dT%H:%M:%S", TimeZone::kLocal);
 }
 
 Status parse_status(const std::string& text, const std::string& label) {
@@ -237,8 +249,9 @@ bool is_stale(const Status& s, const RenderOptions& o) {
     return o.now - s.generated_at > o.stale_after;
 }
 
-std::string render(const Status& s, const std::string& path, const RenderOptions& o) {
-    std::ostringstream out;
+namespace {
+
+void render_header(std::ostream& out, const Status& s, const std::string& path, const RenderOptions& o) {
     const std::int64_t age = o.now - s.generated_at;
     out << "nvlblock status from " << path << "\n";
     out << "generated " << format_time(s.generated_at) << ", "
@@ -247,7 +260,11 @@ std::string render(const Status& s, const std::string& path, const RenderOptions
         out << "WARNING: stale: older than " << format_age(o.stale_after)
             << "; is slurmctld running and writing it (nvlblock.yaml status.interval)?\n";
     out << "\n";
+}
 
+// One row per block (with --problems, only those with failed or held
+// nodes or not healthy) and the totals of them all.
+void render_blocks(std::ostream& out, const Status& s, const RenderOptions& o) {
     Table t({{"BLOCK", false},
              {"HEALTH", false},
              {"NODES", true},
@@ -280,7 +297,9 @@ std::string render(const Status& s, const std::string& path, const RenderOptions
     if (hidden)
         out << "(" << plural(hidden, "healthy block") << " without failed or held nodes not shown)\n";
     out << "\n";
+}
 
+void render_summary(std::ostream& out, const Status& s) {
     int degraded = 0, down = 0;
     for (const auto& b : s.blocks) {
         degraded += b.health == "degraded";
@@ -295,10 +314,13 @@ std::string render(const Status& s, const std::string& path, const RenderOptions
     out << "\n";
     out << "fragmentation: " << percent(s.fragmentation) << " (" << s.stranded << " stranded of " << s.ordinary_free
         << " free nodes ordinary work can use)\n";
+}
+
+void render_recoveries(std::ostream& out, const Status& s, const RenderOptions& o) {
     out << "recoveries:    " << plural(s.failures, "job") << " hit by node failures: " << s.in_place << " in place, "
         << plural(s.fallbacks, "fallback") << ", " << s.abandoned << " abandoned, " << s.pending.size() << " pending\n";
     for (const auto& p : s.pending) {
-        out << "  pending job " << p.job_id << " (" << (p.blocks.empty() ? "-" : p.blocks) << "): lost "
+        out << "  pending JobId=" << p.job_id << " (" << (p.blocks.empty() ? "-" : p.blocks) << "): lost "
             << plural(p.lost, "node") << ", failed " << format_age(o.now - p.failed_at) << " ago, ";
         if (p.fallback)
             out << "fallback: may start on any block";
@@ -313,25 +335,40 @@ std::string render(const Status& s, const std::string& path, const RenderOptions
             << "): " << plural(l.failures, "failure") << " under jobs, the last " << format_age(o.now - l.last_failure)
             << " ago; " << (l.in_service ? "in service, taken last" : "out of service")
             << " (nvlblock-status --clear-lemon " << l.node << " forgets it)\n";
-    if (!s.recent.empty() && o.recent > 0) {
-        out << "recent:\n";
-        const std::size_t first = s.recent.size() > o.recent ? s.recent.size() - o.recent : 0;
-        for (std::size_t i = first; i < s.recent.size(); ++i) {
-            const Event& e = s.recent[i];
-            out << "  " << format_time(e.at) << "  job " << e.job_id;
-            const std::string where = e.blocks.empty() ? "-" : e.blocks;
-            if (e.outcome == "in_place")
-                out << " restarted in place on " << where << " after " << format_age(e.seconds) << ": lost "
-                    << plural(e.lost, "node") << ", " << plural(e.spares_used, "spare") << " used\n";
-            else if (e.outcome == "elsewhere")
-                out << " restarted elsewhere (fallback) after " << format_age(e.seconds) << ": lost "
-                    << plural(e.lost, "node") << " on " << where << "\n";
-            else if (e.outcome == "abandoned")
-                out << " left the queue before restarting: lost " << plural(e.lost, "node") << " on " << where << "\n";
-            else
-                out << " " << e.outcome << " (" << where << ")\n";
-        }
+}
+
+// The last o.recent recovery outcomes, oldest first.
+void render_recent(std::ostream& out, const Status& s, const RenderOptions& o) {
+    if (s.recent.empty() || o.recent == 0)
+        return;
+    out << "recent:\n";
+    const std::size_t first = s.recent.size() > o.recent ? s.recent.size() - o.recent : 0;
+    for (std::size_t i = first; i < s.recent.size(); ++i) {
+        const Event& e = s.recent[i];
+        out << "  " << format_time(e.at) << "  JobId=" << e.job_id;
+        const std::string where = e.blocks.empty() ? "-" : e.blocks;
+        if (e.outcome == "in_place")
+            out << " restarted in place on " << where << " after " << format_age(e.seconds) << ": lost "
+                << plural(e.lost, "node") << ", " << plural(e.spares_used, "spare") << " used\n";
+        else if (e.outcome == "elsewhere")
+            out << " restarted elsewhere (fallback) after " << format_age(e.seconds) << ": lost "
+                << plural(e.lost, "node") << " on " << where << "\n";
+        else if (e.outcome == "abandoned")
+            out << " left the queue before restarting: lost " << plural(e.lost, "node") << " on " << where << "\n";
+        else
+            out << " " << e.outcome << " (" << where << ")\n";
     }
+}
+
+} // namespace
+
+std::string render(const Status& s, const std::string& path, const RenderOptions& o) {
+    std::ostringstream out;
+    render_header(out, s, path, o);
+    render_blocks(out, s, o);
+    render_summary(out, s);
+    render_recoveries(out, s, o);
+    render_recent(out, s, o);
     return out.str();
 }
 

@@ -78,7 +78,7 @@ class TopologyFilesTest(unittest.TestCase):
 
     def test_nvlblock_yaml_defaults_and_options(self):
         text = nvlblock_yaml(1, 18, up_opts(), "/c/state")
-        self.assertIn("  slice: 16\n  spares: 2\n  lending: false\nrecovery:\n  wait: 300\n", text)
+        self.assertIn("  slice: 16\n  spares: 2\n  lending: false\n  reserve: idle\nrecovery:\n  wait: 300\n", text)
         self.assertIn("  - name: rack01\n    nodes: gb[0001-0018]\n", text)
         text = nvlblock_yaml(1, 18, up_opts(reserve="reclaim", block_fault=0.25, preempt_partition=True),
                              "/c/state")
