@@ -432,6 +432,28 @@ def fail_node(c, job, node):
     return t
 
 
+def wait_saved(c, job, what):
+    """Wait until Slurm's saved job state holds everything that happened to
+    `job` so far. A file's mtime cannot say so: a save packs the jobs under
+    Slurm's lock and writes the file after, so a save packed before a start
+    can be written after it. So the job's comment is set to a fresh token
+    (slurmctld saves after an update) and the saved file searched for it:
+    a file that holds the token was packed after the update. Without this,
+    a primary killed 2 s after a restart left a save without it; the backup
+    recovered the job PENDING, slurmd's registration of its running batch
+    step made Slurm drain a node and requeue it (seen once on 25.05.8)."""
+    token = f"nvlb-saved-{job}-{time.time_ns()}"
+    c.run("scontrol", "update", f"JobId={job}", f"Comment={token}")
+
+    def saved():
+        try:
+            with open(os.path.join(c.d, "state", "job_state"), "rb") as f:
+                return token.encode() in f.read(), None
+        except FileNotFoundError:
+            return False, None
+    c.wait(f"Slurm to save job {job}'s state ({what})", saved, 15)
+
+
 def unchanged_between(c, before, t0, t1, what):
     """No nvlblock file written between t0 and t1 (mtime), as far as the
     files say."""
@@ -627,6 +649,7 @@ class FailoverScenario:
         # The backup takes control this time with an nvlblock.yaml that no
         # longer loads (an edit gone wrong between the two): it keeps the
         # topology it has and still takes control with the primary's state.
+        wait_saved(c, cj, "its restart in place")
         yaml = os.path.join(c.d, "etc", "nvlblock.yaml")
         with open(yaml) as f:
             good_yaml = f.read()
