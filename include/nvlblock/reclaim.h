@@ -64,6 +64,30 @@ typedef enum nvlb_reclaim_action {
                                      kill it) */
 } nvlb_reclaim_action_t;
 
+/* Why Slurm would not start the job on the nodes a reclaim would free
+ * (what the caller found asking Slurm before moving anybody). */
+typedef enum nvlb_slurm_start_refusal {
+    NVLB_SLURM_WOULD_START = 0,
+    NVLB_SLURM_NO_DETAILS = 1,       /* the job has no details */
+    NVLB_SLURM_NOT_IN_PARTITION = 2, /* the nodes are not in a partition of it that is up */
+    NVLB_SLURM_EXCLUDED = 3,         /* it excludes some of them (--exclude) */
+    NVLB_SLURM_CONSTRAINTS = 4,      /* its constraints exclude some of them */
+    NVLB_SLURM_RESERVATION = 5,      /* a reservation keeps some of them */
+} nvlb_slurm_start_refusal_t;
+
+#define NVLB_VICTIM_STATUS_COUNT 10
+
+/* Why nothing is reclaimed for a job, as facts: filled by nvlb_plan_reclaim
+ * and nvlb_reclaim_ruled_out, or by the caller when Slurm would not start
+ * the job (slurm set, the rest zero); handed to nvlb_reclaim_refused, which
+ * words it for the log. */
+typedef struct nvlb_reclaim_refusal {
+    bool refused;   /* nothing is reclaimed */
+    uint8_t reason; /* nvlblock's reason (its own codes; read by nvlb_reclaim_refused) */
+    uint8_t slurm;  /* nvlb_slurm_start_refusal_t: Slurm's, when not NVLB_SLURM_WOULD_START */
+    uint32_t jobs_by_status[NVLB_VICTIM_STATUS_COUNT]; /* the running jobs there, by what they are to a reclaim */
+} nvlb_reclaim_refusal_t;
+
 typedef struct nvlb_reclaim {
     uint32_t* jobs;       /* caller's buffer of jobs_capacity entries */
     uint8_t* actions;     /* caller's buffer of jobs_capacity entries: nvlb_reclaim_action_t per job */
@@ -72,8 +96,8 @@ typedef struct nvlb_reclaim {
     uint32_t nodes;       /* out: nodes they free where the job lacks room */
     int64_t lost_node_seconds;
     int64_t budget_node_seconds;
-    char blocks[128];  /* out: the blocks room is made on, comma-separated */
-    char message[256]; /* out, when job_count is 0: why nothing is reclaimed */
+    char blocks[128];               /* out: the blocks room is made on, comma-separated */
+    nvlb_reclaim_refusal_t refusal; /* out, when job_count is 0: why nothing is reclaimed */
 } nvlb_reclaim_t;
 
 /* request: the job as for nvlb_place (its job_id names the ledger record).
@@ -85,9 +109,9 @@ nvlb_status_t nvlb_plan_reclaim(nvlb_planner_t* planner, const uint8_t* node_sta
  * core refuses a reclaim for the job whatever runs on its blocks (it fits
  * now, is held, a block it lacks room on keeps idle spares or is down, it
  * lacks more nodes than their spares, a reclaim limit is reached). Then
- * out->message says why (as nvlb_plan_reclaim's would) and nothing need be
- * asked of Slurm about the running jobs; out->message is empty when the
- * answer depends on them. out->job_count is 0. Changes nothing. */
+ * out->refusal says why (as nvlb_plan_reclaim's would) and nothing need be
+ * asked of Slurm about the running jobs; out->refusal.refused is false
+ * when the answer depends on them. out->job_count is 0. Changes nothing. */
 nvlb_status_t nvlb_reclaim_ruled_out(nvlb_planner_t* planner, const uint8_t* node_states, size_t node_count,
                                      const nvlb_request_t* request, const nvlb_reclaimer_t* for_job,
                                      nvlb_reclaim_t* out);
@@ -98,9 +122,10 @@ nvlb_status_t nvlb_reclaim_ruled_out(nvlb_planner_t* planner, const uint8_t* nod
  * hold lasts as long, until its requeue delay after that. */
 nvlb_status_t nvlb_reclaim_started(nvlb_planner_t* planner, uint32_t job_id, const nvlb_reclaimer_t* for_job,
                                    const nvlb_reclaim_t* plan, int64_t released_by, int64_t now);
-/* Nothing could be reclaimed for the job (why: plan->message): logged once
- * for each new reason while the job waits. */
-nvlb_status_t nvlb_reclaim_refused(nvlb_planner_t* planner, uint32_t job_id, const char* why);
+/* Nothing could be reclaimed for the job (why: a plan's refusal, or the
+ * caller's with slurm set): logged once for each new reason while the job
+ * waits. NVLB_E_INVALID for a reason nvlblock does not know. */
+nvlb_status_t nvlb_reclaim_refused(nvlb_planner_t* planner, uint32_t job_id, const nvlb_reclaim_refusal_t* why);
 
 /* Job ids a reclaim could be planned for now (rule 3b): waiting for their
  * own blocks, one of them `reserve: reclaim`, no earlier round still

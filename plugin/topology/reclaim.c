@@ -306,7 +306,7 @@ static void _reclaim_for(nvlb_planner_t *planner, job_record_t *job_ptr, running
 	/* A refusal no running job can change (a limit, held, more than the
 	 * spares) costs no question to Slurm about the running jobs. */
 	asked = nvlb_reclaim_ruled_out(planner, states, node_record_count, &req, &who, plan);
-	if ((asked == NVLB_OK) && !plan->message[0]) {
+	if ((asked == NVLB_OK) && !plan->refusal.refused) {
 		_gather_running(running);
 		_mark_preemptable(running, job_ptr);
 		reclaim = (nvlb_reclaim_t){
@@ -320,22 +320,17 @@ static void _reclaim_for(nvlb_planner_t *planner, job_record_t *job_ptr, running
 		return;
 	}
 	if (!plan->job_count) {
-		(void) nvlb_reclaim_refused(planner, job_ptr->job_id, plan->message);
+		(void) nvlb_reclaim_refused(planner, job_ptr->job_id, &plan->refusal);
 		return;
 	}
 	/* Nobody is moved for a restart Slurm would not start on those nodes. */
 	{
 		bitstr_t *freed = _freed_on_plan_blocks(planner, plan);
-		const char *why = nvlbt_slurm_refuses(job_ptr, freed, now);
+		nvlb_reclaim_refusal_t why = {.refused = true, .slurm = nvlbt_slurm_refuses(job_ptr, freed, now)};
 
 		FREE_NULL_BITMAP(freed);
-		if (why) {
-			char *refusal = xstrdup_printf("JobId=%u: nothing reclaimed: Slurm would not start it on "
-						       "the nodes a reclaim would free on %s (%s)",
-						       job_ptr->job_id, plan->blocks, why);
-
-			(void) nvlb_reclaim_refused(planner, job_ptr->job_id, refusal);
-			xfree(refusal);
+		if (why.slurm != NVLB_SLURM_WOULD_START) {
+			(void) nvlb_reclaim_refused(planner, job_ptr->job_id, &why);
 			return;
 		}
 	}

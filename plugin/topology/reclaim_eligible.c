@@ -62,7 +62,7 @@ static bool _reservations_allow(job_record_t *job_ptr, bitstr_t *nodes, time_t n
 	return all;
 }
 
-extern const char *nvlbt_slurm_refuses(job_record_t *job_ptr, bitstr_t *nodes, time_t now)
+extern uint8_t nvlbt_slurm_refuses(job_record_t *job_ptr, bitstr_t *nodes, time_t now)
 {
 	job_details_t *details = job_ptr->details;
 	bool in_partition = job_ptr->part_ptr_list
@@ -70,14 +70,14 @@ extern const char *nvlbt_slurm_refuses(job_record_t *job_ptr, bitstr_t *nodes, t
 				    : _partition_holds(job_ptr->part_ptr, nodes);
 
 	if (!details)
-		return "it has no details";
+		return NVLB_SLURM_NO_DETAILS;
 	if (!in_partition)
-		return "they are not in a partition of it that is up";
+		return NVLB_SLURM_NOT_IN_PARTITION;
 	if (details->exc_node_bitmap && bit_overlap_any(nodes, details->exc_node_bitmap))
-		return "it excludes some of them";
+		return NVLB_SLURM_EXCLUDED;
 	if (!_features_allow(job_ptr, nodes))
-		return "its constraints exclude some of them";
+		return NVLB_SLURM_CONSTRAINTS;
 	if (!_reservations_allow(job_ptr, nodes, now))
-		return "a reservation keeps some of them";
-	return NULL;
+		return NVLB_SLURM_RESERVATION;
+	return NVLB_SLURM_WOULD_START;
 }

@@ -108,10 +108,11 @@ extern bool nvlbt_reclaims_spares(const nvlbt_topo_t *topo);
  * Returns how many open recoveries it looked at (0: nothing to plan). */
 extern size_t nvlbt_reclaim_spares(nvlb_planner_t *planner, time_t now);
 
-/* reclaim_eligible.c: NULL when Slurm would let job_ptr run on `nodes`
- * (partition, exclusions, constraints, reservations), else why not. Needs
- * the job, node and partition locks. */
-extern const char *nvlbt_slurm_refuses(job_record_t *job_ptr, bitstr_t *nodes, time_t now);
+/* reclaim_eligible.c: NVLB_SLURM_WOULD_START when Slurm would let job_ptr
+ * run on `nodes` (partition, exclusions, constraints, reservations), else
+ * why not (nvlb_slurm_start_refusal_t). Needs the job, node and partition
+ * locks. */
+extern uint8_t nvlbt_slurm_refuses(job_record_t *job_ptr, bitstr_t *nodes, time_t now);
 
 /* The status thread (status_thread.c), slurmctld only. */
 /* control.c: whether this slurmctld is the one in control (status thread

@@ -4,10 +4,13 @@
 // to move so that a job waiting to restart in place fits its blocks, and
 // what the caller did about it.
 #include "capi/abi_support.hpp"
+#include "writers/recovery_log_text.hpp"
 
 #include "recovery/rules.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <optional>
 
 using namespace nvlblock;
 using namespace nvlblock::capi;
@@ -63,14 +66,42 @@ RunningJob running_job_of(const nvlb_running_job_t& r) {
     return j;
 }
 
-// A reclaim question's answer before it is asked: no job, no message.
+// A reclaim question's answer before it is asked: no job, no refusal.
 void clear_reclaim_answer(nvlb_reclaim_t& out) {
     out.job_count = 0;
     out.nodes = 0;
     out.lost_node_seconds = 0;
     out.budget_node_seconds = 0;
     out.blocks[0] = '\0';
-    out.message[0] = '\0';
+    out.refusal = nvlb_reclaim_refusal_t{};
+}
+
+static_assert(NVLB_VICTIM_STATUS_COUNT == kVictimStatusCount);
+static_assert(static_cast<std::size_t>(NVLB_SLURM_RESERVATION) + 1 == kSlurmStartRefusalCount);
+
+// The core's refusal, for the caller to hand back to nvlb_reclaim_refused.
+nvlb_reclaim_refusal_t refusal_out(const ReclaimRefusal& r) {
+    nvlb_reclaim_refusal_t out{};
+    out.refused = true;
+    out.reason = static_cast<std::uint8_t>(r.reason);
+    out.slurm = static_cast<std::uint8_t>(r.slurm);
+    std::copy(r.jobs_by_status.begin(), r.jobs_by_status.end(), out.jobs_by_status);
+    return out;
+}
+
+// The refusal the caller hands back: the core's own, or Slurm's (slurm
+// set). Nothing when a code is not one nvlblock knows.
+std::optional<ReclaimRefusal> refusal_in(const nvlb_reclaim_refusal_t& in) {
+    if (!in.refused || in.reason >= kReclaimRefusalReasonCount || in.slurm >= kSlurmStartRefusalCount)
+        return std::nullopt;
+    ReclaimRefusal r;
+    r.reason = in.slurm != NVLB_SLURM_WOULD_START ? ReclaimRefusalReason::kSlurmRefuses
+                                                  : static_cast<ReclaimRefusalReason>(in.reason);
+    r.slurm = static_cast<SlurmStartRefusal>(in.slurm);
+    if (r.reason == ReclaimRefusalReason::kSlurmRefuses && r.slurm == SlurmStartRefusal::kWouldStart)
+        return std::nullopt;
+    std::copy(std::begin(in.jobs_by_status), std::end(in.jobs_by_status), r.jobs_by_status.begin());
+    return r;
 }
 
 } // namespace
@@ -100,7 +131,7 @@ nvlb_status_t nvlb_plan_reclaim(nvlb_planner_t* p, const uint8_t* node_states, s
                                                           request_of(*p, *request, node_count, candidates),
                                                           reclaimer_of(for_job), jobs, request->now);
         if (!d.plan) {
-            copy_str(out->message, sizeof out->message, describe_reclaim_refusal(request->job_id, d.refusal));
+            out->refusal = refusal_out(d.refusal);
             return NVLB_OK;
         }
         if (d.plan->victims.size() > out->jobs_capacity)
@@ -136,7 +167,7 @@ nvlb_status_t nvlb_reclaim_ruled_out(nvlb_planner_t* p, const uint8_t* node_stat
             states_of(p, node_states, node_count), request_of(*p, *request, node_count, candidates),
             reclaimer_of(for_job), request->now);
         if (refusal)
-            copy_str(out->message, sizeof out->message, describe_reclaim_refusal(request->job_id, *refusal));
+            out->refusal = refusal_out(*refusal);
         return NVLB_OK;
     });
 }
@@ -161,12 +192,15 @@ nvlb_status_t nvlb_reclaim_started(nvlb_planner_t* p, uint32_t job_id, const nvl
     });
 }
 
-nvlb_status_t nvlb_reclaim_refused(nvlb_planner_t* p, uint32_t job_id, const char* why) {
+nvlb_status_t nvlb_reclaim_refused(nvlb_planner_t* p, uint32_t job_id, const nvlb_reclaim_refusal_t* why) {
     if (!p || !why)
+        return NVLB_E_INVALID;
+    const std::optional<ReclaimRefusal> refusal = refusal_in(*why);
+    if (!refusal)
         return NVLB_E_INVALID;
     return guarded(nullptr, [&] {
         ChangingLock lock(p);
-        p->planner.reclaim_refused(job_id, why);
+        p->planner.reclaim_refused(job_id, *refusal);
         return NVLB_OK;
     });
 }

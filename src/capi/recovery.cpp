@@ -4,6 +4,7 @@
 // job's end, start and departure, time passing, and the decision lines the
 // ledger queues.
 #include "capi/abi_support.hpp"
+#include "writers/recovery_log_text.hpp"
 
 #include <algorithm>
 
@@ -167,11 +168,16 @@ size_t nvlb_drain_log(nvlb_planner_t* p, void (*fn)(void*, const char*), void* c
     if (!p)
         return 0;
     return nothrow_or<size_t>(0, [&]() -> size_t {
-        std::vector<std::string> lines;
+        std::vector<Planner::LogBatch> batches;
         {
             std::lock_guard lock(p->mutex);
-            lines = p->planner.take_log();
+            batches = p->planner.take_log();
         }
+        // Worded outside the lock: each batch keeps its own topology.
+        std::vector<std::string> lines;
+        for (const Planner::LogBatch& b : batches)
+            for (const RecoveryNote& n : b.notes)
+                lines.push_back(recovery_log_line(*b.topology, n));
         if (fn)
             for (const auto& l : lines)
                 fn(ctx, l.c_str());

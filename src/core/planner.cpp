@@ -102,7 +102,7 @@ Planner::Planner(Topology topology)
     : topology_(std::make_shared<const Topology>(std::move(topology))), configured_(topology_) {}
 
 void Planner::load_state(const std::string& text, const std::string& label) {
-    recovery_.ledger().deserialize(*topology_, text, label);
+    load_ledger_state(recovery_.ledger(), *topology_, text, label);
 }
 
 Snapshot Planner::snapshot(std::span<const NodeState> states, std::int64_t now) const {
@@ -127,7 +127,7 @@ const std::vector<NodeIndex>& Planner::lemons(std::int64_t now) const {
 bool Planner::clear_lemon(NodeIndex node) {
     if (!recovery_.ledger().clear_node_failures(node))
         return false;
-    recovery_.ledger().log("failures of " + topology_->node_name(node) + " cleared by an operator: no longer a lemon");
+    recovery_.ledger().note(NoteLemonCleared{node});
     return true;
 }
 
@@ -279,8 +279,22 @@ void Planner::replace_topology(Topology topology) {
     room_cache_.reset();
     health_.reset();
     lemon_cache_ = {}; // the lemon settings may have changed
-    topology_ = std::move(next);
+    set_topology(std::move(next));
     configured_ = topology_;
+}
+
+void Planner::set_topology(std::shared_ptr<const Topology> next) {
+    if (std::vector<RecoveryNote> notes = recovery_.ledger().take_notes(); !notes.empty())
+        earlier_log_.push_back({topology_, std::move(notes)});
+    topology_ = std::move(next);
+}
+
+std::vector<Planner::LogBatch> Planner::take_log() {
+    std::vector<LogBatch> out;
+    out.swap(earlier_log_);
+    if (std::vector<RecoveryNote> notes = recovery_.ledger().take_notes(); !notes.empty())
+        out.push_back({topology_, std::move(notes)});
+    return out;
 }
 
 TopologyChange Planner::change_node_block(const NodeAssignment& asked, std::span<const JobNodes> running,
@@ -291,7 +305,7 @@ TopologyChange Planner::change_node_block(const NodeAssignment& asked, std::span
         tally_cache_.reset(); // counted for the old blocks
         room_cache_.reset();
         health_.reset();
-        topology_ = std::make_shared<const Topology>(std::move(*c.topology));
+        set_topology(std::make_shared<const Topology>(std::move(*c.topology)));
         c.topology.reset();
     }
     return c;

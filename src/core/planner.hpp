@@ -22,6 +22,7 @@
 #include "placement/tally_cache.hpp"
 #include "recovery/reclaim.hpp"
 #include "recovery/recovery.hpp"
+#include "state/ledger_file.hpp"
 
 #include <memory>
 #include <span>
@@ -35,10 +36,17 @@ class Planner {
     const Topology& topology() const { return *topology_; }
     const Recovery& recovery() const { return recovery_; }
     const Ledger& ledger() const { return recovery_.ledger(); }
-    // The decision log ("nvlblock: recovery ..." lines), for the caller to print.
-    std::vector<std::string> take_log() { return recovery_.ledger().take_log(); }
+    // What recovery did since the last call, for the caller's log: the notes,
+    // oldest first, each batch with the topology its notes were made on
+    // (a reconfigure or a node moved between them swaps it);
+    // writers/recovery_log_text.hpp words them.
+    struct LogBatch {
+        std::shared_ptr<const Topology> topology;
+        std::vector<RecoveryNote> notes;
+    };
+    std::vector<LogBatch> take_log();
     // Saved state (the ledger), replaced wholesale on load.
-    std::string save_state() const { return recovery_.ledger().serialize(*topology_); }
+    std::string save_state() const { return ledger_state_text(recovery_.ledger(), *topology_); }
     void load_state(const std::string& text, const std::string& label);
 
     // Seconds after a requeue before Slurm lets the job start again
@@ -100,9 +108,11 @@ class Planner {
     // delay has passed after that.
     void reclaim_started(std::uint32_t job_id, const Reclaim& plan, const Reclaimer& for_job, std::int64_t released_by,
                          std::int64_t now);
-    // Nothing could be reclaimed for the job (`why`, a refusal described by
-    // describe_reclaim_refusal): logged once per new reason.
-    void reclaim_refused(std::uint32_t job_id, const std::string& why) { recovery_.reclaim_refused(job_id, why); }
+    // Nothing could be reclaimed for the job (a plan's refusal, or Slurm's
+    // the caller found): logged once per new reason.
+    void reclaim_refused(std::uint32_t job_id, const ReclaimRefusal& why) {
+        recovery_.reclaim_refused(*topology_, job_id, why);
+    }
 
     // The caller held Slurm's locks `held_us` for a reclaim pass over
     // `recoveries` open recoveries: counted for the reports only.
@@ -145,6 +155,10 @@ class Planner {
                      bool holds = true) const;
 
     std::shared_ptr<const Topology> topology_;
+    // Notes made on topologies swapped out since the log was last taken.
+    std::vector<LogBatch> earlier_log_;
+    // Swaps the topology, the notes so far kept with the old one.
+    void set_topology(std::shared_ptr<const Topology> next);
     std::shared_ptr<const Topology> configured_;
     Recovery recovery_;
     // Claims recomputed per snapshot; place() is called many times per

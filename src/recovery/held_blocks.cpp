@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "recovery/held_blocks.hpp"
 
-#include "model/hostlist.hpp"
-
 #include <algorithm>
 #include <optional>
 
@@ -17,11 +15,6 @@ HeldBlock held_of(const Topology& topo, const Block& b) {
         h.nodes.push_back(topo.node_name(n));
     std::sort(h.nodes.begin(), h.nodes.end());
     return h;
-}
-
-std::string describe(const std::vector<std::string>& nodes) {
-    return std::to_string(nodes.size()) + " node" + (nodes.size() == 1 ? "" : "s") + " (" +
-           (nodes.empty() ? std::string("-") : hostlist::compress(nodes)) + ")";
 }
 
 } // namespace
@@ -69,39 +62,15 @@ bool held_blocks_unchanged(const Topology& topo, std::span<const HeldBlock> held
     });
 }
 
-std::string held_blocks_changed(const Topology& topo, std::span<const HeldBlock> held) {
+std::optional<HeldBlockChange> held_blocks_changed(const Topology& topo, std::span<const HeldBlock> held) {
     for (const HeldBlock& h : held) {
         const auto b = block_named(topo, h);
         if (!b)
-            return "block " + h.name + " no longer exists (it had " + describe(h.nodes) + ")";
-        const Block& now = topo.block(*b);
-        if (!same_nodes(topo, now, h.nodes))
-            return "block " + h.name + " has " + describe(held_of(topo, now).nodes) + " now, " + describe(h.nodes) +
-                   " when the job failed";
+            return HeldBlockChange{h, std::nullopt};
+        if (const Block& now = topo.block(*b); !same_nodes(topo, now, h.nodes))
+            return HeldBlockChange{h, held_of(topo, now)};
     }
-    return "";
-}
-
-std::string held_block_token(const HeldBlock& b) {
-    return b.name + "=" + (b.nodes.empty() ? std::string("-") : hostlist::compress(b.nodes));
-}
-
-bool parse_held_block(const std::string& token, HeldBlock& out) {
-    const auto eq = token.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 >= token.size())
-        return false;
-    out.name = token.substr(0, eq);
-    const std::string expr = token.substr(eq + 1);
-    out.nodes.clear();
-    if (expr != "-") {
-        try {
-            out.nodes = hostlist::expand(expr);
-        } catch (const std::exception&) {
-            return false;
-        }
-    }
-    std::sort(out.nodes.begin(), out.nodes.end());
-    return true;
+    return std::nullopt;
 }
 
 } // namespace nvlblock

@@ -10,6 +10,7 @@
 
 #include "model/topology.hpp"
 
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -30,19 +31,20 @@ std::vector<HeldBlock> held_blocks(const Topology& topo, std::span<const NodeInd
 // Whether every one of the blocks is as it was: asked on every decision that
 // counts holds, so it copies nothing and finds each block through its first
 // node (a block name is looked up among all blocks only when that fails).
-// The same answer as held_blocks_changed(...).empty(), which compares the
-// same way and copies only to word a change.
+// The same answer as !held_blocks_changed(...), which compares the same
+// way and copies only to say what changed.
 bool held_blocks_unchanged(const Topology& topo, std::span<const HeldBlock> held);
 
-// Why the blocks differ from what `topo` has now ("rack01 has 17 nodes now
-// (gb[0001-0017]), 18 when it failed (gb[0001-0018])", "rack01 no longer
-// exists"), or "" when every one of them is as it was. An empty `held` (a
-// record saved before blocks were kept) is never changed.
-std::string held_blocks_changed(const Topology& topo, std::span<const HeldBlock> held);
+// How a held block differs from what `topo` has now: gone (`now` empty), or
+// with other nodes (`now` as it is).
+struct HeldBlockChange {
+    HeldBlock held;
+    std::optional<HeldBlock> now;
+};
 
-// The saved form: one token per block, "<name>=<host list>" (names have no
-// blanks or '='), and back; parse_held_block returns false on a bad token.
-std::string held_block_token(const HeldBlock& b);
-bool parse_held_block(const std::string& token, HeldBlock& out);
+// The first of the blocks that is not as it was, or nothing when every one
+// of them is. An empty `held` (a record saved before blocks were kept) is
+// never changed.
+std::optional<HeldBlockChange> held_blocks_changed(const Topology& topo, std::span<const HeldBlock> held);
 
 } // namespace nvlblock

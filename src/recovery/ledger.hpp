@@ -4,7 +4,7 @@
 // failure requeued it (Slurm clears the node list on requeue), so that the job
 // can restart on the same block, and what became of each recovery. It also
 // keeps the counters operators watch, and is saved across slurmctld restarts
-// (serialize/deserialize, written by state/atomic_file.hpp). It holds data
+// (state/ledger_file.hpp writes and reads it). It holds data
 // only: the rules are recovery/rules.hpp's, the clock recovery/recovery.hpp's.
 // Spare accounting is derived from node states and the held claims, so it
 // cannot drift.
@@ -16,11 +16,13 @@
 #include "recovery/job_end.hpp"
 #include "recovery/lemons.hpp"
 #include "recovery/reclaim_history.hpp"
+#include "recovery/recovery_note.hpp"
 
 #include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -44,7 +46,7 @@ struct RecoveryRecord {
     // at most one more round runs (the moves themselves are saved, so the
     // victims' cooldown and the limits hold).
     std::int64_t reclaimed_until = 0;
-    std::string reclaim_refusal; // why nothing was reclaimed, as last logged (not saved)
+    std::optional<ReclaimRefusal> reclaim_refusal; // why nothing was reclaimed, as last logged (not saved)
     // How it was requeued and why its nodes counted as failed (counted when
     // it opens; not saved).
     RequeuePath path = RequeuePath::kNodeFail;
@@ -60,8 +62,8 @@ struct RecoveryEvent {
     RecoveryOutcome outcome = RecoveryOutcome::kInPlace;
     std::uint32_t lost = 0;
     std::uint32_t spares_used = 0;
-    std::int64_t seconds = 0; // from failure to restart
-    std::string blocks;       // block(s) it had, comma-separated
+    std::int64_t seconds = 0;        // from failure to restart
+    std::vector<std::string> blocks; // names of the blocks it had
 };
 
 struct LedgerCounters {
@@ -75,6 +77,15 @@ struct LedgerCounters {
     // requeued the job (indexed by FailureTrigger and RequeuePath).
     std::array<std::uint64_t, kFailureTriggerCount> by_trigger{};
     std::array<std::uint64_t, kRequeuePathCount> by_path{};
+};
+
+// Everything the ledger saves, as a whole (state/ledger_file.hpp).
+struct LedgerContents {
+    std::map<std::uint32_t, RecoveryRecord> records;
+    std::deque<RecoveryEvent> recent;
+    LedgerCounters counters;
+    std::deque<ReclaimMove> moves;
+    std::map<NodeIndex, std::vector<std::int64_t>> node_failures;
 };
 
 // The records themselves; recovery.hpp applies the rules and moves the clock.
@@ -112,21 +123,18 @@ class Ledger {
     const std::deque<RecoveryEvent>& recent() const { return recent_; }
     const LedgerCounters& counters() const { return counters_; }
 
-    // One line per decision for the operator's log ("nvlblock: recovery " +
-    // line); taken by the caller.
-    void log(std::string line) { log_.push_back("nvlblock: recovery " + std::move(line)); }
-    std::vector<std::string> take_log();
+    // What a decision did, for the operator's log (recovery_note.hpp; worded
+    // by writers/recovery_log_text.hpp); taken by the caller.
+    void note(RecoveryNote n) { notes_.push_back(std::move(n)); }
+    std::vector<RecoveryNote> take_notes();
 
-    // Changes with every change to what serialize() writes (and, harmlessly,
+    // Changes with every change to what the saved state holds (and, harmlessly,
     // some that do not): whoever saves the state saves it when this moved.
     std::uint64_t version() const { return version_; }
 
-    // Persistence (by node name, so a reconfigure that renumbers nodes is safe).
-    std::string serialize(const Topology& topo) const;
-    // Replaces the contents. Records naming unknown nodes lose those nodes,
-    // records left with no block node are dropped (reported in the log).
-    // Throws ConfigError on a malformed file.
-    void deserialize(const Topology& topo, const std::string& text, const std::string& label);
+    // Replaces the contents, as saved state read back (state/ledger_file.hpp
+    // reads and writes it).
+    void restore(LedgerContents contents);
     // After a reconfigure: carry records over to the new topology by name.
     void remap(const Topology& from, const Topology& to);
 
@@ -137,7 +145,7 @@ class Ledger {
     ReclaimHistory reclaims_;
     FailureHistory node_failures_;
     std::uint64_t version_ = 0;
-    std::vector<std::string> log_;
+    std::vector<RecoveryNote> notes_;
 };
 
 } // namespace nvlblock

@@ -60,12 +60,31 @@ enum class ReclaimRefusalReason : std::uint8_t {
     kUserLimit,      // reclaim_limits.per_user_per_day reached for its user
     kClusterLimit,   // reclaim_limits.per_hour reached
     kHeld,           // the job is held: it cannot start until released
+    kSlurmRefuses,   // Slurm would not start it on the nodes a reclaim would free (the caller found)
 };
+inline constexpr std::size_t kReclaimRefusalReasonCount = 10;
+static_assert(static_cast<std::size_t>(ReclaimRefusalReason::kSlurmRefuses) + 1 == kReclaimRefusalReasonCount);
+
+// Why Slurm would not start a job on the nodes a reclaim would free, as the
+// caller found asking Slurm (plugin/topology/reclaim_eligible.c).
+enum class SlurmStartRefusal : std::uint8_t {
+    kWouldStart,     // no refusal
+    kNoDetails,      // the job has no details
+    kNotInPartition, // the nodes are not in a partition of it that is up
+    kExcluded,       // it excludes some of them
+    kConstraints,    // its constraints exclude some of them
+    kReservation,    // a reservation keeps some of them
+};
+inline constexpr std::size_t kSlurmStartRefusalCount = 6;
+static_assert(static_cast<std::size_t>(SlurmStartRefusal::kReservation) + 1 == kSlurmStartRefusalCount);
 
 struct ReclaimRefusal {
     ReclaimRefusalReason reason = ReclaimRefusalReason::kNotWaiting;
     // Running jobs on the blocks that lacked room, by their status as victims.
     std::array<std::uint32_t, kVictimStatusCount> jobs_by_status{};
+    SlurmStartRefusal slurm = SlurmStartRefusal::kWouldStart; // kSlurmRefuses: why
+
+    bool operator==(const ReclaimRefusal&) const = default;
 };
 
 struct ReclaimDecision {
@@ -102,12 +121,5 @@ ReclaimDecision plan_reclaim(const Snapshot& snap, const Request& req, const Pla
 std::optional<ReclaimRefusalReason> refused_whatever_runs(const Snapshot& snap, const Request& req,
                                                           const Placement& refusal, const Reclaimer& for_job,
                                                           const ReclaimContext& ctx);
-
-// One line for the operator's log: what was moved, how, and why.
-std::string describe_reclaim(const Topology& topo, const RecoveryClaim& claim, const Reclaim& r);
-// Why no plan, as a sentence ("JobId=42: nothing reclaimed: ...").
-std::string describe_reclaim_refusal(std::uint32_t job_id, const ReclaimRefusal& r);
-// The blocks the claim is on, comma-separated (for the victims' records).
-std::string claim_blocks(const Topology& topo, const RecoveryClaim& claim);
 
 } // namespace nvlblock

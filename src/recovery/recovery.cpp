@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "recovery/recovery.hpp"
 
+#include "model/node_names.hpp"
 #include "placement/engine.hpp"
 #include "recovery/rules.hpp"
-#include "writers/explain.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -15,27 +15,6 @@ bool contains(std::span<const NodeIndex> v, NodeIndex n) {
     return std::find(v.begin(), v.end(), n) != v.end();
 }
 
-// How Slurm requeued the job, for the log line ("" for a node failure:
-// the line says so already).
-std::string requeued_by(RequeuePath path, bool held) {
-    switch (path) {
-    case RequeuePath::kExitCode:
-        return held ? "requeued held by its exit status (RequeueExitHold)"
-                    : "requeued by its exit status (RequeueExit)";
-    case RequeuePath::kRequested:
-        return "requeued by scontrol requeue (or by Slurm)";
-    case RequeuePath::kNodeFail:
-    case RequeuePath::kNone:
-        break;
-    }
-    return "";
-}
-
-void append_clause(std::string& to, const std::string& clause) {
-    if (!clause.empty())
-        to += (to.empty() ? "" : "; ") + clause;
-}
-
 // Why the nodes of an ended job count as failed, and how it was requeued.
 // Nothing is added to the log line of a node failure Slurm requeued with
 // every failed node down (as before drains counted).
@@ -43,20 +22,15 @@ FailureCause cause_at_end(const Topology& topo, const JobEnd& end, RequeuePath p
     FailureCause c;
     c.path = path;
     c.trigger = FailureTrigger::kDrained;
-    std::string drained;
+    c.held = requeued_held(end.facts);
     for (const EndedNode& n : end.nodes) {
         if (!node_counts_as_failed(n.signs) || n.node >= topo.node_count())
             continue;
-        if (trigger_of(n.signs) == FailureTrigger::kDown) {
+        if (trigger_of(n.signs) == FailureTrigger::kDown)
             c.trigger = FailureTrigger::kDown;
-            continue;
-        }
-        drained +=
-            (drained.empty() ? "" : ", ") + topo.node_name(n.node) + (n.reason.empty() ? "" : " (" + n.reason + ")");
+        else
+            c.drained.push_back({n.node, n.reason});
     }
-    if (!drained.empty())
-        c.detail = "drained: " + drained;
-    append_clause(c.detail, requeued_by(path, requeued_held(end.facts)));
     return c;
 }
 
@@ -129,10 +103,10 @@ std::size_t Recovery::settle_watches(std::span<const NodeState> states, const To
         FailureCause c;
         c.path = w.path;
         c.trigger = FailureTrigger::kAfterEnd;
-        c.detail = hostlist_of(topo, failed) + " failed or drained " + std::to_string(now - w.ended_at) +
-                   " s after the job ended";
+        c.held = w.held;
+        c.failed_after_end = failed;
+        c.seconds_after_end = now - w.ended_at;
         c.shown_at = now;
-        append_clause(c.detail, requeued_by(w.path, w.held));
         job_failed(topo, w.job_id, w.nodes, failed, w.ended_at, c);
     }
     return opening.size();
@@ -154,9 +128,7 @@ void Recovery::job_failed(const Topology& topo, std::uint32_t job_id, std::span<
         for (NodeIndex n : r.failed)
             if (!contains(same.failed, n))
                 same.failed.push_back(n);
-        ledger_.log("JobId=" + std::to_string(job_id) + " failure reported again (" + hostlist_of(topo, same.failed) +
-                    "): the same run, restored by slurmctld; still waiting since " +
-                    std::to_string(now - same.failed_at) + " s");
+        ledger_.note(NoteReportedAgain{job_id, same.failed, now - same.failed_at});
         ledger_.update(std::move(same));
         return;
     }
@@ -172,12 +144,7 @@ void Recovery::job_failed(const Topology& topo, std::uint32_t job_id, std::span<
     r.hold_until = from + std::max(wait, hold);
     r.path = cause.path;
     r.trigger = cause.trigger;
-    const std::string where = blocks_of(topo, r.nodes);
-    ledger_.log("JobId=" + std::to_string(job_id) + " lost " + std::to_string(r.failed.size()) + " of " +
-                std::to_string(r.nodes.size()) + " nodes (" + hostlist_of(topo, r.failed) + ") on " + where +
-                "; holding " + where + " for an in-place restart (" + std::to_string(r.nodes.size() - r.failed.size()) +
-                " prior nodes + " + std::to_string(r.failed.size()) + " spares), fallback after " +
-                std::to_string(wait) + " s" + (cause.detail.empty() ? "" : "; " + cause.detail));
+    ledger_.note(NoteOpened{job_id, r.nodes, r.failed, wait, cause});
     ledger_.open(std::move(r));
 }
 
@@ -187,9 +154,7 @@ void Recovery::note_failures(const Topology& topo, std::span<const NodeIndex> fa
         const bool was = ledger_.node_failures().failures_within(n, at, policy) >= policy.failures;
         ledger_.note_node_failure(n, at, policy);
         if (!was && policy.failures > 0 && ledger_.node_failures().failures_within(n, at, policy) >= policy.failures)
-            ledger_.log(topo.node_name(n) + " is a lemon: " + std::to_string(policy.failures) +
-                        " failures under jobs within " + std::to_string(policy.window_seconds) +
-                        " s; the last choice for replacements and slices once it is back in service");
+            ledger_.note(NoteLemon{n, policy.failures, policy.window_seconds});
     }
 }
 
@@ -204,26 +169,22 @@ void Recovery::job_started(const Topology& topo, std::uint32_t job_id, std::span
     e.job_id = job_id;
     e.lost = static_cast<std::uint32_t>(r->failed.size());
     e.seconds = started - r->failed_at;
-    e.blocks = blocks_of(topo, r->nodes);
-    std::uint32_t reused = 0;
-    std::vector<NodeIndex> spares;
+    e.blocks = block_names(topo, r->nodes);
+    NoteRestarted note{job_id, false, r->nodes, {nodes.begin(), nodes.end()}, {}, 0, e.seconds};
     for (NodeIndex n : nodes) {
         if (contains(r->nodes, n))
-            ++reused; // a prior node, even one that failed and was repaired since
+            ++note.reused; // a prior node, even one that failed and was repaired since
         else
-            spares.push_back(n);
+            note.spares.push_back(n);
     }
     if (restarted_in_place(topo, r->nodes, nodes)) {
         e.outcome = RecoveryOutcome::kInPlace;
-        e.spares_used = static_cast<std::uint32_t>(spares.size());
-        ledger_.log("JobId=" + std::to_string(job_id) + " restarted in place on " + e.blocks + ": " +
-                    std::to_string(reused) + " prior nodes + " + std::to_string(e.spares_used) + " spares (" +
-                    hostlist_of(topo, spares) + ") " + std::to_string(e.seconds) + " s after the failure");
+        e.spares_used = static_cast<std::uint32_t>(note.spares.size());
+        note.in_place = true;
     } else {
         e.outcome = RecoveryOutcome::kElsewhere;
-        ledger_.log("JobId=" + std::to_string(job_id) + " restarted elsewhere on " + blocks_of(topo, nodes) + " (had " +
-                    e.blocks + ") " + std::to_string(e.seconds) + " s after the failure");
     }
+    ledger_.note(std::move(note));
     ledger_.close(job_id, std::move(e));
 }
 
@@ -238,9 +199,8 @@ void Recovery::job_gone(const Topology& topo, std::uint32_t job_id, std::int64_t
     e.outcome = RecoveryOutcome::kAbandoned;
     e.lost = static_cast<std::uint32_t>(r->failed.size());
     e.seconds = now - r->failed_at;
-    e.blocks = blocks_of(topo, r->nodes);
-    ledger_.log("JobId=" + std::to_string(job_id) + " left the queue before restarting; released the hold on " +
-                e.blocks);
+    e.blocks = block_names(topo, r->nodes);
+    ledger_.note(NoteLeftQueue{job_id, r->nodes});
     ledger_.close(job_id, std::move(e));
 }
 
@@ -249,7 +209,7 @@ void Recovery::reclaim_started(const Topology& topo, std::uint32_t job_id, const
     const RecoveryRecord* r = ledger_.find(job_id);
     if (!r)
         return;
-    ledger_.log(describe_reclaim(topo, claim_for(topo, *r, {}), plan));
+    ledger_.note(NoteReclaimed{claim_for(topo, *r, {}), plan});
     std::vector<std::uint32_t> victims;
     for (const ReclaimVictim& v : plan.victims)
         victims.push_back(v.job_id);
@@ -257,30 +217,36 @@ void Recovery::reclaim_started(const Topology& topo, std::uint32_t job_id, const
     ledger_.mark_reclaimed(job_id, std::max(now, released_by) + std::max<std::int64_t>(hold_delay(), 1));
 }
 
-void Recovery::reclaim_refused(std::uint32_t job_id, const std::string& why) {
+void Recovery::reclaim_refused(const Topology& topo, std::uint32_t job_id, const ReclaimRefusal& why) {
     const RecoveryRecord* r = ledger_.find(job_id);
     if (!r || r->reclaim_refusal == why)
         return;
+    ledger_.note(NoteReclaimRefused{claim_for(topo, *r, {}), why});
     RecoveryRecord same = *r;
     same.reclaim_refusal = why;
     ledger_.update(std::move(same));
-    ledger_.log(why);
 }
 
-void Recovery::fall_back(const Topology& topo, const RecoveryRecord& r, std::int64_t now, const std::string& why) {
-    ledger_.log("JobId=" + std::to_string(r.job_id) + " fallback after " + std::to_string(now - r.failed_at) +
-                " s: " + why + "; placing it anywhere (had " + blocks_of(topo, r.nodes) + ")");
+void Recovery::fall_back(const RecoveryRecord& r, std::int64_t now, NoteFallback why) {
+    why.job_id = r.job_id;
+    why.seconds = now - r.failed_at;
+    why.had = r.nodes;
+    ledger_.note(std::move(why));
     ledger_.mark_fallback(r.job_id);
 }
 
 std::size_t Recovery::end_changed(const Topology& topo, std::int64_t now) {
-    std::vector<std::pair<const RecoveryRecord*, std::string>> falling;
+    std::vector<std::pair<const RecoveryRecord*, NoteFallback>> falling;
     for (const auto& [id, r] : ledger_.records())
         if (!r.fallback)
-            if (std::string why = held_blocks_changed(topo, r.blocks); !why.empty())
-                falling.emplace_back(&r, std::move(why) + " (the topology changed)");
-    for (const auto& [r, why] : falling)
-        fall_back(topo, *r, now, why);
+            if (auto change = held_blocks_changed(topo, r.blocks)) {
+                NoteFallback why;
+                why.reason = FallbackReason::kBlocksChanged;
+                why.change = std::move(change);
+                falling.emplace_back(&r, std::move(why));
+            }
+    for (auto& [r, why] : falling)
+        fall_back(*r, now, std::move(why));
     return falling.size();
 }
 
@@ -297,7 +263,7 @@ std::size_t Recovery::advance(const Snapshot& snap, std::int64_t now) {
     // end their wait first, whatever their clock says.
     const std::size_t changed = end_changed(topo, now);
     // Decide first, then change: falling back changes the records walked.
-    std::vector<std::pair<const RecoveryRecord*, std::string>> falling;
+    std::vector<std::pair<const RecoveryRecord*, NoteFallback>> falling;
     for (const auto& [id, r] : ledger_.records()) {
         if (r.fallback)
             continue;
@@ -316,13 +282,14 @@ std::size_t Recovery::advance(const Snapshot& snap, std::int64_t now) {
         // its own block first while that can take it (Planner::place).
         if (p.placed() && now < r.hold_until)
             continue;
-        falling.emplace_back(&r, p.placed() ? "its wait is over; Slurm has not started it on " +
-                                                  blocks_of(topo, r.nodes) + ", which can take it and still may"
-                                 : p.shortfalls.empty() ? explain(topo, p)
-                                                        : describe_shortfall(topo, p.shortfalls.front()));
+        NoteFallback why;
+        why.reason = p.placed() ? FallbackReason::kWaitOverSlurmDidNotStart : FallbackReason::kRefused;
+        if (!p.placed())
+            why.refused = p;
+        falling.emplace_back(&r, std::move(why));
     }
-    for (const auto& [r, why] : falling)
-        fall_back(topo, *r, now, why);
+    for (auto& [r, why] : falling)
+        fall_back(*r, now, std::move(why));
     return opened + changed + falling.size();
 }
 

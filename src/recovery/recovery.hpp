@@ -26,6 +26,7 @@
 #include "recovery/job_end.hpp"
 #include "recovery/ledger.hpp"
 #include "recovery/reclaim.hpp"
+#include "recovery/recovery_note.hpp"
 
 #include <cstdint>
 #include <map>
@@ -34,20 +35,6 @@
 #include <vector>
 
 namespace nvlblock {
-
-// Why a job's nodes counted as failed and how it was requeued, for its
-// record's counters and its log line. The default is a node failure that
-// Slurm requeued (the simulator's and the C ABI's job_failed).
-struct FailureCause {
-    RequeuePath path = RequeuePath::kNodeFail;
-    FailureTrigger trigger = FailureTrigger::kDown;
-    std::string detail; // appended to the log line ("; ..."): empty for the default
-    // When the failure showed, if after the job's end (a drain within the
-    // failure window): its hold and wait count from then, since Slurm
-    // requeues a RequeueExit job only once the last Epilog ends, and it
-    // cannot start before its requeue delay after that. 0: at the failure.
-    std::int64_t shown_at = 0;
-};
 
 // What a job's end did to the ledger.
 enum class JobEndOutcome : std::uint8_t {
@@ -92,7 +79,7 @@ class Recovery {
     void reclaim_started(const Topology& topo, std::uint32_t job_id, const Reclaim& plan, const Reclaimer& for_job,
                          std::int64_t released_by, std::int64_t now);
     // Nothing could be reclaimed for it: logged when the reason is new.
-    void reclaim_refused(std::uint32_t job_id, const std::string& why);
+    void reclaim_refused(const Topology& topo, std::uint32_t job_id, const ReclaimRefusal& why);
 
     // ---- Time ------------------------------------------------------------------
     // Every job whose wait for its block is over at `now` (rules.hpp:
@@ -146,7 +133,7 @@ class Recovery {
     // Watched jobs with a node failed since their end open their recovery;
     // watches whose window is over end. Returns how many opened.
     std::size_t settle_watches(std::span<const NodeState> states, const Topology& topo, std::int64_t now);
-    void fall_back(const Topology& topo, const RecoveryRecord& r, std::int64_t now, const std::string& why);
+    void fall_back(const RecoveryRecord& r, std::int64_t now, NoteFallback why);
     // `failed` failed under a job at `at` (lemons.hpp); logged when one becomes a lemon.
     void note_failures(const Topology& topo, std::span<const NodeIndex> failed, std::int64_t at);
 

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "recovery/rules.hpp"
 
-#include "model/hostlist.hpp"
 #include "recovery/ledger.hpp"
 
 #include <algorithm>
@@ -87,28 +86,6 @@ bool restarted_in_place(const Topology& topo, std::span<const NodeIndex> before,
     return std::all_of(after.begin(), after.end(), [&](NodeIndex n) {
         return n < topo.node_count() && topo.block_of(n) != kNoBlock && had.count(topo.block_of(n));
     });
-}
-
-std::string hostlist_of(const Topology& topo, std::span<const NodeIndex> nodes) {
-    std::vector<std::string> names;
-    names.reserve(nodes.size());
-    for (NodeIndex n : nodes)
-        names.push_back(topo.node_name(n));
-    return names.empty() ? "-" : hostlist::compress(names);
-}
-
-std::string blocks_of(const Topology& topo, std::span<const NodeIndex> nodes) {
-    std::set<BlockIndex> seen;
-    std::string out;
-    for (NodeIndex n : nodes) {
-        const BlockIndex b = n < topo.node_count() ? topo.block_of(n) : kNoBlock;
-        if (b == kNoBlock || !seen.insert(b).second)
-            continue;
-        if (!out.empty())
-            out += ',';
-        out += topo.block(b).name;
-    }
-    return out.empty() ? "-" : out;
 }
 
 } // namespace nvlblock

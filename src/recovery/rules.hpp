@@ -83,11 +83,4 @@ bool any_block_down(const Snapshot& snap, const RecoveryClaim& claim);
 // all on blocks it had (its own NVLink domains; which nodes there may differ).
 bool restarted_in_place(const Topology& topo, std::span<const NodeIndex> before, std::span<const NodeIndex> after);
 
-// ---- Names in log lines ------------------------------------------------------------
-
-// A node list as a host list expression ("gb[0019-0021]"); "-" when empty.
-std::string hostlist_of(const Topology& topo, std::span<const NodeIndex> nodes);
-// Block names of a node list, comma-separated, in order of first appearance; "-" when none.
-std::string blocks_of(const Topology& topo, std::span<const NodeIndex> nodes);
-
 } // namespace nvlblock

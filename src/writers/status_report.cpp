@@ -3,6 +3,7 @@
 
 #include "recovery/reclaim.hpp"
 
+#include "model/node_names.hpp"
 #include "recovery/rules.hpp"
 
 #include "model/hostlist.hpp"
@@ -287,9 +288,9 @@ std::vector<std::string> recovery_lines(const ClusterReport& r, std::size_t rece
     std::size_t shown = 0;
     for (auto it = r.recent.rbegin(); it != r.recent.rend() && shown < recent; ++it, ++shown) {
         std::ostringstream o;
-        o << "Recovery JobId=" << it->job_id << " Outcome=" << outcome_name(it->outcome) << " Blocks=" << it->blocks
-          << " Lost=" << it->lost << " SparesUsed=" << it->spares_used << " Seconds=" << it->seconds
-          << " At=" << local_time(it->at);
+        o << "Recovery JobId=" << it->job_id << " Outcome=" << outcome_name(it->outcome)
+          << " Blocks=" << comma_list(it->blocks) << " Lost=" << it->lost << " SparesUsed=" << it->spares_used
+          << " Seconds=" << it->seconds << " At=" << local_time(it->at);
         out.push_back(o.str());
     }
     return out;
@@ -332,7 +333,7 @@ void write_recoveries(JsonWriter& w, const ClusterReport& r) {
     for (const auto& e : r.recent) {
         w.begin_object();
         w.field(key::at, e.at).field(key::job_id, static_cast<std::uint64_t>(e.job_id));
-        w.field(key::outcome, outcome_name(e.outcome)).field(key::blocks, e.blocks);
+        w.field(key::outcome, outcome_name(e.outcome)).field(key::blocks, comma_list(e.blocks));
         w.field(key::lost, static_cast<std::uint64_t>(e.lost))
             .field(key::spares_used, static_cast<std::uint64_t>(e.spares_used));
         w.field(key::seconds, e.seconds);

@@ -662,10 +662,9 @@ static void check_reclaim_ruled_out(nvlb_planner_t* p, const nvlb_request_t* req
     nvlb_reclaimer_t held = {.user = 1000, .held = true};
 
     ck_assert_int_eq(nvlb_reclaim_ruled_out(p, states, NODES, req, who, plan), NVLB_OK);
-    ck_assert_str_eq(plan->message, "");
+    ck_assert(!plan->refusal.refused);
     ck_assert_int_eq(nvlb_reclaim_ruled_out(p, states, NODES, req, &held, plan), NVLB_OK);
-    ck_assert_str_eq(plan->message, "JobId=100: nothing reclaimed: it is held (priority 0) and cannot start "
-                                    "until it is released");
+    ck_assert(plan->refusal.refused); /* worded when handed to nvlb_reclaim_refused: test_reclaim_refusals */
     ck_assert_int_eq(nvlb_reclaim_ruled_out(NULL, states, NODES, req, who, plan), NVLB_E_INVALID);
     ck_assert_int_eq(nvlb_reclaim_ruled_out(p, states, NODES - 1, req, who, plan), NVLB_E_INVALID);
 }
@@ -700,10 +699,10 @@ static void check_reclaim_victim_choice(nvlb_planner_t* p, const nvlb_request_t*
     running[1].account = "other";
     ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, req, who, running, 2, plan), NVLB_OK);
     ck_assert_uint_eq(plan->job_count, 0);
-    ck_assert_str_eq(plan->message, "JobId=100: nothing reclaimed: not enough work there may lose its nodes "
-                                    "(jobs there: 2 not_allowed)");
-    ck_assert_int_eq(nvlb_reclaim_refused(p, 100, plan->message), NVLB_OK);
-    ck_assert_int_eq(nvlb_reclaim_refused(p, 100, plan->message), NVLB_OK); /* logged once */
+    ck_assert(plan->refusal.refused);
+    ck_assert_uint_eq(plan->refusal.jobs_by_status[2], 2); /* not_allowed, worded in the log below */
+    ck_assert_int_eq(nvlb_reclaim_refused(p, 100, &plan->refusal), NVLB_OK);
+    ck_assert_int_eq(nvlb_reclaim_refused(p, 100, &plan->refusal), NVLB_OK); /* logged once */
     running[1].account = "ml";
 }
 
@@ -733,7 +732,7 @@ static void check_reclaim_started_once(nvlb_planner_t* p, const nvlb_request_t* 
     ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, req, who, running, 2, plan), NVLB_OK);
     ck_assert_uint_eq(plan->job_count, 0);
     ck_assert_int_eq(nvlb_reclaim_ruled_out(p, states, NODES, req, who, plan), NVLB_OK);
-    ck_assert_str_eq(plan->message, "JobId=100: nothing reclaimed: no recovery waits for its block");
+    ck_assert(plan->refusal.refused);
     ck_assert_uint_eq(nvlb_drain_log(p, collect, &log), 3);
     ck_assert_str_eq(log.text[1], "nvlblock: recovery JobId=100: nothing reclaimed: not enough work there may "
                                   "lose its nodes (jobs there: 2 not_allowed)");
@@ -755,6 +754,38 @@ static void check_reclaim_pass_reported(nvlb_planner_t* p) {
     ck_assert_ptr_nonnull(strstr(prom, "\nnvlblock_reclaim_pass_lock_seconds_max 0.00025\n"));
     nvlb_free(prom);
 }
+
+/* A refusal crosses the ABI as facts and is worded in the log, once per
+ * new reason: the core's (a held job) and Slurm's, which the caller found;
+ * codes nvlblock does not know are refused. */
+START_TEST(test_reclaim_refusals) {
+    nvlb_planner_t* p = load_reclaim_planner();
+    nvlb_reclaimer_t held = {.user = 1000, .held = true};
+    nvlb_request_t req = request(100, 16, 1001);
+    nvlb_reclaim_t plan = {0};
+    nvlb_reclaim_refusal_t slurm = {.refused = true, .slurm = NVLB_SLURM_RESERVATION};
+    nvlb_reclaim_refusal_t unknown = {.refused = true, .reason = 200}, not_refused = {0};
+    nvlb_reclaim_refusal_t bad_slurm = {.refused = true, .slurm = 99};
+    struct lines log = {0};
+
+    fail_job_100_on_rack01(p);
+    ck_assert_int_eq(nvlb_reclaim_ruled_out(p, states, NODES, &req, &held, &plan), NVLB_OK);
+    ck_assert(plan.refusal.refused);
+    ck_assert_int_eq(nvlb_reclaim_refused(p, 100, &plan.refusal), NVLB_OK);
+    ck_assert_int_eq(nvlb_reclaim_refused(p, 100, &plan.refusal), NVLB_OK); /* logged once */
+    ck_assert_int_eq(nvlb_reclaim_refused(p, 100, &slurm), NVLB_OK);
+    ck_assert_int_eq(nvlb_reclaim_refused(p, 100, &unknown), NVLB_E_INVALID);
+    ck_assert_int_eq(nvlb_reclaim_refused(p, 100, &not_refused), NVLB_E_INVALID);
+    ck_assert_int_eq(nvlb_reclaim_refused(p, 100, &bad_slurm), NVLB_E_INVALID);
+    ck_assert_int_eq(nvlb_reclaim_refused(p, 100, NULL), NVLB_E_INVALID);
+    ck_assert_uint_eq(nvlb_drain_log(p, collect, &log), 3);
+    ck_assert_str_eq(log.text[1], "nvlblock: recovery JobId=100: nothing reclaimed: it is held (priority 0) and "
+                                  "cannot start until it is released");
+    ck_assert_str_eq(log.text[2], "nvlblock: recovery JobId=100: nothing reclaimed: Slurm would not start it on "
+                                  "the nodes a reclaim would free on rack01 (a reservation keeps some of them)");
+    nvlb_planner_free(p);
+}
+END_TEST
 
 START_TEST(test_reclaim_flow) {
     nvlb_planner_t* p = load_reclaim_planner();
@@ -1403,6 +1434,7 @@ static Suite* capi_suite(void) {
     tcase_add_test(recovery, test_recovery_gone);
     tcase_add_test(recovery, test_clear_lemon);
     tcase_add_test(recovery, test_reclaim_flow);
+    tcase_add_test(recovery, test_reclaim_refusals);
     tcase_add_test(recovery, test_two_planners_share_nothing);
     tcase_add_test(recovery, test_job_ended);
     tcase_add_test(recovery, test_advance_moves_time);

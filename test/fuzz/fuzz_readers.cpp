@@ -18,6 +18,7 @@
 #include "readers/load_topology.hpp"
 #include "recovery/ledger.hpp"
 #include "slurm_conf.hpp"
+#include "state/ledger_file.hpp"
 #include "status_view.hpp"
 #include "synthetic.hpp"
 #include "trace_reader.hpp"
@@ -127,8 +128,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             break;
         default: {
             Ledger l;
-            l.deserialize(state_topology(), text, "nvlblock_state");
-            (void)l.serialize(state_topology());
+            load_ledger_state(l, state_topology(), text, "nvlblock_state");
+            (void)ledger_state_text(l, state_topology());
         }
         }
     } catch (const ConfigError&) {

@@ -7,6 +7,7 @@
 // drains after the job's end, and the counters by trigger and path.
 #include "core/planner.hpp"
 #include "recovery/job_end.hpp"
+#include "recovery_log.hpp"
 #include "test_support.hpp"
 #include "writers/explain.hpp"
 
@@ -99,7 +100,7 @@ struct JobEndTest : ::testing::Test {
     }
     std::string log() {
         std::string out;
-        for (const std::string& l : planner.take_log())
+        for (const std::string& l : test::log_lines(planner))
             out += l + "\n";
         return out;
     }
@@ -221,7 +222,7 @@ TEST_F(JobEndTest, ARecoveryADrainOpensHoldsAndWaitsFromTheDrain) {
     EXPECT_EQ(r->fallback_at, 1090); // ...its wait from the drain (before: 1060)
     EXPECT_EQ(r->hold_until, std::max<std::int64_t>(1090, 1030 + p.recovery().hold_delay()));
     std::string lines;
-    for (const std::string& l : p.take_log())
+    for (const std::string& l : test::log_lines(p))
         lines += l + "\n";
     EXPECT_NE(lines.find("fallback after 60 s; gb0031 failed or drained 30 s after the job ended"), std::string::npos)
         << lines;

@@ -6,7 +6,9 @@
 #include "recovery/ledger.hpp"
 #include "recovery/recovery.hpp"
 #include "recovery/rules.hpp"
+#include "recovery_log.hpp"
 #include "state/atomic_file.hpp"
+#include "state/ledger_file.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -51,7 +53,7 @@ std::vector<NodeIndex> without(std::vector<NodeIndex> v, std::initializer_list<N
 ConfigError load_error(const Topology& t, const std::string& text) {
     Ledger l;
     try {
-        l.deserialize(t, text, "state");
+        load_ledger_state(l, t, text, "state");
     } catch (const ConfigError& e) {
         return e;
     }
@@ -65,6 +67,10 @@ class LedgerTest : public ::testing::Test {
     Recovery recovery;
     Ledger& ledger = recovery.ledger();
     const std::vector<NodeIndex> job = range(0, 15); // 16 nodes of rack01
+
+    // The log lines noted since the last call (every note here is made on
+    // nodes `topo` names the same way).
+    std::vector<std::string> log() { return test::log_lines(ledger, topo); }
 
     // A node failure requeued `id`: with recovery.wait `wait` and nodes held
     // at least `hold` s (Slurm's requeue delay + the scheduling slack).
@@ -91,7 +97,7 @@ TEST_F(LedgerTest, JobFailedCreatesARecord) {
     EXPECT_EQ(ledger.records().size(), 1u);
     EXPECT_EQ(ledger.counters().failures, 1u);
     EXPECT_EQ(ledger.counters().in_place, 0u);
-    EXPECT_EQ(ledger.take_log(),
+    EXPECT_EQ(log(),
               std::vector<std::string>{"nvlblock: recovery JobId=7 lost 1 of 16 nodes (gb0004) on rack01; holding "
                                        "rack01 for an in-place restart (15 prior nodes + 1 spares), fallback after "
                                        "300 s"});
@@ -126,7 +132,7 @@ TEST_F(LedgerTest, NoRecordWhenNothingOfOursFailed) {
     fail(11, std::vector<NodeIndex>{999}, std::vector<NodeIndex>{999}, 1000, 300, 0);
     EXPECT_TRUE(ledger.empty());
     EXPECT_EQ(ledger.counters().failures, 0u);
-    EXPECT_TRUE(ledger.take_log().empty());
+    EXPECT_TRUE(log().empty());
 }
 
 TEST_F(LedgerTest, RepeatedFailedNodeCountsOnce) {
@@ -151,10 +157,10 @@ TEST_F(LedgerTest, ClaimPerBlock) {
     EXPECT_EQ(c.blocks[1].need, 8u);
     EXPECT_EQ(c.blocks[1].lost, 2u);
     EXPECT_EQ(c.blocks[1].prior_healthy, (std::vector<NodeIndex>{18, 19, 22, 23, 24, 25}));
-    const std::string log = ledger.take_log().at(0);
-    EXPECT_EQ(log, "nvlblock: recovery JobId=42 lost 3 of 16 nodes (gb[0013,0021-0022]) on rack01,rack02; "
-                   "holding "
-                   "rack01,rack02 for an in-place restart (13 prior nodes + 3 spares), fallback after 300 s");
+    const std::string line = log().at(0);
+    EXPECT_EQ(line, "nvlblock: recovery JobId=42 lost 3 of 16 nodes (gb[0013,0021-0022]) on rack01,rack02; "
+                    "holding "
+                    "rack01,rack02 for an in-place restart (13 prior nodes + 3 spares), fallback after 300 s");
 }
 
 TEST_F(LedgerTest, ActiveClaimsRespectHoldAndFallback) {
@@ -178,7 +184,7 @@ TEST_F(LedgerTest, ActiveClaimsRespectHoldAndFallback) {
 
 TEST_F(LedgerTest, StartedInPlace) {
     fail(7, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
-    ledger.take_log();
+    log();
     // Its 15 healthy nodes and one spare (node 16) of the same rack.
     const auto restart = with(without(job, {3}), {16});
     recovery.job_started(topo, 7, restart, 1040);
@@ -195,9 +201,9 @@ TEST_F(LedgerTest, StartedInPlace) {
     EXPECT_EQ(e.lost, 1u);
     EXPECT_EQ(e.spares_used, 1u);
     EXPECT_EQ(e.seconds, 40);
-    EXPECT_EQ(e.blocks, "rack01");
-    EXPECT_EQ(ledger.take_log(), std::vector<std::string>{"nvlblock: recovery JobId=7 restarted in place on rack01: 15 "
-                                                          "prior nodes + 1 spares (gb0017) 40 s after the failure"});
+    EXPECT_EQ(e.blocks, std::vector<std::string>{"rack01"});
+    EXPECT_EQ(log(), std::vector<std::string>{"nvlblock: recovery JobId=7 restarted in place on rack01: 15 "
+                                              "prior nodes + 1 spares (gb0017) 40 s after the failure"});
 }
 
 TEST_F(LedgerTest, StartedInPlaceOnOtherNodesOfTheSameBlock) {
@@ -212,7 +218,7 @@ TEST_F(LedgerTest, StartedInPlaceOnOtherNodesOfTheSameBlock) {
 
 TEST_F(LedgerTest, StartedElsewhere) {
     fail(7, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
-    ledger.take_log();
+    log();
     recovery.job_started(topo, 7, range(18, 33), 1400);
     EXPECT_EQ(ledger.find(7), nullptr);
     EXPECT_EQ(ledger.counters().in_place, 0u);
@@ -221,9 +227,9 @@ TEST_F(LedgerTest, StartedElsewhere) {
     EXPECT_EQ(e.outcome, RecoveryOutcome::kElsewhere);
     EXPECT_EQ(e.spares_used, 0u);
     EXPECT_EQ(e.seconds, 400);
-    EXPECT_EQ(e.blocks, "rack01");
-    EXPECT_EQ(ledger.take_log(), std::vector<std::string>{"nvlblock: recovery JobId=7 restarted elsewhere on rack02 "
-                                                          "(had rack01) 400 s after the failure"});
+    EXPECT_EQ(e.blocks, std::vector<std::string>{"rack01"});
+    EXPECT_EQ(log(), std::vector<std::string>{"nvlblock: recovery JobId=7 restarted elsewhere on rack02 "
+                                              "(had rack01) 400 s after the failure"});
 }
 
 TEST_F(LedgerTest, PartlyElsewhereIsElsewhere) {
@@ -243,13 +249,13 @@ TEST_F(LedgerTest, StartOfAnUnknownJobChangesNothing) {
     recovery.job_gone(topo, 99, 1000);
     ledger.mark_fallback(99);
     EXPECT_TRUE(ledger.recent().empty());
-    EXPECT_TRUE(ledger.take_log().empty());
+    EXPECT_TRUE(log().empty());
     EXPECT_EQ(ledger.counters().in_place + ledger.counters().elsewhere + ledger.counters().abandoned, 0u);
 }
 
 TEST_F(LedgerTest, JobGoneIsAbandoned) {
     fail(7, job, std::vector<NodeIndex>{3, 4}, 1000, 300, 0);
-    ledger.take_log();
+    log();
     recovery.job_gone(topo, 7, 1050);
     EXPECT_EQ(ledger.find(7), nullptr);
     EXPECT_EQ(ledger.counters().abandoned, 1u);
@@ -258,8 +264,8 @@ TEST_F(LedgerTest, JobGoneIsAbandoned) {
     EXPECT_EQ(e.lost, 2u);
     EXPECT_EQ(e.seconds, 50);
     EXPECT_EQ(e.spares_used, 0u);
-    EXPECT_EQ(ledger.take_log(), std::vector<std::string>{"nvlblock: recovery JobId=7 left the queue before "
-                                                          "restarting; released the hold on rack01"});
+    EXPECT_EQ(log(), std::vector<std::string>{"nvlblock: recovery JobId=7 left the queue before "
+                                              "restarting; released the hold on rack01"});
     // A second call finds nothing to do.
     recovery.job_gone(topo, 7, 1060);
     EXPECT_EQ(ledger.counters().abandoned, 1u);
@@ -267,7 +273,7 @@ TEST_F(LedgerTest, JobGoneIsAbandoned) {
 
 TEST_F(LedgerTest, FallBackOnceWhenTheWaitIsOver) {
     fail(7, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
-    ledger.take_log();
+    log();
     std::vector<NodeState> states(topo.node_count(), NodeState::kFree);
     states[3] = states[4] = states[5] = NodeState::kDown; // 3 failed, 2 spares: room for 15
     Planner never_used(topo);                             // (advance needs only a snapshot)
@@ -277,32 +283,31 @@ TEST_F(LedgerTest, FallBackOnceWhenTheWaitIsOver) {
     ASSERT_NE(ledger.find(7), nullptr);
     EXPECT_TRUE(ledger.find(7)->fallback);
     EXPECT_EQ(recovery.advance(snap, 1400), 0u); // once
-    EXPECT_EQ(ledger.take_log(),
+    EXPECT_EQ(log(),
               std::vector<std::string>{"nvlblock: recovery JobId=7 fallback after 300 s: rack01 has room for 15 of "
                                        "the 16 nodes it needs (3 failed, 2 spares); placing it anywhere (had rack01)"});
     // Past its wait, a job whose block can take it falls back too: Slurm
     // did not start it there in time.
     fail(8, range(18, 33), std::vector<NodeIndex>{20}, 1000, 300, 0);
     states[20] = NodeState::kDown;
-    ledger.take_log();
+    log();
     const Snapshot snap2(topo, states, recovery.active_claims(topo, states, 1300));
     EXPECT_EQ(recovery.advance(snap2, 1300), 1u);
     EXPECT_TRUE(ledger.find(8)->fallback);
-    EXPECT_EQ(ledger.take_log(),
-              std::vector<std::string>{"nvlblock: recovery JobId=8 fallback after 300 s: its wait is "
-                                       "over; Slurm has not started it on rack02, which can take "
-                                       "it and still may; placing it anywhere (had rack02)"});
+    EXPECT_EQ(log(), std::vector<std::string>{"nvlblock: recovery JobId=8 fallback after 300 s: its wait is "
+                                              "over; Slurm has not started it on rack02, which can take "
+                                              "it and still may; placing it anywhere (had rack02)"});
 }
 
 TEST_F(LedgerTest, TakeLogEmptiesTheQueue) {
     fail(1, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
     fail(2, range(18, 33), std::vector<NodeIndex>{20}, 1000, 300, 0);
-    const auto lines = ledger.take_log();
+    const auto lines = log();
     ASSERT_EQ(lines.size(), 2u);
     for (const auto& l : lines)
         EXPECT_EQ(l.rfind("nvlblock: recovery JobId=", 0), 0u) << l;
     EXPECT_NE(lines[1].find("JobId=2 "), std::string::npos);
-    EXPECT_TRUE(ledger.take_log().empty());
+    EXPECT_TRUE(log().empty());
 }
 
 TEST_F(LedgerTest, RecentEventsAreBounded) {
@@ -331,18 +336,19 @@ TEST_F(LedgerTest, SerializeFormat) {
     ledger.mark_fallback(8);
     fail(9, range(0, 3), std::vector<NodeIndex>{0}, 900, 300, 0);
     recovery.job_started(topo, 9, range(4, 7), 950);
-    EXPECT_EQ(ledger.serialize(topo), "nvlblock-state 2\n"
-                                      "counters 3 1 0 0 0 0 3 0 0 0 3 0 0\n"
-                                      "record 7 1000 1300 1300 0 gb[0001-0016] gb0004 rack01=gb[0001-0018]\n"
-                                      "record 8 1010 1310 1410 1 gb[0019-0034] gb[0021-0022] rack02=gb[0019-0036]\n"
-                                      "event 950 9 in_place 1 4 50 rack01\n"
-                                      "end 2 1 0\n"
-                                      // Each failed node's failures (lemons.hpp), after the end line.
-                                      "node-failures gb0001 900\n"
-                                      "node-failures gb0004 1000\n"
-                                      "node-failures gb0021 1010\n"
-                                      "node-failures gb0022 1010\n"
-                                      "end-node-failures 4\n");
+    EXPECT_EQ(ledger_state_text(ledger, topo),
+              "nvlblock-state 2\n"
+              "counters 3 1 0 0 0 0 3 0 0 0 3 0 0\n"
+              "record 7 1000 1300 1300 0 gb[0001-0016] gb0004 rack01=gb[0001-0018]\n"
+              "record 8 1010 1310 1410 1 gb[0019-0034] gb[0021-0022] rack02=gb[0019-0036]\n"
+              "event 950 9 in_place 1 4 50 rack01\n"
+              "end 2 1 0\n"
+              // Each failed node's failures (lemons.hpp), after the end line.
+              "node-failures gb0001 900\n"
+              "node-failures gb0004 1000\n"
+              "node-failures gb0021 1010\n"
+              "node-failures gb0022 1010\n"
+              "end-node-failures 4\n");
 }
 
 TEST_F(LedgerTest, RoundTrip) {
@@ -353,11 +359,11 @@ TEST_F(LedgerTest, RoundTrip) {
     recovery.job_started(topo, 9, range(18, 21), 950);
     fail(10, range(0, 3), std::vector<NodeIndex>{0}, 900, 300, 0);
     recovery.job_gone(topo, 10, 990);
-    const std::string saved = ledger.serialize(topo);
+    const std::string saved = ledger_state_text(ledger, topo);
 
     Ledger back;
-    back.deserialize(topo, saved, "state");
-    EXPECT_EQ(back.serialize(topo), saved);
+    load_ledger_state(back, topo, saved, "state");
+    EXPECT_EQ(ledger_state_text(back, topo), saved);
     ASSERT_EQ(back.records().size(), 2u);
     const RecoveryRecord* r = back.find(8);
     ASSERT_NE(r, nullptr);
@@ -374,29 +380,29 @@ TEST_F(LedgerTest, RoundTrip) {
     EXPECT_EQ(back.counters().abandoned, 1u);
     ASSERT_EQ(back.recent().size(), 2u);
     EXPECT_EQ(back.recent()[0].outcome, RecoveryOutcome::kElsewhere);
-    EXPECT_EQ(back.recent()[0].blocks, "rack01");
+    EXPECT_EQ(back.recent()[0].blocks, std::vector<std::string>{"rack01"});
     EXPECT_EQ(back.recent()[1].outcome, RecoveryOutcome::kAbandoned);
     EXPECT_EQ(back.recent()[1].seconds, 90);
-    EXPECT_TRUE(back.take_log().empty());
+    EXPECT_TRUE(back.take_notes().empty());
 }
 
 TEST_F(LedgerTest, EmptyLedgerRoundTrip) {
-    const std::string saved = ledger.serialize(topo);
+    const std::string saved = ledger_state_text(ledger, topo);
     EXPECT_EQ(saved, "nvlblock-state 2\ncounters 0 0 0 0 0 0 0 0 0 0 0 0 0\nend 0 0 0\n");
     Recovery other;
     other.job_failed(topo, 1, job, std::vector<NodeIndex>{3}, 1000);
     Ledger& back = other.ledger();
-    back.deserialize(topo, saved, "state"); // replaces the contents
+    load_ledger_state(back, topo, saved, "state"); // replaces the contents
     EXPECT_TRUE(back.empty());
     EXPECT_EQ(back.counters().failures, 0u);
 }
 
 TEST_F(LedgerTest, LoadIgnoresBlankLinesAndTextAfterEnd) {
     Ledger back;
-    back.deserialize(topo,
-                     "\nnvlblock-state 1\n\ncounters 1 0 0 0\nrecord 7 1 2 3 0 gb[0001-0002] "
-                     "gb0001\nend 1 0\ngarbage\n",
-                     "state");
+    load_ledger_state(back, topo,
+                      "\nnvlblock-state 1\n\ncounters 1 0 0 0\nrecord 7 1 2 3 0 gb[0001-0002] "
+                      "gb0001\nend 1 0\ngarbage\n",
+                      "state");
     ASSERT_NE(back.find(7), nullptr);
     EXPECT_EQ(back.find(7)->nodes, (std::vector<NodeIndex>{0, 1}));
 }
@@ -435,9 +441,9 @@ TEST(LedgerCorrupt, EachProblemWithItsLine) {
 
 TEST_F(LedgerTest, CorruptLoadLeavesTheLedgerAsItWas) {
     fail(7, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
-    const std::string before = ledger.serialize(topo);
-    EXPECT_THROW(ledger.deserialize(topo, "nvlblock-state 1\ncounters 5 5 5 5\n", "state"), ConfigError);
-    EXPECT_EQ(ledger.serialize(topo), before);
+    const std::string before = ledger_state_text(ledger, topo);
+    EXPECT_THROW(load_ledger_state(ledger, topo, "nvlblock-state 1\ncounters 5 5 5 5\n", "state"), ConfigError);
+    EXPECT_EQ(ledger_state_text(ledger, topo), before);
 }
 
 TEST_F(LedgerTest, StaleRecordsAreDroppedOnLoad) {
@@ -445,12 +451,12 @@ TEST_F(LedgerTest, StaleRecordsAreDroppedOnLoad) {
     fail(8, range(18, 33), std::vector<NodeIndex>{20}, 1000, 300, 0);
     // Job 9 had six nodes on rack02 and one on rack01; both its failed nodes count.
     fail(9, with(range(30, 35), {0}), std::vector<NodeIndex>{35, 0}, 1000, 300, 0);
-    const std::string saved = ledger.serialize(topo);
+    const std::string saved = ledger_state_text(ledger, topo);
 
     // The new configuration has rack01 only.
     const Topology small = test::yaml_topology("blocks:\n  - name: rack01\n    nodes: gb[0001-0018]\n");
     Ledger back;
-    back.deserialize(small, saved, "state");
+    load_ledger_state(back, small, saved, "state");
     ASSERT_EQ(back.records().size(), 2u);
     EXPECT_NE(back.find(7), nullptr);
     EXPECT_EQ(back.find(8), nullptr);
@@ -458,22 +464,23 @@ TEST_F(LedgerTest, StaleRecordsAreDroppedOnLoad) {
     ASSERT_NE(back.find(9), nullptr);
     EXPECT_EQ(back.find(9)->nodes, std::vector<NodeIndex>{0});
     EXPECT_EQ(back.find(9)->failed, std::vector<NodeIndex>{0});
-    EXPECT_EQ(back.take_log(), std::vector<std::string>{"nvlblock: recovery JobId=8 dropped from saved state: its "
-                                                        "nodes are no longer in any block"});
+    EXPECT_EQ(test::log_lines(back, small),
+              std::vector<std::string>{"nvlblock: recovery JobId=8 dropped from saved state: its "
+                                       "nodes are no longer in any block"});
 }
 
 TEST_F(LedgerTest, RecordWhoseFailedNodesAreGoneIsDropped) {
     fail(7, with(range(0, 3), {18}), std::vector<NodeIndex>{18}, 1000, 300, 0);
     const Topology small = test::yaml_topology("blocks:\n  - name: rack01\n    nodes: gb[0001-0018]\n");
     Ledger back;
-    back.deserialize(small, ledger.serialize(topo), "state");
+    load_ledger_state(back, small, ledger_state_text(ledger, topo), "state");
     EXPECT_TRUE(back.empty());
 }
 
 TEST_F(LedgerTest, RemapAcrossRenumberedTopology) {
     fail(7, range(18, 33), std::vector<NodeIndex>{20}, 1000, 300, 0);
     fail(8, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
-    ledger.take_log();
+    log();
     // rack02 is listed first now and rack01 is gone: gb0019 is node 0.
     const Topology next = test::yaml_topology("blocks:\n  - name: rack02\n    nodes: gb[0019-0036]\n"
                                               "  - name: rack03\n    nodes: gb[0037-0054]\n");
@@ -490,22 +497,23 @@ TEST_F(LedgerTest, RemapAcrossRenumberedTopology) {
     EXPECT_EQ(c.blocks[0].block, 0);
     EXPECT_EQ(next.block(c.blocks[0].block).name, "rack02");
     EXPECT_EQ(c.blocks[0].lost, 1u);
-    EXPECT_EQ(ledger.serialize(next), "nvlblock-state 2\ncounters 2 0 0 0 0 0 2 0 0 0 2 0 0\n"
-                                      "record 7 1000 1300 1300 0 gb[0019-0034] gb0021 rack02=gb[0019-0036]\nend 1 0 0\n"
-                                      "node-failures gb0021 1000\nend-node-failures 1\n");
-    EXPECT_EQ(ledger.take_log(), std::vector<std::string>{"nvlblock: recovery JobId=8 dropped after reconfigure: its "
-                                                          "nodes are no longer in any block"});
+    EXPECT_EQ(ledger_state_text(ledger, next),
+              "nvlblock-state 2\ncounters 2 0 0 0 0 0 2 0 0 0 2 0 0\n"
+              "record 7 1000 1300 1300 0 gb[0019-0034] gb0021 rack02=gb[0019-0036]\nend 1 0 0\n"
+              "node-failures gb0021 1000\nend-node-failures 1\n");
+    EXPECT_EQ(log(), std::vector<std::string>{"nvlblock: recovery JobId=8 dropped after reconfigure: its "
+                                              "nodes are no longer in any block"});
 }
 
 TEST_F(LedgerTest, SaveAndLoadThroughAFile) {
     TempDir dir;
     fail(7, job, std::vector<NodeIndex>{3}, 1000, 300, 0);
     const std::string path = dir.path() + "/nvlblock_state";
-    write_file_atomically(path, ledger.serialize(topo), kPrivateFileMode);
+    write_file_atomically(path, ledger_state_text(ledger, topo), kPrivateFileMode);
     const auto text = read_file_if_exists(path);
     ASSERT_TRUE(text.has_value());
     Ledger back;
-    back.deserialize(topo, *text, path);
+    load_ledger_state(back, topo, *text, path);
     ASSERT_NE(back.find(7), nullptr);
     EXPECT_EQ(back.find(7)->failed, std::vector<NodeIndex>{3});
 }

@@ -6,6 +6,7 @@
 // clear, the reports, and the saved state.
 #include "core/planner.hpp"
 #include "recovery/lemons.hpp"
+#include "recovery_log.hpp"
 #include "test_support.hpp"
 #include "writers/explain.hpp"
 #include "writers/status_report.hpp"
@@ -94,7 +95,7 @@ struct LemonTest : ::testing::Test {
             gpu_fault(range(18, 33), 18, 1000 + i * kDay);
             planner.job_gone(next_job - 1, 1000 + i * kDay + 1);
         }
-        planner.take_log();
+        test::log_lines(planner);
     }
 };
 
@@ -102,11 +103,11 @@ TEST_F(LemonTest, TheThirdFailureMakesALemonAndSaysSo) {
     gpu_fault(range(18, 33), 18, 1000);
     gpu_fault(range(18, 33), 18, 2000);
     EXPECT_TRUE(planner.lemons(2000).empty());
-    planner.take_log();
+    test::log_lines(planner);
     gpu_fault(range(18, 33), 18, 3000);
     EXPECT_EQ(planner.lemons(3000), std::vector<NodeIndex>{18});
     std::string log;
-    for (const std::string& l : planner.take_log())
+    for (const std::string& l : test::log_lines(planner))
         log += l + "\n";
     EXPECT_NE(log.find("nvlblock: recovery gb0019 is a lemon: 3 failures under jobs within 604800 s"),
               std::string::npos)
@@ -182,7 +183,7 @@ TEST_F(LemonTest, ASliceLeavesTheLemonOutUntilItAgesOrIsCleared) {
     p = planner.place(s, job(9, 16), now);
     EXPECT_EQ(p.nodes, range(18, 33));
     std::string log;
-    for (const std::string& l : planner.take_log())
+    for (const std::string& l : test::log_lines(planner))
         log += l + "\n";
     EXPECT_EQ(log, "nvlblock: recovery failures of gb0019 cleared by an operator: no longer a lemon\n");
 }

@@ -11,8 +11,10 @@
 // the limits: test_reclaim_rules.cpp.
 #include "core/planner.hpp"
 #include "recovery/reclaim.hpp"
+#include "recovery_log.hpp"
 #include "test_support.hpp"
 #include "writers/explain.hpp"
+#include "writers/recovery_log_text.hpp"
 
 #include <gtest/gtest.h>
 
@@ -110,7 +112,7 @@ TEST_F(ReclaimTest, TheYoungestJobOnTheBlockIsRequeuedForOneLostNode) {
     EXPECT_EQ(plan->lost_node_seconds, 101);        // 1 node x (1001 - 900) s
     EXPECT_EQ(plan->budget_node_seconds, 15 * 300); // held nodes x recovery.wait
     planner.reclaim_started(kJob, *plan, kOwner, 1001, 1001);
-    EXPECT_EQ(planner.take_log().back(),
+    EXPECT_EQ(test::log_lines(planner).back(),
               "nvlblock: recovery JobId=42 reclaiming 1 spare node on rack02: preempting JobId=8 (Slurm's "
               "preemption) (101 node-seconds of run time lost, budget 4500)");
     // No second round while the first one's node is released.
@@ -168,7 +170,7 @@ TEST_F(ReclaimTest, NothingIsReclaimedForAHeldJob) {
     const ReclaimDecision d = planner.plan_reclaim(s, job(kJob, 16), held, running, 1001);
     EXPECT_FALSE(d.plan);
     EXPECT_EQ(d.refusal.reason, ReclaimRefusalReason::kHeld);
-    EXPECT_EQ(describe_reclaim_refusal(kJob, d.refusal),
+    EXPECT_EQ(reclaim_refusal_text(kJob, d.refusal),
               "JobId=42: nothing reclaimed: it is held (priority 0) and cannot start until it is released");
     EXPECT_TRUE(plan_for(planner, s, job(kJob, 16), running, 1001)); // released: it may
 }

@@ -11,8 +11,10 @@
 #include "core/planner.hpp"
 #include "recovery/reclaim.hpp"
 #include "recovery/reclaim_eligibility.hpp"
+#include "recovery_log.hpp"
 #include "test_support.hpp"
 #include "writers/explain.hpp"
+#include "writers/recovery_log_text.hpp"
 
 #include <gtest/gtest.h>
 
@@ -136,7 +138,7 @@ TEST_F(Rules, OrdinaryWorkIsNeverTouchedUnlessTheSiteNamesIt) {
     EXPECT_FALSE(d.plan);
     EXPECT_EQ(d.refusal.reason, ReclaimRefusalReason::kNoEligibleWork);
     EXPECT_EQ(d.refusal.jobs_by_status[static_cast<std::size_t>(VictimStatus::kNotAllowed)], 2u);
-    EXPECT_EQ(describe_reclaim_refusal(kJob, d.refusal),
+    EXPECT_EQ(reclaim_refusal_text(kJob, d.refusal),
               "JobId=42: nothing reclaimed: not enough work there may lose its nodes (jobs there: 2 not_allowed)");
 
     with("  reclaim_from:\n    qos: [normal]\n");
@@ -149,7 +151,7 @@ TEST_F(Rules, OrdinaryWorkIsNeverTouchedUnlessTheSiteNamesIt) {
     // GraceTime (SiteNamedWorkWhoseOwnModeRequeuesKeepsItsGraceTime).
     EXPECT_FALSE(d.plan->victims[0].at_once);
     planner.reclaim_started(kJob, *d.plan, owner, 1001, 1001);
-    EXPECT_EQ(planner.take_log().back(),
+    EXPECT_EQ(test::log_lines(planner).back(),
               "nvlblock: recovery JobId=42 reclaiming 1 spare node on rack02: requeueing JobId=8 "
               "(recovery.reclaim_from) (101 node-seconds of run time lost, budget 4500)");
 }

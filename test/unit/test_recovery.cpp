@@ -5,6 +5,7 @@
 // spares as it lost; the fallback when its block cannot take it; holds;
 // lending; block faults; repair.
 #include "core/planner.hpp"
+#include "recovery_log.hpp"
 #include "test_support.hpp"
 #include "writers/explain.hpp"
 #include "writers/status_report.hpp"
@@ -84,11 +85,11 @@ TEST_F(RecoveryTest, ThirdFailureWaitsThenFallsBackElsewhere) {
     EXPECT_EQ(explain(topo, wait),
               "in-place restart after a node failure: waiting for its block; rack02 has room for 15 of "
               "the 16 nodes it needs (3 failed, 2 spares)");
-    planner.take_log();
+    test::log_lines(planner);
     // Time moves only through advance(): past its wait, a placement question
     // alone still keeps it waiting (and changes nothing)...
     EXPECT_EQ(planner.place(s, job(kJob, 16), 1061).reason, Reason::kRecoveryWaiting);
-    EXPECT_TRUE(planner.take_log().empty());
+    EXPECT_TRUE(test::log_lines(planner).empty());
     EXPECT_FALSE(planner.ledger().find(kJob)->fallback);
     // ...advance() ends its wait (60 s), and it is placed like any other job.
     EXPECT_EQ(planner.advance(s, 1059), 0u); // not quite yet
@@ -97,7 +98,7 @@ TEST_F(RecoveryTest, ThirdFailureWaitsThenFallsBackElsewhere) {
     ASSERT_TRUE(p.placed()) << explain(topo, p);
     EXPECT_FALSE(p.recovery_in_place);
     EXPECT_EQ(p.nodes, range(36, 51)); // rack03
-    auto log = planner.take_log();
+    auto log = test::log_lines(planner);
     ASSERT_EQ(log.size(), 1u);
     EXPECT_EQ(log[0],
               "nvlblock: recovery JobId=42 fallback after 60 s: rack02 has room for 15 of the 16 nodes it needs "
@@ -214,7 +215,7 @@ TEST_F(RecoveryTest, BlockFaultSendsItsJobsElsewhereWithoutEatingSpares) {
     Placement p = planner.place(s, job(kJob, 16), 1011);
     ASSERT_TRUE(p.placed()) << explain(topo, p);
     EXPECT_EQ(p.nodes, range(54, 69)); // rack04, not rack03's spares
-    auto log = planner.take_log();
+    auto log = test::log_lines(planner);
     ASSERT_EQ(log.size(), 2u);
     EXPECT_NE(log[1].find("rack02 is down (block fault: 18 of 18 nodes failed)"), std::string::npos) << log[1];
     // With rack04 busy too it waits instead of taking rack03's spares.
@@ -232,11 +233,11 @@ TEST_F(RecoveryTest, InPlaceStartClosesTheRecord) {
     fail({20});
     Placement p = planner.place(s, job(kJob, 16), 1011);
     ASSERT_TRUE(p.placed());
-    planner.take_log();
+    test::log_lines(planner);
     planner.job_started(kJob, p.nodes, 1012);
     EXPECT_EQ(planner.ledger().find(kJob), nullptr);
     EXPECT_EQ(planner.ledger().counters().in_place, 1u);
-    auto log = planner.take_log();
+    auto log = test::log_lines(planner);
     ASSERT_EQ(log.size(), 1u);
     EXPECT_EQ(log[0],
               "nvlblock: recovery JobId=42 restarted in place on rack02: 15 prior nodes + 1 spares (gb0035) 12 s "

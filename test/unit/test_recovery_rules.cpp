@@ -8,6 +8,7 @@
 #include "core/planner.hpp"
 #include "placement/segments.hpp"
 #include "recovery/rules.hpp"
+#include "recovery_log.hpp"
 #include "test_support.hpp"
 #include "writers/explain.hpp"
 
@@ -135,7 +136,7 @@ TEST(RecoveryClock, QuestionsChangeNothingOnlyAdvanceMovesTime) {
     auto s = all(t);
     planner.job_failed(kJob, kRack02First16, std::vector<NodeIndex>{20, 25, 30}, 1000);
     set(s, {20, 25, 30}, NodeState::kDown);
-    planner.take_log();
+    test::log_lines(planner);
     const std::string before = planner.save_state();
     // Every question Slurm may ask, long past the job's wait: real, will-run
     // (future times), test-only (all nodes offered), other jobs, reclaims.
@@ -151,7 +152,7 @@ TEST(RecoveryClock, QuestionsChangeNothingOnlyAdvanceMovesTime) {
         (void)planner.snapshot(s, now);
     }
     EXPECT_EQ(planner.save_state(), before);
-    EXPECT_TRUE(planner.take_log().empty());
+    EXPECT_TRUE(test::log_lines(planner).empty());
     // Time moves here, and only here.
     EXPECT_EQ(planner.next_deadline(1000), 1060);
     EXPECT_EQ(planner.advance(s, 1059), 0u);
@@ -196,10 +197,10 @@ TEST(RecoveryClock, TheWaitBoundsAJobSlurmDoesNotStartOnABlockThatCanTakeIt) {
     planner.job_failed(kJob, kRack02First16, std::vector<NodeIndex>{20, 25, 30}, 1000);
     set(s, {20, 25, 30}, NodeState::kDown);
     s[30] = NodeState::kFree;
-    planner.take_log();
+    test::log_lines(planner);
     EXPECT_EQ(planner.advance(s, 1059), 0u);
     EXPECT_EQ(planner.advance(s, 1060), 1u);
-    EXPECT_EQ(planner.take_log(),
+    EXPECT_EQ(test::log_lines(planner),
               std::vector<std::string>{"nvlblock: recovery JobId=" + std::to_string(kJob) +
                                        " fallback after 60 s: its wait is over; Slurm has not started it on rack02, "
                                        "which can take it and still may; placing it anywhere (had rack02)"});
@@ -230,10 +231,10 @@ TEST(RecoveryClock, ARunFromBeforeTheFailureIsNotARestart) {
     const Topology t = test::racks(2, 18, 16, 2, false, "recovery:\n  wait: 60\n");
     Planner planner(t);
     planner.job_failed(kJob, kRack02First16, std::vector<NodeIndex>{20}, 1000);
-    planner.take_log();
+    test::log_lines(planner);
     planner.job_started(kJob, kRack02First16, 900); // the run that began at 900 and failed at 1000
     ASSERT_TRUE(planner.recovery().recovering(kJob));
-    EXPECT_TRUE(planner.take_log().empty());
+    EXPECT_TRUE(test::log_lines(planner).empty());
     planner.job_failed(kJob, kRack02First16, std::vector<NodeIndex>{20, 21}, 1030); // requeued again
     const RecoveryRecord* r = planner.ledger().find(kJob);
     ASSERT_NE(r, nullptr);
@@ -241,7 +242,7 @@ TEST(RecoveryClock, ARunFromBeforeTheFailureIsNotARestart) {
     EXPECT_EQ(r->fallback_at, 1060);
     EXPECT_EQ(r->failed, (std::vector<NodeIndex>{20, 21}));
     EXPECT_EQ(planner.ledger().counters().failures, 1u);
-    const auto log = planner.take_log();
+    const auto log = test::log_lines(planner);
     ASSERT_EQ(log.size(), 1u);
     EXPECT_EQ(log[0], "nvlblock: recovery JobId=42 failure reported again (gb[0021-0022]): the same run, restored "
                       "by slurmctld; still waiting since 30 s");

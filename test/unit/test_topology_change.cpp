@@ -8,6 +8,8 @@
 #include "core/topology_change.hpp"
 #include "recovery/held_blocks.hpp"
 #include "recovery/recovery.hpp"
+#include "recovery_log.hpp"
+#include "state/ledger_file.hpp"
 #include "test_support.hpp"
 #include "writers/explain.hpp"
 #include "writers/topology_change_text.hpp"
@@ -243,7 +245,7 @@ TEST(HeldBlocks, ARecoveryWhoseBlockChangedFallsBackLogged) {
     p.job_failed(11, range(0, 15), std::vector<NodeIndex>{2, 3, 4}, 1000); // rack01, 3 lost
     ASSERT_EQ(p.ledger().find(11)->blocks.size(), 1u);
     EXPECT_EQ(held_block_token(p.ledger().find(11)->blocks[0]), "rack01=gb[0001-0018]");
-    (void)p.take_log();
+    (void)test::log_lines(p);
     // The same blocks (a reconfigure that changed only rack02's settings): kept.
     p.replace_topology(test::racks(2, 18, 16, 1));
     EXPECT_EQ(p.advance(test::all(p.topology()), 1010), 0u);
@@ -257,21 +259,52 @@ TEST(HeldBlocks, ARecoveryWhoseBlockChangedFallsBackLogged) {
     EXPECT_EQ(p.advance(states, 1020), 1u);
     EXPECT_FALSE(p.recovery().waiting_in_place(11));
     ASSERT_TRUE(p.ledger().find(11)); // still open: it ends when the job starts
-    const auto log = p.take_log();
+    const auto log = test::log_lines(p);
     ASSERT_EQ(log.size(), 1u);
     EXPECT_EQ(log[0], "nvlblock: recovery JobId=11 fallback after 20 s: block rack01 has 17 nodes (gb[0001-0017]) "
                       "now, 18 nodes (gb[0001-0018]) when the job failed (the topology changed); placing it anywhere "
                       "(had rack01)");
 }
 
+// A note is worded against the topology it was made on: a reconfigure that
+// renumbers the nodes before the log is taken does not change its names.
+TEST(RecoveryLog, NotesMadeBeforeAReconfigureKeepTheirNames) {
+    Planner p(test::racks(2, 18, 16, 2));
+    p.job_failed(11, range(0, 15), std::vector<NodeIndex>{2}, 1000); // gb0003 on rack01
+    // The same nodes, listed rack02 first: node index 2 is gb0021 now.
+    p.replace_topology(test::yaml_topology("blocks:\n  - name: rack02\n    nodes: gb[0019-0036]\n"
+                                           "  - name: rack01\n    nodes: gb[0001-0018]\n"));
+    ASSERT_EQ(p.topology().node_name(2), "gb0021");
+    p.job_failed(12, range(0, 15), std::vector<NodeIndex>{2}, 1010); // gb0021 on rack02
+    const auto batches = p.take_log();
+    ASSERT_EQ(batches.size(), 2u);
+    EXPECT_EQ(batches[0].topology->node_name(2), "gb0003");
+    std::vector<std::string> lines;
+    for (const auto& b : batches)
+        for (const auto& n : b.notes)
+            lines.push_back(recovery_log_line(*b.topology, n));
+    ASSERT_EQ(lines.size(), 2u);
+    EXPECT_EQ(lines[0], "nvlblock: recovery JobId=11 lost 1 of 16 nodes (gb0003) on rack01; holding rack01 for an "
+                        "in-place restart (15 prior nodes + 1 spares), fallback after 300 s");
+    // (30 s: the file's blocks reclaim their spares, the default, so the job
+    // waits only its hold.)
+    EXPECT_EQ(lines[1], "nvlblock: recovery JobId=12 lost 1 of 16 nodes (gb0021) on rack02; holding rack02 for an "
+                        "in-place restart (15 prior nodes + 1 spares), fallback after 30 s");
+    EXPECT_TRUE(p.take_log().empty());
+}
+
 TEST(HeldBlocks, ARenamedOrRemovedBlockEndsTheWait) {
     const Topology t = test::racks(2, 18, 16, 2);
     const std::vector<HeldBlock> held = held_blocks(t, range(0, 15));
-    EXPECT_EQ(held_blocks_changed(t, held), "");
+    EXPECT_FALSE(held_blocks_changed(t, held));
     const Topology renamed = test::yaml_topology("blocks:\n  - name: nvl01\n    nodes: gb[0001-0018]\n");
-    EXPECT_EQ(held_blocks_changed(renamed, held), "block rack01 no longer exists (it had 18 nodes (gb[0001-0018]))");
+    const auto change = held_blocks_changed(renamed, held);
+    ASSERT_TRUE(change);
+    EXPECT_EQ(change->held, held[0]);
+    EXPECT_FALSE(change->now);
+    EXPECT_EQ(held_block_change_text(*change), "block rack01 no longer exists (it had 18 nodes (gb[0001-0018]))");
     // A record saved before blocks were kept is never found changed.
-    EXPECT_EQ(held_blocks_changed(renamed, std::vector<HeldBlock>{}), "");
+    EXPECT_FALSE(held_blocks_changed(renamed, std::vector<HeldBlock>{}));
 }
 
 // The question every decision asks (held_blocks_unchanged, no copies) gives
@@ -293,7 +326,7 @@ TEST(HeldBlocks, TheQuickAnswerIsTheWordedOne) {
     const std::vector<bool> unchanged = {true, false, true, false, false, false};
     for (std::size_t i = 0; i < others.size(); ++i) {
         EXPECT_EQ(held_blocks_unchanged(others[i], held), unchanged[i]) << i;
-        EXPECT_EQ(held_blocks_changed(others[i], held).empty(), unchanged[i]) << i;
+        EXPECT_EQ(!held_blocks_changed(others[i], held), unchanged[i]) << i;
     }
     EXPECT_TRUE(held_blocks_unchanged(others[1], std::vector<HeldBlock>{}));
 }

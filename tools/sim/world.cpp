@@ -7,6 +7,7 @@
 #include "model/hostlist.hpp"
 #include "recovery/reclaim.hpp"
 #include "recovery/rules.hpp"
+#include "writers/recovery_log_text.hpp"
 
 #include <algorithm>
 #include <ostream>
@@ -205,7 +206,7 @@ bool World::reclaim_for(const SimJob& j, Seconds now) {
         hooks_.on_reclaim({now, cluster_.states(), request, for_job, running, decision.plan});
     if (!decision.plan) {
         // Logged once per new reason, as the plugin's thread reports it.
-        planner_.reclaim_refused(id, nvlblock::describe_reclaim_refusal(id, decision.refusal));
+        planner_.reclaim_refused(id, decision.refusal);
         return false;
     }
     const nvlblock::Reclaim& plan = *decision.plan;
