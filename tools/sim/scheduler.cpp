@@ -103,7 +103,9 @@ bool Scheduler::try_start(std::uint32_t index, Seconds now) {
     return false;
 }
 
-void Scheduler::backfill(std::uint32_t head, Seconds now) {
+// At most one pass per bf_interval: a pass asked for sooner schedules a
+// tick for when it is due.
+bool Scheduler::backfill_due(Seconds now) {
     const SimOptions& opt = w_.options();
     if (opt.bf_interval > 0 && now < last_backfill_ + opt.bf_interval) {
         const Seconds at = last_backfill_ + opt.bf_interval;
@@ -111,24 +113,33 @@ void Scheduler::backfill(std::uint32_t head, Seconds now) {
             w_.timer(at, false);
             tick_at_ = at;
         }
-        return;
+        return false;
     }
     last_backfill_ = now;
-    Counters& c = w_.counters();
-    ++c.backfill_passes;
-    // The reservation stands while the head job is the same, no job started
-    // behind its back, nothing but job ends happened, and every job that ended
-    // was expected to end strictly before the reserved time: the what-if state
-    // at that time is then the same, no earlier time can have become feasible
-    // (each such state is contained in one that was refused), and so a new
-    // search would find the same time and nodes. test/sim checks this.
-    // Changes caused by this backfill's own starts (preemptions) count too,
-    // from the next pass on.
+    return true;
+}
+
+// The reservation stands while the head job is the same, no job started
+// behind its back, nothing but job ends happened, and every job that ended
+// was expected to end strictly before the reserved time: the what-if state
+// at that time is then the same, no earlier time can have become feasible
+// (each such state is contained in one that was refused), and so a new
+// search would find the same time and nodes. test/sim checks this.
+// Changes caused by this backfill's own starts (preemptions) count too,
+// from the next pass on.
+void Scheduler::drop_stale_reservation(std::uint32_t head) {
+    const SimOptions& opt = w_.options();
     if (res_.valid &&
         (!opt.reuse_reservation || res_.head != head || res_.own_changes != 0 || res_.changes != w_.other_changes() ||
-         res_.starts != c.started || w_.finished_expected_end_max() >= res_.shadow))
+         res_.starts != w_.counters().started || w_.finished_expected_end_max() >= res_.shadow))
         res_.valid = false;
+}
 
+void Scheduler::backfill(std::uint32_t head, Seconds now) {
+    if (!backfill_due(now))
+        return;
+    ++w_.counters().backfill_passes;
+    drop_stale_reservation(head);
     auto& pending = w_.pending();
     auto it = pending.find({w_.job(head).queued_at, head});
     if (it == pending.end())
@@ -137,78 +148,91 @@ void Scheduler::backfill(std::uint32_t head, Seconds now) {
     int examined = 0;
     while (it != pending.end()) {
         const std::uint32_t index = it->second;
-        ++it;
-        SimJob& j = w_.job(index);
+        ++it; // before a start erases this entry
+        const SimJob& j = w_.job(index);
         if (j.eligible_at > now || World::preempting(j, now))
             continue;
-        if (++examined > opt.bf_max_job_test)
+        if (++examined > w_.options().bf_max_job_test)
             break;
-        if (opt.cache_refusals && j.blocked_epoch == w_.epoch())
-            continue;
-        const bool cache = opt.cache_refusals && cacheable(j);
-        const std::uint64_t key = shape_key(j, now);
-        ShapeVerdict* v = nullptr;
-        if (cache) {
-            v = &verdicts_[key];
-            if (v->short_epoch == w_.epoch()) {
-                j.blocked_epoch = w_.epoch();
-                continue;
-            }
-        }
-        if (w_.usable_nodes(j) < static_cast<int>(j.shape.nodes)) {
+        backfill_job(head, index, now);
+    }
+}
+
+// One job behind the head: started now if it fits and leaves the head
+// job's reservation intact (or is gone by then).
+void Scheduler::backfill_job(std::uint32_t head, std::uint32_t index, Seconds now) {
+    const SimOptions& opt = w_.options();
+    SimJob& j = w_.job(index);
+    if (opt.cache_refusals && j.blocked_epoch == w_.epoch())
+        return;
+    const bool cache = opt.cache_refusals && cacheable(j);
+    const std::uint64_t key = shape_key(j, now);
+    ShapeVerdict* v = nullptr;
+    if (cache) {
+        v = &verdicts_[key];
+        if (v->short_epoch == w_.epoch()) {
             j.blocked_epoch = w_.epoch();
-            continue;
+            return;
         }
-        const Seconds expected_end = now + j.limit;
-        if (v && res_.valid && res_.exists && expected_end > res_.shadow && v->long_epoch == w_.epoch() &&
-            v->long_reservation == res_.id)
-            continue;
-        Placement p = w_.attempt(j, now);
-        if (!p.placed()) {
-            j.blocked_epoch = w_.epoch();
-            if (v)
-                v->short_epoch = w_.epoch();
-            continue;
+    }
+    if (w_.usable_nodes(j) < static_cast<int>(j.shape.nodes)) {
+        j.blocked_epoch = w_.epoch();
+        return;
+    }
+    const Seconds expected_end = now + j.limit;
+    if (v && res_.valid && res_.exists && expected_end > res_.shadow && v->long_epoch == w_.epoch() &&
+        v->long_reservation == res_.id)
+        return;
+    Placement p = w_.attempt(j, now);
+    if (!p.placed()) {
+        j.blocked_epoch = w_.epoch();
+        if (v)
+            v->short_epoch = w_.epoch();
+        return;
+    }
+    // Within a pass the reservation stands unless something other than
+    // this pass's own starts changed (a job's wait for its block ended
+    // inside an attempt, releasing its holds): then search again.
+    if (res_.valid && res_.changes + res_.own_changes != w_.other_changes())
+        res_.valid = false;
+    if (!res_.valid)
+        compute_reservation(head, now);
+    if (!res_.exists || expected_end <= res_.shadow) {
+        // Gone again by the reserved time: the reservation is unchanged.
+        const std::uint64_t before = w_.other_changes();
+        w_.start(index, p, now); // or waits for the jobs it preempted
+        res_.starts = w_.counters().started;
+        res_.own_changes += w_.other_changes() - before;
+        return;
+    }
+    backfill_long_job(head, index, v, now);
+}
+
+// A long job: it must leave the head job's reservation intact.
+void Scheduler::backfill_long_job(std::uint32_t head, std::uint32_t index, ShapeVerdict* v, Seconds now) {
+    SimJob& j = w_.job(index);
+    Placement q = w_.attempt(j, now, &res_.reserved);
+    Placement head_then;
+    if (q.placed() && head_still_fits(head, index, q.nodes, now, head_then)) {
+        const std::uint64_t before = w_.other_changes();
+        const bool started = w_.start(index, q, now);
+        res_.own_changes += w_.other_changes() - before;
+        if (!started)
+            return; // it waits for the jobs it preempted
+        const NodeState busy = w_.running_state(j);
+        const std::uint8_t usable = whatif_available(busy, j.preemptible, res_.preempt);
+        for (NodeIndex n : q.nodes) {
+            res_.states[n] = busy;
+            res_.available[n] = usable;
         }
-        // Within a pass the reservation stands unless something other than
-        // this pass's own starts changed (a job's wait for its block ended
-        // inside an attempt, releasing its holds): then search again.
-        if (res_.valid && res_.changes + res_.own_changes != w_.other_changes())
-            res_.valid = false;
-        if (!res_.valid)
-            compute_reservation(head, now);
-        std::uint64_t before = w_.other_changes();
-        if (!res_.exists || expected_end <= res_.shadow) {
-            // Gone again by the reserved time: the reservation is unchanged.
-            w_.start(index, p, now); // or waits for the jobs it preempted
-            res_.starts = c.started;
-            res_.own_changes += w_.other_changes() - before;
-            continue;
-        }
-        // A long job: it must leave the head job's reservation intact.
-        Placement q = w_.attempt(j, now, &res_.reserved);
-        Placement head_then;
-        if (q.placed() && head_still_fits(head, index, q.nodes, now, head_then)) {
-            before = w_.other_changes();
-            const bool started = w_.start(index, q, now);
-            res_.own_changes += w_.other_changes() - before;
-            if (!started)
-                continue; // it waits for the jobs it preempted
-            const NodeState busy = w_.running_state(j);
-            const std::uint8_t usable = whatif_available(busy, j.preemptible, res_.preempt);
-            for (NodeIndex n : q.nodes) {
-                res_.states[n] = busy;
-                res_.available[n] = usable;
-            }
-            // The head job keeps its time; its nodes are where it would now be placed then.
-            res_.reserved = head_then.nodes;
-            res_.starts = c.started;
-            continue;
-        }
-        if (v) { // found once per job: an unordered_map's elements stay where they are
-            v->long_epoch = w_.epoch();
-            v->long_reservation = res_.id;
-        }
+        // The head job keeps its time; its nodes are where it would now be placed then.
+        res_.reserved = head_then.nodes;
+        res_.starts = w_.counters().started;
+        return;
+    }
+    if (v) { // found once per job: an unordered_map's elements stay where they are
+        v->long_epoch = w_.epoch();
+        v->long_reservation = res_.id;
     }
 }
 

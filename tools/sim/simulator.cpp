@@ -149,6 +149,86 @@ void Simulator::apply_hits(Seconds t, Hits& hits) {
             world_.fault_end(job, t, {});
 }
 
+// Whether the run ends before the events at t: the horizon, the time cap
+// (a stopped run), or every job finished once the window is over.
+bool Simulator::past_the_end(Seconds t) {
+    if (opt_.horizon > 0 && t >= opt_.horizon)
+        return true;
+    if (t > opt_.max_time) {
+        stopped_ = true;
+        return true;
+    }
+    return finished() && t >= opt_.window_end;
+}
+
+// A hidden fault hit a running job's node: counted, and the job's faulty
+// nodes noted for apply_hits.
+void Simulator::fault_hit(const Event& e, Seconds t, Hits& hits) {
+    const SimJob& j = world_.job(e.a);
+    if (j.state != SimJob::State::kRunning || j.run != e.b)
+        return;
+    for (NodeIndex n : j.nodes)
+        if (world_.cluster().hidden_fault(n))
+            hits.up[e.a].push_back(n);
+    if (world_.metrics().in_window(t))
+        ++world_.counters().hidden_fault_hits;
+}
+
+void Simulator::handle(const Event& e, Seconds t, Hits& hits) {
+    switch (e.kind) {
+    case EventKind::kCauseUp:
+    case EventKind::kCauseDown:
+        cause_event(e, t, hits);
+        break;
+    case EventKind::kDrain:
+        if (world_.cluster().hidden_fault(e.a) == e.b)
+            drain(e.a, t, &hits);
+        break;
+    case EventKind::kFaultHit:
+        fault_hit(e, t, hits);
+        break;
+    case EventKind::kJobEnd: {
+        SimJob& j = world_.job(e.a);
+        if (j.state == SimJob::State::kRunning && j.run == e.b)
+            world_.finish(e.a, t);
+        break;
+    }
+    case EventKind::kSubmit:
+        world_.submit(*next_arrival_, t);
+        fetch_arrival();
+        break;
+    case EventKind::kTimer:
+        if (e.a)
+            world_.bump_epoch();
+        break;
+    case EventKind::kGraceEnd:
+        world_.grace_over(e.a, e.b, e.c != 0, t);
+        break;
+    case EventKind::kCompletionEnd:
+        world_.completion_over(t);
+        break;
+    }
+}
+
+// The scheduler's passes at t, the closed-loop workload topped up between
+// them; the recovery log is dropped (the simulator reports outcomes).
+void Simulator::schedule(Seconds t) {
+    const int target = workload_->closed_target();
+    auto top_up = [&] {
+        int added = 0;
+        while (world_.pending_closed_loop() < target) {
+            world_.submit(workload_->next_closed(t), t);
+            ++added;
+        }
+        return added;
+    };
+    top_up();
+    int started = scheduler_.pass(t);
+    for (int rounds = 0; target > 0 && started > 0 && top_up() > 0 && rounds < 10000; ++rounds)
+        started = scheduler_.pass(t);
+    world_.planner().take_log();
+}
+
 PolicyResult Simulator::run(const Progress& progress) {
     const auto wall0 = std::chrono::steady_clock::now();
     EventQueue& q = world_.events();
@@ -159,82 +239,21 @@ PolicyResult Simulator::run(const Progress& progress) {
 
     Seconds t_prev = 0;
     Levels lv = world_.levels(0);
-    Hits hits;
     std::uint64_t next_report = 0;
     while (!q.empty()) {
         const Seconds t = q.next_time();
-        if (opt_.horizon > 0 && t >= opt_.horizon)
-            break;
-        if (t > opt_.max_time) {
-            stopped_ = true;
-            break;
-        }
-        if (finished() && t >= opt_.window_end)
+        if (past_the_end(t))
             break;
         world_.metrics().advance(t_prev, t, lv);
         t_prev = t;
-        hits = Hits{};
+        Hits hits;
         while (!q.empty() && q.next_time() == t) {
             const Event e = q.pop();
             ++c.events;
-            switch (e.kind) {
-            case EventKind::kCauseUp:
-            case EventKind::kCauseDown:
-                cause_event(e, t, hits);
-                break;
-            case EventKind::kDrain:
-                if (world_.cluster().hidden_fault(e.a) == e.b)
-                    drain(e.a, t, &hits);
-                break;
-            case EventKind::kFaultHit: {
-                const SimJob& j = world_.job(e.a);
-                if (j.state != SimJob::State::kRunning || j.run != e.b)
-                    break;
-                for (NodeIndex n : j.nodes)
-                    if (world_.cluster().hidden_fault(n))
-                        hits.up[e.a].push_back(n);
-                if (world_.metrics().in_window(t))
-                    ++c.hidden_fault_hits;
-                break;
-            }
-            case EventKind::kJobEnd: {
-                SimJob& j = world_.job(e.a);
-                if (j.state == SimJob::State::kRunning && j.run == e.b)
-                    world_.finish(e.a, t);
-                break;
-            }
-            case EventKind::kSubmit:
-                world_.submit(*next_arrival_, t);
-                fetch_arrival();
-                break;
-            case EventKind::kTimer:
-                if (e.a)
-                    world_.bump_epoch();
-                break;
-            case EventKind::kGraceEnd:
-                world_.grace_over(e.a, e.b, e.c != 0, t);
-                break;
-            case EventKind::kCompletionEnd:
-                world_.completion_over(t);
-                break;
-            }
+            handle(e, t, hits);
         }
         apply_hits(t, hits);
-
-        const int target = workload_->closed_target();
-        auto top_up = [&] {
-            int added = 0;
-            while (world_.pending_closed_loop() < target) {
-                world_.submit(workload_->next_closed(t), t);
-                ++added;
-            }
-            return added;
-        };
-        top_up();
-        int started = scheduler_.pass(t);
-        for (int rounds = 0; target > 0 && started > 0 && top_up() > 0 && rounds < 10000; ++rounds)
-            started = scheduler_.pass(t);
-        world_.planner().take_log();
+        schedule(t);
         lv = world_.levels(t);
         if (progress && c.events >= next_report) {
             progress(t, c.completed);

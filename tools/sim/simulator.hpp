@@ -49,6 +49,10 @@ class Simulator {
     Seconds next_check(nvlblock::NodeIndex n, Seconds t) const;
     // The hit jobs end, each once, with all of its nodes that failed.
     void apply_hits(Seconds t, Hits& hits);
+    bool past_the_end(Seconds t);
+    void fault_hit(const Event& e, Seconds t, Hits& hits);
+    void handle(const Event& e, Seconds t, Hits& hits);
+    void schedule(Seconds t);
     void fetch_arrival();
     bool finished() const;
     PolicyResult result(double wall_seconds) const;
