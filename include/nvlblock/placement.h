@@ -81,6 +81,11 @@ typedef struct nvlb_placement {
     uint32_t segment; /* the --segment the answer applied (26.05 ignores one larger than the job); 0: none */
 } nvlb_placement_t;
 
+/* The placement question. Decides nothing for later: the planner's state
+ * is as it was. A refusal's sentence (out->message; not for
+ * NVLB_NOT_IN_TOPOLOGY) is kept as the job's pending reason, the C ABI's
+ * memo of its last answer that nvlb_reasons_each shows again and no decision
+ * reads (include/nvlblock/reasons.h). */
 nvlb_status_t nvlb_place(nvlb_planner_t* planner, const uint8_t* node_states, size_t node_count,
                          const nvlb_request_t* request, nvlb_placement_t* out);
 

@@ -11,9 +11,9 @@
 extern "C" {
 #endif
 
-/* Pending reasons: the latest sentence nvlblock gave for a job, kept until
- * the caller drops it. One entry per job, as many as there are jobs. */
-void nvlb_reason_note(nvlb_planner_t* planner, uint32_t job_id, const char* text);
+/* Pending reasons: the latest refusal nvlb_place gave for a job, as its
+ * sentence, kept until the caller drops it. One entry per job, as many as
+ * there are jobs. */
 void nvlb_reason_forget(nvlb_planner_t* planner, uint32_t job_id);
 void nvlb_reasons_clear(nvlb_planner_t* planner);
 /* Calls fn for each entry, in job id order; an entry for which fn returns

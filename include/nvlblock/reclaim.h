@@ -96,12 +96,15 @@ typedef struct nvlb_reclaim {
     uint32_t nodes;       /* out: nodes they free where the job lacks room */
     int64_t lost_node_seconds;
     int64_t budget_node_seconds;
-    char blocks[128];               /* out: the blocks room is made on, comma-separated */
+    uint32_t* blocks;               /* caller's buffer of blocks_capacity entries */
+    size_t blocks_capacity;         /* in */
+    size_t block_count;             /* out: the blocks room is made on (block indices, the recovery's order) */
     nvlb_reclaim_refusal_t refusal; /* out, when job_count is 0: why nothing is reclaimed */
 } nvlb_reclaim_t;
 
 /* request: the job as for nvlb_place (its job_id names the ledger record).
- * Changes nothing. NVLB_E_INVALID if the buffers are too small. */
+ * Changes nothing. NVLB_E_INVALID if the buffers are too small (blocks:
+ * nvlb_block_count entries always suffice). */
 nvlb_status_t nvlb_plan_reclaim(nvlb_planner_t* planner, const uint8_t* node_states, size_t node_count,
                                 const nvlb_request_t* request, const nvlb_reclaimer_t* for_job,
                                 const nvlb_running_job_t* running, size_t running_count, nvlb_reclaim_t* out);

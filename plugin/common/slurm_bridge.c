@@ -441,21 +441,13 @@ extern void nvlbs_sync_ledger(nvlb_planner_t *planner, time_t now)
  */
 #define REASON_PREFIX "nvlblock: "
 
-extern void nvlbs_note_reason(job_record_t *job_ptr, const char *reason)
+extern void nvlbs_show_reason(job_record_t *job_ptr, const char *reason)
 {
-	nvlb_planner_t *planner = nvlb_process_planner();
-	char *text;
-
 	if (!job_ptr || !reason || !reason[0])
 		return;
-	text = xstrdup_printf(REASON_PREFIX "%s", reason);
-	if (planner)
-		nvlb_reason_note(planner, job_ptr->job_id, text);
 	if (!job_ptr->state_desc || !xstrncmp(job_ptr->state_desc, REASON_PREFIX, strlen(REASON_PREFIX))) {
 		xfree(job_ptr->state_desc);
-		job_ptr->state_desc = text;
-	} else {
-		xfree(text);
+		job_ptr->state_desc = xstrdup_printf(REASON_PREFIX "%s", reason);
 	}
 }
 
@@ -478,13 +470,13 @@ static bool _apply_reason(void *ctx, uint32_t job_id, const char *text)
 	if (job_ptr->state_reason != WAIT_RESOURCES)
 		return true;
 	if (!job_ptr->state_desc)
-		job_ptr->state_desc = xstrdup(text);
+		job_ptr->state_desc = xstrdup_printf(REASON_PREFIX "%s", text);
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
 	/* Slurm's own topology reason ("No suitable topology unit found",
 	 * for the code the plugin returned) stays first, for scripts that
 	 * match it; nvlblock's sentence follows. */
 	else if (!xstrstr(job_ptr->state_desc, REASON_PREFIX))
-		xstrfmtcat(job_ptr->state_desc, "; %s", text);
+		xstrfmtcat(job_ptr->state_desc, "; " REASON_PREFIX "%s", text);
 #endif
 	return true;
 }

@@ -67,9 +67,10 @@ extern bool nvlbs_save_state(nvlb_planner_t *planner);
 /* Log the core's queued decision lines through Slurm's log. */
 extern void nvlbs_flush_log(nvlb_planner_t *planner);
 
-/* Remember the latest reason nvlblock refused a pending job, and show it
- * as the job's reason (state_desc) where Slurm's scheduler has cleared it. */
-extern void nvlbs_note_reason(job_record_t *job_ptr, const char *reason);
+/* Show the reason nvlblock refused a pending job as its state_desc ("nvlblock:
+ * ..."), unless Slurm's own reason is there; nvlb_place kept the sentence,
+ * which nvlbs_apply_reasons shows again where Slurm's scheduler cleared it. */
+extern void nvlbs_show_reason(job_record_t *job_ptr, const char *reason);
 extern void nvlbs_clear_reason(uint32_t job_id);
 extern void nvlbs_apply_reasons(void);
 extern void nvlbs_forget_reasons(void);

@@ -75,6 +75,8 @@ typedef struct {
 	by_id_t *by_id;    /* the entries by job id, for _mark_preemptable */
 	uint32_t *victims; /* a plan's buffers, count entries each */
 	uint8_t *actions;
+	uint32_t *blocks; /* and the blocks it makes room on, one entry per block */
+	size_t block_cap;
 } running_args_t;
 
 static uint8_t _preempt_mode(job_record_t *job_ptr)
@@ -161,6 +163,8 @@ static void _gather_running(running_args_t *args)
 	qsort(args->by_id, args->count, sizeof(*args->by_id), _by_id_order);
 	args->victims = xcalloc(args->count + 1, sizeof(*args->victims));
 	args->actions = xcalloc(args->count + 1, sizeof(*args->actions));
+	args->block_cap = nvlb_block_count(args->planner);
+	args->blocks = xcalloc(args->block_cap + 1, sizeof(*args->blocks));
 }
 
 static void _free_running(running_args_t *args)
@@ -172,6 +176,7 @@ static void _free_running(running_args_t *args)
 	xfree(args->by_id);
 	xfree(args->victims);
 	xfree(args->actions);
+	xfree(args->blocks);
 }
 
 /* Marks one job of Slurm's preemptable list: found by id, in one lookup. */
@@ -251,20 +256,33 @@ static time_t _move(job_record_t *victim, uint8_t action, job_record_t *job_ptr,
 	return now;
 }
 
+/* The plan's blocks by name, comma-separated, for the victims' comments
+ * (xfree it). */
+static char *_plan_block_names(nvlb_planner_t *planner, const nvlb_reclaim_t *plan)
+{
+	char *names = NULL;
+
+	for (size_t i = 0; i < plan->block_count; i++) {
+		nvlb_block_info_t info;
+
+		if (nvlb_block_info(planner, plan->blocks[i], &info) == NVLB_OK)
+			xstrfmtcat(names, "%s%s", names ? "," : "", info.name);
+	}
+	return names;
+}
+
 /* The nodes the plan's victims hold on the blocks it makes room on: those
  * the recovering job would take. */
 static bitstr_t *_freed_on_plan_blocks(nvlb_planner_t *planner, const nvlb_reclaim_t *plan)
 {
 	bitstr_t *freed = bit_alloc(node_record_count);
 	bitstr_t *on_blocks = bit_alloc(node_record_count);
-	char *blocks = xstrdup(plan->blocks), *save = NULL;
 
-	for (char *name = strtok_r(blocks, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-		int32_t b = nvlb_find_block(planner, name);
-		size_t count = (b >= 0) ? nvlb_block_nodes(planner, (uint32_t) b, NULL, 0) : 0;
+	for (size_t b = 0; b < plan->block_count; b++) {
+		size_t count = nvlb_block_nodes(planner, plan->blocks[b], NULL, 0);
 		uint32_t *nodes = xcalloc(count + 1, sizeof(*nodes));
 
-		count = MIN(count, nvlb_block_nodes(planner, (uint32_t) b, nodes, count));
+		count = MIN(count, nvlb_block_nodes(planner, plan->blocks[b], nodes, count));
 		for (size_t i = 0; i < count; i++)
 			if (nodes[i] < (uint32_t) node_record_count)
 				bit_set(on_blocks, nodes[i]);
@@ -278,7 +296,6 @@ static bitstr_t *_freed_on_plan_blocks(nvlb_planner_t *planner, const nvlb_recla
 	}
 	bit_and(freed, on_blocks);
 	FREE_NULL_BITMAP(on_blocks);
-	xfree(blocks);
 	return freed;
 }
 
@@ -296,6 +313,7 @@ static void _reclaim_for(nvlb_planner_t *planner, job_record_t *job_ptr, running
 		.held = (job_ptr->priority == 0),
 	};
 	time_t released_by = now;
+	char *names;
 
 	uint32_t *nodelist;
 	nvlb_status_t asked;
@@ -309,8 +327,11 @@ static void _reclaim_for(nvlb_planner_t *planner, job_record_t *job_ptr, running
 	if ((asked == NVLB_OK) && !plan->refusal.refused) {
 		_gather_running(running);
 		_mark_preemptable(running, job_ptr);
-		reclaim = (nvlb_reclaim_t){
-			.jobs = running->victims, .actions = running->actions, .jobs_capacity = running->count};
+		reclaim = (nvlb_reclaim_t){.jobs = running->victims,
+					   .actions = running->actions,
+					   .jobs_capacity = running->count,
+					   .blocks = running->blocks,
+					   .blocks_capacity = running->block_cap};
 		asked = nvlb_plan_reclaim(planner, states, node_record_count, &req, &who, running->jobs, running->count,
 					  plan);
 	}
@@ -336,6 +357,7 @@ static void _reclaim_for(nvlb_planner_t *planner, job_record_t *job_ptr, running
 	}
 	/* Every victim is running (the list was made under the same locks):
 	 * the plan is carried out whole. */
+	names = _plan_block_names(planner, plan);
 	_sync_send_user_signal();
 	for (size_t v = 0; v < plan->job_count; v++) {
 		job_record_t *victim = find_job_record(plan->jobs[v]);
@@ -343,13 +365,14 @@ static void _reclaim_for(nvlb_planner_t *planner, job_record_t *job_ptr, running
 
 		if (!victim || !IS_JOB_RUNNING(victim))
 			continue;
-		until = _move(victim, plan->actions[v], job_ptr, plan->blocks, now);
+		until = _move(victim, plan->actions[v], job_ptr, names, now);
 		released_by = MAX(released_by, until);
 		for (size_t i = 0; i < running->count; i++)
 			if (running->jobs[i].job_id == victim->job_id ||
 			    (victim->het_job_id && (running->jobs[i].het_job_id == victim->het_job_id)))
 				running->jobs[i].being_preempted = true; /* not a victim twice */
 	}
+	xfree(names);
 	(void) nvlb_reclaim_started(planner, job_ptr->job_id, &who, plan, released_by, now);
 }
 

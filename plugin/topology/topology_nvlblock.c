@@ -464,7 +464,7 @@ static int _answer(topology_eval_t *topo_eval, const nvlb_placement_t *out)
 	if (out->reason == NVLB_PLACED)
 		return _choose_placed(topo_eval, out);
 	log_flag(SELECT_TYPE, "nvlblock: %pJ: %s: %s", job_ptr, nvlb_reason_name(out->reason), out->message);
-	nvlbs_note_reason(job_ptr, out->message);
+	nvlbs_show_reason(job_ptr, out->message); /* nvlb_place kept it for the status thread */
 	return _refusal_rc(out);
 }
 

@@ -20,6 +20,17 @@ constexpr bool same_fact(SlurmNodeFact core, unsigned abi) {
     return static_cast<unsigned>(core) == abi;
 }
 
+// A refusal's sentence, kept as the job's pending reason (reasons.h): a
+// memo of the answer, which no decision reads. Out of memory, it is not
+// kept; nothing else changes.
+void keep_reason(nvlb_planner& p, std::uint32_t job_id, const char* text) {
+    try {
+        std::lock_guard lock(p.reasons_mutex);
+        p.reasons[job_id] = text;
+    } catch (...) {
+    }
+}
+
 } // namespace
 
 static_assert(same_fact(kNodeUp, NVLB_NODE_FACT_UP) && same_fact(kNodeAvail, NVLB_NODE_FACT_AVAIL) &&
@@ -76,6 +87,8 @@ nvlb_status_t nvlb_place(nvlb_planner_t* p, const uint8_t* node_states, size_t n
         }
         std::copy(pl.nodes.begin(), pl.nodes.end(), out->nodes);
         out->node_count = pl.nodes.size();
+        if (!pl.placed() && pl.reason != Reason::kNotInTopology && out->message[0])
+            keep_reason(*p, request->job_id, out->message);
         return NVLB_OK;
     });
 }

@@ -1,24 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 //
 // The C ABI, reasons face (include/nvlblock/reasons.h): the latest pending
-// reason given for each job, kept until the caller drops it.
+// reason given for each job (kept by nvlb_place, capi/placement.cpp), until
+// the caller drops it.
 #include "capi/abi_support.hpp"
 
 using namespace nvlblock;
 using namespace nvlblock::capi;
 
 extern "C" {
-
-void nvlb_reason_note(nvlb_planner_t* p, uint32_t job_id, const char* text) {
-    if (!p || !text)
-        return;
-    try {
-        std::lock_guard lock(p->reasons_mutex);
-        p->reasons[job_id] = text;
-    } catch (...) {
-        // out of memory: the reason is not shown again, nothing else changes
-    }
-}
 
 void nvlb_reason_forget(nvlb_planner_t* p, uint32_t job_id) {
     if (!p)

@@ -4,7 +4,6 @@
 // to move so that a job waiting to restart in place fits its blocks, and
 // what the caller did about it.
 #include "capi/abi_support.hpp"
-#include "writers/recovery_log_text.hpp"
 
 #include "recovery/rules.hpp"
 
@@ -72,7 +71,7 @@ void clear_reclaim_answer(nvlb_reclaim_t& out) {
     out.nodes = 0;
     out.lost_node_seconds = 0;
     out.budget_node_seconds = 0;
-    out.blocks[0] = '\0';
+    out.block_count = 0;
     out.refusal = nvlb_reclaim_refusal_t{};
 }
 
@@ -112,7 +111,7 @@ nvlb_status_t nvlb_plan_reclaim(nvlb_planner_t* p, const uint8_t* node_states, s
                                 const nvlb_request_t* request, const nvlb_reclaimer_t* for_job,
                                 const nvlb_running_job_t* running, size_t running_count, nvlb_reclaim_t* out) {
     if (!p || !node_states || !request || !out || (!running && running_count) ||
-        ((!out->jobs || !out->actions) && out->jobs_capacity))
+        ((!out->jobs || !out->actions) && out->jobs_capacity) || (!out->blocks && out->blocks_capacity))
         return NVLB_E_INVALID;
     clear_reclaim_answer(*out);
     return guarded(nullptr, [&] {
@@ -145,9 +144,15 @@ nvlb_status_t nvlb_plan_reclaim(nvlb_planner_t* p, const uint8_t* node_states, s
         out->nodes = d.plan->nodes;
         out->lost_node_seconds = d.plan->lost_node_seconds;
         out->budget_node_seconds = d.plan->budget_node_seconds;
-        if (const RecoveryRecord* r = p->planner.ledger().find(request->job_id))
-            copy_str(out->blocks, sizeof out->blocks,
-                     claim_blocks(p->planner.topology(), claim_for(p->planner.topology(), *r, {})));
+        if (const RecoveryRecord* r = p->planner.ledger().find(request->job_id)) {
+            const RecoveryClaim claim = claim_for(p->planner.topology(), *r, {});
+            if (claim.blocks.size() > out->blocks_capacity || (!out->blocks && !claim.blocks.empty())) {
+                out->job_count = 0;
+                return NVLB_E_INVALID;
+            }
+            for (const RecoveryNeed& need : claim.blocks)
+                out->blocks[out->block_count++] = need.block;
+        }
         return NVLB_OK;
     });
 }

@@ -558,6 +558,17 @@ START_TEST(test_recovery_flow) {
 }
 END_TEST
 
+/* Asks p to place job_id on more nodes than the cluster has: refused, and
+ * the refusal's sentence in *out (nvlb_place keeps it as the job's reason). */
+static void refuse(nvlb_planner_t* p, uint32_t job_id, nvlb_placement_t* out) {
+    nvlb_request_t req = request(job_id, NODES + 1, 1000);
+
+    memset(out, 0, sizeof *out);
+    ck_assert_int_eq(nvlb_place(p, states, NODES, &req, out), NVLB_OK);
+    ck_assert_int_ne(out->reason, NVLB_PLACED);
+    ck_assert_str_ne(out->message, "");
+}
+
 /* The plugin keeps one planner per topology context (plugin/topology:
  * nvlbt_topo_t in tctx->plugin_ctx) and registers one as the process
  * planner: two planners in one process share nothing, whatever happens to
@@ -589,6 +600,7 @@ START_TEST(test_two_planners_share_nothing) {
     nvlb_request_t req = request(200, 16, 1010);
     uint64_t other_version;
     int reasons = 0;
+    nvlb_placement_t refused;
 
     ck_assert_int_eq(nvlb_planner_load(yaml_path, NULL, 0, 0, &other, &err), NVLB_OK);
     nvlb_process_planner_set(other);
@@ -599,7 +611,7 @@ START_TEST(test_two_planners_share_nothing) {
     for (uint32_t i = 0; i < 16; i++)
         job[i] = i;
     ck_assert_int_eq(fail_job(planner, 100, job, 16, &failed, 1, 1000), NVLB_OK);
-    nvlb_reason_note(planner, 300, "nvlblock: waiting");
+    refuse(planner, 300, &refused);
     ck_assert_uint_eq(nvlb_pending_jobs(planner, NULL, 0), 1);
 
     /* ...are not in the other: nothing pending, no reason kept, the same
@@ -680,7 +692,8 @@ static void check_reclaim_victim_choice(nvlb_planner_t* p, const nvlb_request_t*
     ck_assert_uint_eq(plan->job_count, 1);
     ck_assert_uint_eq(plan->jobs[0], 7);
     ck_assert_uint_eq(plan->actions[0], NVLB_RECLAIM_PREEMPT);
-    ck_assert_str_eq(plan->blocks, "rack01");
+    ck_assert_uint_eq(plan->block_count, 1);
+    ck_assert_uint_eq(plan->blocks[0], 0); /* rack01 */
     /* Without it, the site-named job is requeued. */
     running[0].slurm_may_preempt = false;
     ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, req, who, running, 2, plan), NVLB_OK);
@@ -713,9 +726,14 @@ static void check_plan_reclaim_rejects_bad_arguments(nvlb_planner_t* p, const nv
                                                      nvlb_reclaim_t* plan) {
     uint32_t one[1];
     uint8_t one_action[1];
+    uint32_t two[2];
+    uint8_t two_actions[2];
     nvlb_reclaim_t small = {.jobs = one, .actions = one_action, .jobs_capacity = 0};
+    nvlb_reclaim_t no_blocks = {.jobs = two, .actions = two_actions, .jobs_capacity = 2};
 
     ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, req, who, running, 2, &small), NVLB_E_INVALID);
+    ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, req, who, running, 2, &no_blocks), NVLB_E_INVALID);
+    ck_assert_uint_eq(no_blocks.job_count, 0);
     ck_assert_int_eq(nvlb_plan_reclaim(NULL, states, NODES, req, who, running, 2, plan), NVLB_E_INVALID);
     ck_assert_int_eq(nvlb_plan_reclaim(p, states, NODES, req, who, NULL, 2, plan), NVLB_E_INVALID);
 }
@@ -805,7 +823,9 @@ START_TEST(test_reclaim_flow) {
     };
     nvlb_reclaimer_t who = {.user = 1000};
     nvlb_request_t req = request(100, 16, 1001);
-    nvlb_reclaim_t plan = {.jobs = victims, .actions = actions, .jobs_capacity = 2};
+    uint32_t blocks[2];
+    nvlb_reclaim_t plan = {
+        .jobs = victims, .actions = actions, .jobs_capacity = 2, .blocks = blocks, .blocks_capacity = 2};
 
     fail_job_100_on_rack01(p);
     check_reclaim_ruled_out(p, &req, &who, &plan);
@@ -1154,25 +1174,49 @@ START_TEST(test_report_data) {
 }
 END_TEST
 
-static bool check_reason(void* ctx, uint32_t job_id, const char* text) {
-    char want[64];
-    size_t* seen = ctx;
+struct reason_check {
+    const char* want;
+    size_t seen;
+};
 
-    snprintf(want, sizeof want, "nvlblock: reason of %u", job_id);
-    ck_assert_str_eq(text, want);
-    (*seen)++;
+static bool check_reason(void* ctx, uint32_t job_id, const char* text) {
+    struct reason_check* c = ctx;
+
+    ck_assert_str_eq(text, c->want);
+    c->seen++;
     return job_id % 2 == 0; /* drop the odd ones */
 }
 
+/* A refusal's sentence is kept as the job's pending reason (the plugin shows
+ * it again from there); a placed answer keeps none; the planner's state
+ * does not move. */
+START_TEST(test_refusal_kept_as_reason) {
+    nvlb_placement_t refused;
+    struct reason_check expect = {0};
+    nvlb_request_t req = request(400, 16, 1000);
+    uint64_t version = nvlb_state_version(planner);
+
+    ck_assert_int_eq(placed_block(planner, &req), 0);
+    ck_assert_uint_eq(nvlb_reasons_each(planner, NULL, NULL), 0);
+    refuse(planner, 402, &refused);
+    expect.want = refused.message;
+    ck_assert_uint_eq(nvlb_reasons_each(planner, check_reason, &expect), 1);
+    ck_assert_uint_eq(expect.seen, 1);
+    ck_assert_uint_eq(nvlb_state_version(planner), version);
+}
+END_TEST
+
 /* No fixed caps anywhere: 10,000 open recoveries on 1,250 racks, and pending
- * reasons for 100,000 jobs, each kept whole (no slot shared by two jobs). */
+ * reasons for 100,000 jobs, each kept whole. */
 START_TEST(test_no_fixed_caps) {
     char *path = path_in_dir("big.yaml"), *state = path_in_dir("big_state");
     FILE* f = fopen(path, "w");
     nvlb_planner_t *p = NULL, *q = NULL;
     nvlb_error_t err;
     uint32_t *ids, nodes[2], failed;
-    size_t seen = 0, n;
+    size_t n;
+    nvlb_placement_t refused;
+    struct reason_check expect = {0};
 
     ck_assert_ptr_nonnull(f);
     fputs("blocks:\n", f);
@@ -1200,20 +1244,19 @@ START_TEST(test_no_fixed_caps) {
     ck_assert(nvlb_is_recovering(q, 10000));
     nvlb_planner_free(q);
 
-    for (uint32_t j = 1; j <= 100000; j++) {
-        char text[64];
-
-        snprintf(text, sizeof text, "nvlblock: reason of %u", j);
-        nvlb_reason_note(p, j, text);
-    }
-    n = nvlb_reasons_each(p, check_reason, &seen);
-    ck_assert_uint_eq(seen, 100000);
-    ck_assert_uint_eq(n, 50000);
-    nvlb_reason_forget(p, 2);
-    ck_assert_uint_eq(nvlb_reasons_each(p, NULL, NULL), 49999);
-    nvlb_reasons_clear(p);
-    ck_assert_uint_eq(nvlb_reasons_each(p, NULL, NULL), 0);
     nvlb_planner_free(p);
+
+    /* 100,000 refusals, each job's sentence kept whole. */
+    for (uint32_t j = 1; j <= 100000; j++)
+        refuse(planner, j, &refused);
+    expect.want = refused.message;
+    n = nvlb_reasons_each(planner, check_reason, &expect);
+    ck_assert_uint_eq(expect.seen, 100000);
+    ck_assert_uint_eq(n, 50000);
+    nvlb_reason_forget(planner, 2);
+    ck_assert_uint_eq(nvlb_reasons_each(planner, NULL, NULL), 49999);
+    nvlb_reasons_clear(planner);
+    ck_assert_uint_eq(nvlb_reasons_each(planner, NULL, NULL), 0);
 }
 END_TEST
 
@@ -1430,6 +1473,7 @@ static Suite* capi_suite(void) {
     tcase_add_test(place, test_place_sixteen);
     tcase_add_test(place, test_place_seventeen_spares_withheld);
     tcase_add_test(place, test_place_argument_errors);
+    tcase_add_test(place, test_refusal_kept_as_reason);
     tcase_add_test(recovery, test_recovery_flow);
     tcase_add_test(recovery, test_recovery_gone);
     tcase_add_test(recovery, test_clear_lemon);

@@ -47,6 +47,7 @@ struct Capi {
     decltype(&nvlb_is_preemptible) is_preemptible = nullptr;
     decltype(&nvlb_report) report = nullptr;
     decltype(&nvlb_free) free_text = nullptr;
+    decltype(&nvlb_block_count) block_count = nullptr;
 
     Capi() {
         handle = dlopen(NVLBLOCK_LIBRARY, RTLD_NOW | RTLD_LOCAL);
@@ -68,6 +69,7 @@ struct Capi {
         get(is_preemptible, "nvlb_is_preemptible");
         get(report, "nvlb_report");
         get(free_text, "nvlb_free");
+        get(block_count, "nvlb_block_count");
     }
     ~Capi() {
         if (handle)
@@ -75,7 +77,7 @@ struct Capi {
     }
     bool ok() const {
         return handle && load && free_planner && set_requeue_delay && place && job_started && job_ended &&
-               plan_reclaim && reclaim_started && advance && is_preemptible && report && free_text;
+               plan_reclaim && reclaim_started && advance && is_preemptible && report && free_text && block_count;
     }
 };
 
@@ -351,10 +353,13 @@ void compare_reclaim_plan(const ReplayContext& c, const ReclaimRecord& r) {
     const nvlb_reclaimer_t who = reclaimer_of(r.for_job);
     std::vector<std::uint32_t> jobs(running.size() + 1);
     std::vector<std::uint8_t> actions(running.size() + 1);
+    std::vector<std::uint32_t> blocks(c.capi.block_count(c.planner));
     nvlb_reclaim_t out{};
     out.jobs = jobs.data();
     out.actions = actions.data();
     out.jobs_capacity = jobs.size();
+    out.blocks = blocks.data();
+    out.blocks_capacity = blocks.size();
     ASSERT_EQ(
         c.capi.plan_reclaim(c.planner, states.data(), states.size(), &req, &who, running.data(), running.size(), &out),
         NVLB_OK);
