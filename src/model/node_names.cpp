@@ -33,6 +33,14 @@ std::string comma_list(const std::vector<std::string>& names) {
     return out.empty() ? "-" : out;
 }
 
+std::string block_hostlist(const Topology& topo, std::span<const BlockIndex> blocks) {
+    std::vector<std::string> names;
+    names.reserve(blocks.size());
+    for (BlockIndex b : blocks)
+        names.push_back(topo.block(b).name);
+    return hostlist::compress(names);
+}
+
 std::string blocks_of(const Topology& topo, std::span<const NodeIndex> nodes) {
     return comma_list(block_names(topo, nodes));
 }

@@ -19,6 +19,9 @@ std::string hostlist_of(const Topology& topo, std::span<const NodeIndex> nodes);
 std::vector<std::string> block_names(const Topology& topo, std::span<const NodeIndex> nodes);
 // Names comma-separated ("rack01,rack02"); "-" when none.
 std::string comma_list(const std::vector<std::string>& names);
+// Blocks as a host list of their names ("rack[01-08]"): the name of a
+// group nvlblock.yaml does not name.
+std::string block_hostlist(const Topology& topo, std::span<const BlockIndex> blocks);
 // comma_list(block_names(topo, nodes)).
 std::string blocks_of(const Topology& topo, std::span<const NodeIndex> nodes);
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "placement/level_choice.hpp"
 
-#include "model/hostlist.hpp"
+#include "model/node_names.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -64,10 +64,7 @@ LevelRef ref_of(const Rung& r) {
 std::string group_name(const Topology& topo, const Rung& r, const std::vector<BlockIndex>& blocks) {
     if (r.kind == Rung::Kind::kNamed)
         return r.named->groups[static_cast<std::size_t>(r.group_of(blocks.front()))].name;
-    std::vector<std::string> names;
-    for (BlockIndex b : blocks)
-        names.push_back(topo.block(b).name);
-    return hostlist::compress(names);
+    return block_hostlist(topo, blocks);
 }
 
 int segment_cap_of(int room, int unit) {

@@ -27,8 +27,7 @@ BlockTally count_block(const Topology& topo, const Block& b, std::span<const Nod
 
 void check_state_count(const Topology& topo, std::span<const NodeState> states) {
     if (states.size() != topo.node_count())
-        throw std::invalid_argument("node state array has " + std::to_string(states.size()) +
-                                    " entries; the topology has " + std::to_string(topo.node_count()) + " nodes");
+        throw std::invalid_argument("node state array and topology differ in node count");
 }
 
 namespace {
