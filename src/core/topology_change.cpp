@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "core/topology_change.hpp"
 
-#include "model/hostlist.hpp"
+#include "model/node_names.hpp"
 
 #include <algorithm>
 
@@ -62,10 +62,7 @@ class TopologyEditor {
         Block& b = t.blocks_[static_cast<std::size_t>(index)];
         if (b.nodes.empty())
             return refused(Refusal::kBlockEmptied, index);
-        std::vector<std::string> names;
-        for (NodeIndex n : b.nodes)
-            names.push_back(t.node_names_[n]);
-        b.nodes_expr = hostlist::compress(names);
+        b.nodes_expr = hostlist_of(t, b.nodes); // the block's nodes as its expression (model/node_names.hpp)
         b.first = b.nodes.front();
         b.contiguous = true;
         for (std::size_t i = 0; i < b.nodes.size() && b.contiguous; ++i)
