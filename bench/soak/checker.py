@@ -38,7 +38,13 @@ Invariants (each violation is kept with its evidence):
               --no-requeue job the soak hit (a GPU fault, a node failure),
               or whose node slurmctld itself set DOWN as not responding
               (Slurm's SlurmdTimeout on a loaded host: counted apart, as
-              slurm_set_down, in the summary);
+              slurm_set_down, in the summary); FAILED or NODE_FAIL for any
+              job whose start slurmctld lost: SIGKILLed before its state
+              save held the start (Slurm saves up to 5 s after a change,
+              SAVE_MAX_WAIT in src/slurmctld/state_save.c), it recovered the
+              job PENDING while its batch step ran and aborted that run
+              ("Registered PENDING JobId=..." in its log; counted apart, as
+              slurm_lost_start);
               PREEMPTED for a job of the preemptible partition; anything
               else (TIMEOUT, BOOT_FAIL, OUT_OF_MEMORY, a requeueable job
               FAILED...) is a violation, and so is a job still pending or
@@ -94,6 +100,9 @@ FALLBACK = re.compile(r"nvlblock: recovery JobId=(\d+) fallback after (-?\d+) s"
 LEFT = re.compile(r"nvlblock: recovery JobId=(\d+) left the queue")
 RECLAIM = re.compile(r"nvlblock: recovery JobId=(\d+) reclaiming ")
 SET_DOWN = re.compile(r"Nodes? (\S+) not responding, setting DOWN")
+# slurmctld recovered a job PENDING whose batch step a node still runs: the
+# state it read was saved before the job started (src/slurmctld/job_mgr.c).
+LOST_START = re.compile(r"Registered PENDING JobId=(\d+)\b")
 # A job seen running on a node this recently was on it when slurmctld set
 # the node DOWN (the queue is sampled every 2 s; a loaded host's sample can
 # lag by a scheduling pass).
@@ -139,6 +148,7 @@ class Checker:
         self.missing = {}           # job -> consecutive samples missing
         self.seen_on = {}           # node -> {job: last time seen running on it}
         self.slurm_set_down = set()  # jobs on a node slurmctld set DOWN on its own
+        self.slurm_lost_start = set()  # jobs whose start slurmctld lost to a SIGKILL
         self.max_running = 0
         self.queue_samples = 0
         self.twice_since = {}       # job -> first time seen with two runs
@@ -285,6 +295,11 @@ class Checker:
             if m:
                 self._set_down(m.group(1), log_time(line))
                 continue
+            m = LOST_START.search(line)
+            if m:
+                self.explained.setdefault(int(m.group(1)), set()).add("slurm_lost_start")
+                self.slurm_lost_start.add(int(m.group(1)))
+                continue
             if "nvlblock: recovery JobId=" not in line:
                 continue
             at = log_time(line)
@@ -382,6 +397,8 @@ class Checker:
             return None
         if state in ("FAILED", "NODE_FAIL") and not spec.get("requeue") and why & {"gpu", "node", "slurm_set_down"}:
             return None
+        if state in ("FAILED", "NODE_FAIL") and "slurm_lost_start" in why:
+            return None
         if state == "PREEMPTED" and spec.get("preemptible"):
             return None
         if state in ("PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "REQUEUED", "SUSPENDED"):
@@ -420,5 +437,6 @@ class Checker:
                 # (its kills show up as "not responding" too).
                 "jobs_on_nodes_slurm_set_down": sorted(j for j in self.slurm_set_down
                                                        if not self.explained.get(j, set()) & {"node", "gpu"}),
+                "jobs_whose_start_slurm_lost": sorted(self.slurm_lost_start),
                 "recoveries_open_at_end": sorted(self.open), "slurmctld_pauses": len(self.pauses),
                 "slurmctld_paused_seconds": round(sum((b or a) - a for a, b in self.pauses), 1)}

@@ -926,6 +926,8 @@ def markdown(r):
         f"| most jobs running at once | {r['jobs']['max_running']} |",
         f"| jobs on nodes slurmctld set DOWN itself (not responding) | "
         f"{', '.join(map(str, inv.get('jobs_on_nodes_slurm_set_down', []))) or 'none'} |",
+        f"| jobs whose start slurmctld lost to its SIGKILL (recovered PENDING while running) | "
+        f"{', '.join(map(str, inv.get('jobs_whose_start_slurm_lost', []))) or 'none'} |",
         f"| recoveries opened | {rec['failures']} |",
         f"| restarted in place / elsewhere | {rec['in_place']} / {rec['elsewhere']} |",
         f"| fallbacks / abandoned / reclaims | {rec['fallbacks']} / {rec['abandoned']} / {rec['reclaims']} |",

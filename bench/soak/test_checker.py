@@ -141,6 +141,20 @@ class Checker(unittest.TestCase):
         ck2.finish(T0 + 200, {1: ("NODE_FAIL", "")})
         self.assertEqual(self.kinds(ck2), ["ended"])
 
+    def test_a_start_slurmctld_lost_to_its_kill_explains_a_failed_end(self):
+        # Soak CI seed on a loaded host: slurmctld SIGKILLed 2-4 s after a
+        # requeueable job restarted, before its state save held the start;
+        # back, it recovered the job PENDING, aborted the run it found on a
+        # node, and the job ended FAILED. Slurm lost the start, counted apart.
+        ck = checker.Checker()
+        for j in (22, 23):
+            ck.track(j, {"requeue": True})
+        at = datetime.fromtimestamp(T0 + 30).strftime("%Y-%m-%dT%H:%M:%S")
+        ck.log([f"[{at}] error: Registered PENDING JobId=22 StepId=22.batch on node gb0019"])
+        ck.finish(T0 + 200, {22: ("FAILED", ""), 23: ("FAILED", "")})
+        self.assertEqual(sorted(int(v["text"].split()[1]) for v in ck.violations), [23])
+        self.assertEqual(ck.summary()["jobs_whose_start_slurm_lost"], [22])
+
     def test_a_job_never_listed_at_the_end_is_lost(self):
         ck = checker.Checker()
         ck.track(9, {"requeue": True})
