@@ -174,10 +174,7 @@ size_t nvlb_drain_log(nvlb_planner_t* p, void (*fn)(void*, const char*), void* c
             batches = p->planner.take_log();
         }
         // Worded outside the lock: each batch keeps its own topology.
-        std::vector<std::string> lines;
-        for (const Planner::LogBatch& b : batches)
-            for (const RecoveryNote& n : b.notes)
-                lines.push_back(recovery_log_line(*b.topology, n));
+        const std::vector<std::string> lines = recovery_log_lines(batches);
         if (fn)
             for (const auto& l : lines)
                 fn(ctx, l.c_str());

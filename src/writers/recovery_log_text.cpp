@@ -177,6 +177,14 @@ std::string recovery_log_line(const Topology& topo, const RecoveryNote& note) {
     return "nvlblock: recovery " + std::visit([&](const auto& n) { return text(topo, n); }, note);
 }
 
+std::vector<std::string> recovery_log_lines(const std::vector<Planner::LogBatch>& batches) {
+    std::vector<std::string> lines;
+    for (const Planner::LogBatch& b : batches)
+        for (const RecoveryNote& n : b.notes)
+            lines.push_back(recovery_log_line(*b.topology, n));
+    return lines;
+}
+
 std::string held_block_change_text(const HeldBlockChange& c) {
     if (!c.now)
         return "block " + c.held.name + " no longer exists (it had " + nodes_text(c.held.nodes) + ")";

@@ -6,10 +6,12 @@
 // each was made on.
 #pragma once
 
+#include "core/planner.hpp"
 #include "model/topology.hpp"
 #include "recovery/recovery_note.hpp"
 
 #include <string>
+#include <vector>
 
 namespace nvlblock {
 
@@ -18,6 +20,10 @@ std::string claim_blocks(const Topology& topo, const RecoveryClaim& claim);
 
 // One note's line, "nvlblock: recovery " included.
 std::string recovery_log_line(const Topology& topo, const RecoveryNote& note);
+
+// The lines of what Planner::take_log handed over, oldest first, each note
+// worded against its batch's topology.
+std::vector<std::string> recovery_log_lines(const std::vector<Planner::LogBatch>& batches);
 
 // What a held block is now against what it was ("block rack01 has 17 nodes
 // (gb[0001-0017]) now, 18 nodes (gb[0001-0018]) when the job failed").

@@ -13,11 +13,7 @@
 namespace nvlblock::test {
 
 inline std::vector<std::string> log_lines(Planner& p) {
-    std::vector<std::string> out;
-    for (const Planner::LogBatch& b : p.take_log())
-        for (const RecoveryNote& n : b.notes)
-            out.push_back(recovery_log_line(*b.topology, n));
-    return out;
+    return recovery_log_lines(p.take_log());
 }
 
 // The ledger's notes, all made on `topo`.

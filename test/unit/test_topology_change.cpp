@@ -279,10 +279,7 @@ TEST(RecoveryLog, NotesMadeBeforeAReconfigureKeepTheirNames) {
     const auto batches = p.take_log();
     ASSERT_EQ(batches.size(), 2u);
     EXPECT_EQ(batches[0].topology->node_name(2), "gb0003");
-    std::vector<std::string> lines;
-    for (const auto& b : batches)
-        for (const auto& n : b.notes)
-            lines.push_back(recovery_log_line(*b.topology, n));
+    const std::vector<std::string> lines = recovery_log_lines(batches);
     ASSERT_EQ(lines.size(), 2u);
     EXPECT_EQ(lines[0], "nvlblock: recovery JobId=11 lost 1 of 16 nodes (gb0003) on rack01; holding rack01 for an "
                         "in-place restart (15 prior nodes + 1 spares), fallback after 300 s");
