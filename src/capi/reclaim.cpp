@@ -133,7 +133,9 @@ nvlb_status_t nvlb_plan_reclaim(nvlb_planner_t* p, const uint8_t* node_states, s
             out->refusal = refusal_out(d.refusal);
             return NVLB_OK;
         }
-        if (d.plan->victims.size() > out->jobs_capacity)
+        const RecoveryRecord* r = p->planner.ledger().find(request->job_id);
+        const RecoveryClaim claim = r ? claim_for(p->planner.topology(), *r, {}) : RecoveryClaim{};
+        if (d.plan->victims.size() > out->jobs_capacity || claim.blocks.size() > out->blocks_capacity)
             return NVLB_E_INVALID;
         for (const ReclaimVictim& v : d.plan->victims) {
             out->jobs[out->job_count] = v.job_id;
@@ -144,15 +146,8 @@ nvlb_status_t nvlb_plan_reclaim(nvlb_planner_t* p, const uint8_t* node_states, s
         out->nodes = d.plan->nodes;
         out->lost_node_seconds = d.plan->lost_node_seconds;
         out->budget_node_seconds = d.plan->budget_node_seconds;
-        if (const RecoveryRecord* r = p->planner.ledger().find(request->job_id)) {
-            const RecoveryClaim claim = claim_for(p->planner.topology(), *r, {});
-            if (claim.blocks.size() > out->blocks_capacity || (!out->blocks && !claim.blocks.empty())) {
-                out->job_count = 0;
-                return NVLB_E_INVALID;
-            }
-            for (const RecoveryNeed& need : claim.blocks)
-                out->blocks[out->block_count++] = need.block;
-        }
+        for (const RecoveryNeed& need : claim.blocks)
+            out->blocks[out->block_count++] = need.block;
         return NVLB_OK;
     });
 }
