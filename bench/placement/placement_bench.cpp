@@ -102,8 +102,15 @@ void BM_Recovery(benchmark::State& st) {
         benchmark::DoNotOptimize(c.planner.place(c.states, r, 10));
 }
 
+// Through the C ABI as the plugin asks, with Slurm's map of free nodes.
+// Between decisions `changes` nodes change (a job of that many nodes starts
+// on free nodes, or ends; -1: every node is said to have changed), named to
+// the planner when `tracked` (nvlb_track_changes), or found by comparing
+// every node when not (the path of a caller that names nothing).
 void BM_CAbi(benchmark::State& st) {
     const int racks = static_cast<int>(st.range(0));
+    const bool tracked = st.range(3) != 0;
+    const long changes = st.range(4);
     Cluster& c = cluster(racks);
     char path[] = "/tmp/nvlblock-bench-XXXXXX.yaml";
     int fd = mkstemps(path, 5);
@@ -116,10 +123,22 @@ void BM_CAbi(benchmark::State& st) {
         return;
     }
     unlink(path);
-    std::vector<std::uint8_t> avail(c.raw.size());
+    std::vector<std::uint8_t> raw = c.raw, avail(raw.size());
     for (std::size_t i = 0; i < avail.size(); ++i)
-        avail[i] = c.raw[i] == NVLB_NODE_FREE;
-    std::vector<std::uint32_t> nodes(c.raw.size());
+        avail[i] = raw[i] == NVLB_NODE_FREE;
+    if (tracked)
+        nvlb_track_changes(p, true);
+    // The nodes that change: free ones spread over the cluster, taken and
+    // given back in turn.
+    std::vector<std::uint32_t> flip;
+    for (std::size_t i = 0; i < raw.size() && changes > 0 && flip.size() < static_cast<std::size_t>(changes);
+         i += raw.size() / static_cast<std::size_t>(changes) + 1)
+        for (std::size_t k = i; k < raw.size(); ++k)
+            if (raw[k] == NVLB_NODE_FREE) {
+                flip.push_back(static_cast<std::uint32_t>(k));
+                break;
+            }
+    std::vector<std::uint32_t> nodes(raw.size());
     nvlb_request_t req{};
     req.job_id = 7;
     req.min_nodes = req.max_nodes = static_cast<std::uint32_t>(st.range(1));
@@ -129,8 +148,19 @@ void BM_CAbi(benchmark::State& st) {
     nvlb_placement_t out{};
     out.nodes = nodes.data();
     out.nodes_capacity = nodes.size();
-    for (auto _ : st)
-        benchmark::DoNotOptimize(nvlb_place(p, c.raw.data(), c.raw.size(), &req, &out));
+    bool taken = false;
+    for (auto _ : st) {
+        taken = !taken;
+        for (std::uint32_t k : flip) {
+            raw[k] = taken ? NVLB_NODE_BUSY : NVLB_NODE_FREE;
+            avail[k] = !taken;
+        }
+        if (tracked && changes < 0)
+            nvlb_track_changes(p, true); // "every node may have changed"
+        else if (tracked)
+            nvlb_nodes_changed(p, flip.data(), flip.size());
+        benchmark::DoNotOptimize(nvlb_place(p, raw.data(), raw.size(), &req, &out));
+    }
     nvlb_planner_free(p);
 }
 
@@ -269,11 +299,21 @@ BENCHMARK(BM_HeldBlocksUnchanged)
     ->Args({8192, 1})
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ReclaimPass)->ArgNames({"racks"})->Arg(1024)->Unit(benchmark::kMicrosecond);
+// Arguments: racks, nodes, segment, tracked, nodes changed between decisions.
 BENCHMARK(BM_CAbi)
-    ->ArgNames({"racks", "nodes", "segment"})
-    ->Args({128, 16, 16})
-    ->Args({1024, 16, 16})
-    ->Args({8192, 16, 16})
+    ->ArgNames({"racks", "nodes", "segment", "tracked", "changes"})
+    ->Args({128, 16, 16, 0, 0})
+    ->Args({1024, 16, 16, 0, 0})
+    ->Args({8192, 16, 16, 0, 0})
+    ->Args({8192, 1, 0, 0, 4})
+    ->Args({8192, 1, 0, 1, 4})
+    ->Args({8192, 16, 16, 0, 4})
+    ->Args({8192, 16, 16, 1, 4})
+    ->Args({8192, 16, 16, 1, -1})
+    ->Args({128, 1, 0, 0, 4})
+    ->Args({128, 1, 0, 1, 4})
+    ->Args({128, 16, 16, 0, 4})
+    ->Args({128, 16, 16, 1, 4})
     ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_MAIN();

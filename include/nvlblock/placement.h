@@ -89,6 +89,18 @@ typedef struct nvlb_placement {
 nvlb_status_t nvlb_place(nvlb_planner_t* planner, const uint8_t* node_states, size_t node_count,
                          const nvlb_request_t* request, nvlb_placement_t* out);
 
+/* Which nodes changed (optional: a decision then reads the nodes named, not
+ * every node). After nvlb_track_changes(planner, true), the caller names,
+ * before each nvlb_place, every node whose node_states byte or available byte
+ * differs from what the previous nvlb_place passed (naming a node that did
+ * not change is harmless). Other calls that pass node_states read every node
+ * and are not counted (the next nvlb_place reads every node once after one). A node not named is read as it was: the
+ * answers are those of a caller that names nothing only while every change is named. nvlb_track_changes(planner, true)
+ * again says every node may have changed (a caller that cannot list a change); nvlb_track_changes(planner, false):
+ * every node is read on every call again. */
+nvlb_status_t nvlb_track_changes(nvlb_planner_t* planner, bool on);
+nvlb_status_t nvlb_nodes_changed(nvlb_planner_t* planner, const uint32_t* nodes, size_t count);
+
 /* The segments of an allocation: per block (in block order), runs of
  * segment_size of its nodes (all of the block's nodes when 0); nodes outside
  * every block form one more segment. segment_of (count entries, may be NULL)

@@ -34,6 +34,11 @@ struct nvlb_planner {
     std::condition_variable changed;
     std::uint64_t wakes = 0;
     std::vector<nvlblock::NodeState> states; // reused between calls
+    // While the caller names what changed (nvlb_track_changes): the last
+    // availability map, and how far each copy follows the planner's journal.
+    bool tracking = false;
+    std::vector<std::uint8_t> map;
+    nvlblock::JournalMark states_mark, map_mark;
     // Pending reasons by job id: sized by the jobs it holds.
     std::mutex reasons_mutex;
     std::map<std::uint32_t, std::string> reasons;
@@ -107,14 +112,22 @@ void nothrow_do(Fn&& fn) noexcept {
 }
 
 // The caller's node states as the core's, unknown values as down, in the
-// handle's reused buffer (call under p->mutex).
+// handle's reused buffer (call under p->mutex): every node is read.
 std::span<const NodeState> states_of(nvlb_planner_t* p, const std::uint8_t* raw, std::size_t n);
+// The same for nvlb_place: while changes are tracked, only the nodes the
+// caller named since the buffer was last filled are read.
+std::span<const NodeState> asked_states_of(nvlb_planner_t* p, const std::uint8_t* raw, std::size_t n);
 
 // Slurm's facts about a job as the C ABI carries them, shaped into the
 // core's question (core/slurm_request.hpp) by the release the topology was
-// read for. candidates: storage the request's node lists point into.
-Request request_of(const nvlb_planner_t& p, const nvlb_request_t& request, std::size_t node_count,
+// read for. candidates: storage the request's node lists point into. While
+// changes are tracked, the map is the handle's copy, brought up to date from
+// the nodes named (so the core may read only those).
+Request request_of(nvlb_planner_t& p, const nvlb_request_t& request, std::size_t node_count,
                    std::vector<std::uint8_t>& candidates);
+
+// Tracking on or off (nvlb_track_changes), under p->mutex.
+void set_tracking(nvlb_planner_t& p, bool on);
 
 } // namespace nvlblock::capi
 

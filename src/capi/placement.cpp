@@ -72,7 +72,7 @@ nvlb_status_t nvlb_place(nvlb_planner_t* p, const uint8_t* node_states, size_t n
         std::vector<std::uint8_t> candidates;
         const Request asked = request_of(*p, *request, node_count, candidates);
         out->segment = asked.segment;
-        Placement pl = p->planner.place(states_of(p, node_states, node_count), asked, request->now);
+        Placement pl = p->planner.place(asked_states_of(p, node_states, node_count), asked, request->now);
         out->reason = static_cast<nvlb_reason_t>(pl.reason);
         out->spares_used = pl.spares_used;
         out->recovery_in_place = pl.recovery_in_place;
@@ -89,6 +89,26 @@ nvlb_status_t nvlb_place(nvlb_planner_t* p, const uint8_t* node_states, size_t n
         out->node_count = pl.nodes.size();
         if (!pl.placed() && pl.reason != Reason::kNotInTopology && out->message[0])
             keep_reason(*p, request->job_id, out->message);
+        return NVLB_OK;
+    });
+}
+
+nvlb_status_t nvlb_track_changes(nvlb_planner_t* p, bool on) {
+    if (!p)
+        return NVLB_E_INVALID;
+    return guarded(nullptr, [&] {
+        std::lock_guard lock(p->mutex);
+        set_tracking(*p, on);
+        return NVLB_OK;
+    });
+}
+
+nvlb_status_t nvlb_nodes_changed(nvlb_planner_t* p, const uint32_t* nodes, size_t count) {
+    if (!p || (!nodes && count))
+        return NVLB_E_INVALID;
+    return guarded(nullptr, [&] {
+        std::lock_guard lock(p->mutex);
+        p->planner.changes().note(std::span<const NodeIndex>(nodes, count));
         return NVLB_OK;
     });
 }

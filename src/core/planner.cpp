@@ -99,7 +99,15 @@ std::span<const std::uint8_t> without_busy_nodes(std::span<const NodeState> stat
 }
 
 Planner::Planner(Topology topology)
-    : topology_(std::make_shared<const Topology>(std::move(topology))), configured_(topology_) {}
+    : topology_(std::make_shared<const Topology>(std::move(topology))), configured_(topology_) {
+    restart_journal();
+}
+
+void Planner::restart_journal() {
+    // Past about an eighth of the nodes, a pass over every node costs no more.
+    changes_.set_limit(std::max<std::size_t>(64, topology_->node_count() / 8));
+    changes_.note_all();
+}
 
 void Planner::load_state(const std::string& text, const std::string& label) {
     load_ledger_state(recovery_.ledger(), *topology_, text, label);
@@ -107,7 +115,7 @@ void Planner::load_state(const std::string& text, const std::string& label) {
 
 Snapshot Planner::snapshot(std::span<const NodeState> states, std::int64_t now) const {
     claims_cache_ = recovery_.active_claims(*topology_, states, now);
-    Snapshot snap(*topology_, states, tally_cache_.tallies(*topology_, states), claims_cache_);
+    Snapshot snap(*topology_, states, tallies(states), claims_cache_);
     snap.set_last_choice(lemons(now));
     return snap;
 }
@@ -132,7 +140,7 @@ bool Planner::clear_lemon(NodeIndex node) {
 }
 
 void Planner::observe_health(std::span<const NodeState> states, std::int64_t now) {
-    health_.observe(*topology_, *tally_cache_.tallies(*topology_, states), now);
+    health_.observe(*topology_, *tallies(states), now);
     // Failures older than the lemon window can no longer count (lemons.hpp).
     recovery_.ledger().forget_node_failures_before(now - topology_->policy().recovery.lemon.window_seconds);
 }
@@ -140,7 +148,7 @@ void Planner::observe_health(std::span<const NodeState> states, std::int64_t now
 Placement Planner::place(std::span<const NodeState> raw_states, Request request, std::int64_t now) const {
     const Topology& topo = *topology_;
     std::vector<NodeState> shaped;
-    const std::span<const NodeState> states = offered_as_healthy(raw_states, request.available, shaped);
+    const std::span<const NodeState> states = answered_states(raw_states, request.available, shaped);
     // Slurm asks whether the job could ever run: other jobs' holds do not count.
     const bool holds = shaped.empty();
     const RecoveryRecord* record = recovery_.ledger().find(request.job_id);
@@ -173,14 +181,26 @@ Placement Planner::place(std::span<const NodeState> raw_states, Request request,
     return decide(states, request, now, holds);
 }
 
+std::span<const NodeState> Planner::answered_states(std::span<const NodeState> states,
+                                                    std::span<const std::uint8_t> available,
+                                                    std::vector<NodeState>& scratch) const {
+    if (available.size() != states.size())
+        return states;
+    // With tracked arrays the room index of these arrays counts the offered
+    // failed nodes as it is brought up to date from the noted changes.
+    if (changes_.tracks(states.data()) && changes_.tracks(available.data()) &&
+        room_cache_.index(*topology_, states, *tallies(states), available, &changes_)->offered_failed() == 0)
+        return states;
+    return offered_as_healthy(states, available, scratch);
+}
+
 Placement Planner::decide(std::span<const NodeState> states, const Request& request, std::int64_t now,
                           bool holds) const {
-    Snapshot snap =
-        holds ? snapshot(states, now) : Snapshot(*topology_, states, tally_cache_.tallies(*topology_, states), {});
+    Snapshot snap = holds ? snapshot(states, now) : Snapshot(*topology_, states, tallies(states), {});
     if (!holds)
         snap.set_last_choice(lemons(now));
     if (request.available.empty() || request.available.size() == states.size())
-        snap.attach_room_index(room_cache_.index(*topology_, states, snap.tallies(), request.available),
+        snap.attach_room_index(room_cache_.index(*topology_, states, snap.tallies(), request.available, &changes_),
                                request.available);
     return nvlblock::place(snap, request);
 }
@@ -287,6 +307,7 @@ void Planner::set_topology(std::shared_ptr<const Topology> next) {
     if (std::vector<RecoveryNote> notes = recovery_.ledger().take_notes(); !notes.empty())
         earlier_log_.push_back({topology_, std::move(notes)});
     topology_ = std::move(next);
+    restart_journal();
 }
 
 std::vector<Planner::LogBatch> Planner::take_log() {

@@ -17,6 +17,7 @@
 #include "core/reclaim_pass_times.hpp"
 #include "core/topology_change.hpp"
 #include "model/topology.hpp"
+#include "placement/change_journal.hpp"
 #include "placement/engine.hpp"
 #include "placement/room_index.hpp"
 #include "placement/tally_cache.hpp"
@@ -48,6 +49,12 @@ class Planner {
     // Saved state (the ledger), replaced wholesale on load.
     std::string save_state() const { return ledger_state_text(recovery_.ledger(), *topology_); }
     void load_state(const std::string& text, const std::string& label);
+
+    // Which nodes the caller changed in the arrays it asks with
+    // (placement/change_journal.hpp): a caller that tracks its arrays and
+    // notes each change there makes a decision cost what changed instead
+    // of a pass over every node. Not noting is always correct, only slower.
+    ChangeJournal& changes() { return changes_; }
 
     // Seconds after a requeue before Slurm lets the job start again
     // (cred_expire + 1); the recovery module adds the scheduling slack.
@@ -153,12 +160,22 @@ class Planner {
     // `holds`: whether other jobs' holds count (see offered_as_healthy).
     Placement decide(std::span<const NodeState> states, const Request& request, std::int64_t now,
                      bool holds = true) const;
+    // The states a decision answers over: offered_as_healthy's, asked of the
+    // room index where the caller's arrays are tracked (no pass over them).
+    std::span<const NodeState> answered_states(std::span<const NodeState> states,
+                                               std::span<const std::uint8_t> available,
+                                               std::vector<NodeState>& scratch) const;
+    std::shared_ptr<const Tallies> tallies(std::span<const NodeState> states) const {
+        return tally_cache_.tallies(*topology_, states, &changes_);
+    }
 
     std::shared_ptr<const Topology> topology_;
     // Notes made on topologies swapped out since the log was last taken.
     std::vector<LogBatch> earlier_log_;
     // Swaps the topology, the notes so far kept with the old one.
     void set_topology(std::shared_ptr<const Topology> next);
+    // Sizes the journal to the topology; every copy is compared whole once.
+    void restart_journal();
     std::shared_ptr<const Topology> configured_;
     Recovery recovery_;
     // Claims recomputed per snapshot; place() is called many times per
@@ -168,6 +185,8 @@ class Planner {
     mutable TallyCache tally_cache_;
     // Blocks by room under each map asked with, updated the same way.
     mutable RoomIndexCache room_cache_;
+    // What the caller noted changing: both caches read it.
+    ChangeJournal changes_;
     HealthClock health_;
     ReclaimPassTimes pass_times_;
     struct LemonCache {

@@ -10,7 +10,7 @@ namespace {
 // What taking `need` nodes of a room costs, smaller first (block_choice.hpp).
 // Free nodes are taken before nodes freed by preemption.
 auto fit_key(const BlockRoom& r, int need) {
-    return std::make_tuple(std::max(0, need - (r.limit - r.preempted)), r.limit, r.usable);
+    return std::make_tuple(preempted_for(r, need), r.limit, r.usable);
 }
 
 // Best fit for `need` among rooms not yet taken that hold it in whole
@@ -22,13 +22,21 @@ const BlockRoom* best_fit(const std::vector<BlockRoom>& rooms, const std::vector
         const BlockRoom& r = rooms[i];
         if (taken[i] || r.segment_cap < need)
             continue;
-        if (!best || fit_key(r, need) < fit_key(*best, need))
+        if (!best || fits_better(r, *best, need))
             best = &r;
     }
     return best;
 }
 
 } // namespace
+
+int preempted_for(const BlockRoom& r, int need) {
+    return std::max(0, need - (r.limit - r.preempted));
+}
+
+bool fits_better(const BlockRoom& a, const BlockRoom& b, int need) {
+    return fit_key(a, need) < fit_key(b, need);
+}
 
 std::optional<std::vector<BlockTake>> choose_blocks(const std::vector<BlockRoom>& rooms, int nodes, int segment) {
     if (nodes <= 0 || segment <= 0 || nodes % segment)

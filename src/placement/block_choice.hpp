@@ -32,4 +32,12 @@ struct BlockTake {
 // whole), then the lowest index.
 std::optional<std::vector<BlockTake>> choose_blocks(const std::vector<BlockRoom>& rooms, int nodes, int segment);
 
+// Best fit's order for `need` nodes, asked elsewhere without building every
+// room (engine.cpp, best_unheld_block): whether room a ranks before room b
+// (of equal ranks, best fit keeps the first in block order), and the nodes a room would take
+// by preemption, best fit's first criterion: among rooms that take none,
+// larger rooms rank after smaller ones.
+bool fits_better(const BlockRoom& a, const BlockRoom& b, int need);
+int preempted_for(const BlockRoom& r, int need);
+
 } // namespace nvlblock

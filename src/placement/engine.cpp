@@ -8,6 +8,7 @@
 #include "placement/room_index.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 namespace nvlblock {
@@ -51,6 +52,23 @@ const RecoveryNeed* own_need(const Request& req, BlockIndex b) {
     return nullptr;
 }
 
+// Whether the request's --segment fits the block's slice (none given: yes).
+bool fits_segment(const Block& block, const Request& req) {
+    return req.segment == 0 || static_cast<int>(req.segment) <= block.settings.slice;
+}
+
+int segment_cap(int limit, int segment, bool fits) {
+    if (!fits)
+        return 0;
+    if (segment <= 1)
+        return limit;
+    // Most rooms hold less than two segments: no division (this runs for
+    // every block, several times per decision).
+    if (limit >= 0 && limit < 2 * segment)
+        return limit < segment ? 0 : segment;
+    return limit / segment * segment;
+}
+
 // Nodes a request could take on the block were it idle with today's
 // failures (0 on a faulted block, which offers nothing).
 int room_if_empty(const Block& block, const BlockTally& t, bool may_take_spares) {
@@ -70,7 +88,7 @@ int room_if_empty(const Block& block, const BlockTally& t, bool may_take_spares)
     const bool lending = block.settings.lending && req.preemptible;
 
     v.own = own_need(req, b);
-    v.fits_segment = req.segment == 0 || static_cast<int>(req.segment) <= block.settings.slice;
+    v.fits_segment = fits_segment(block, req);
 
     int held_others = 0, held_nodes_others = 0;
     for (const auto& h : snap.holds(b)) {
@@ -135,6 +153,7 @@ int room_if_empty(const Block& block, const BlockTally& t, bool may_take_spares)
 struct Views {
     std::vector<BlockView> list;      // in block order
     const RoomIndex* index = nullptr; // null: every block is in `list`
+    int at_least = 1;                 // with an index: blocks offering fewer nodes are not listed
 
     // The view of a listed block (every block when index is null).
     const BlockView& of(BlockIndex b) const {
@@ -146,11 +165,59 @@ struct Views {
     }
 };
 
+// Which blocks a request looks at closely, given the room index
+// (least_useful_room, best_unheld_block).
+struct ViewScope {
+    int at_least = 1; // blocks offering fewer nodes offer this request nothing
+    // > 0: a request for this many nodes in one block that no rule but best
+    // fit reads other blocks for: of the blocks without holds, only the one
+    // best fit would choose is looked at.
+    int best_fit_alone = 0;
+};
+
+// Whether the blocks of a request's view may depend on the job itself.
+bool has_holds(const Snapshot& snap, BlockIndex b) {
+    return !snap.holds(b).empty() || snap.has_held_nodes(b);
+}
+
+// For a request of need nodes in one block (ViewScope::best_fit_alone), the
+// block best fit (block_choice.cpp) would choose among those without holds,
+// found from the index's offers without viewing any block: rooms are asked
+// smallest first, and once the best so far takes no node by preemption, no
+// larger room can rank before it. nullopt: none holds the job.
+std::optional<BlockIndex> best_unheld_block(const Snapshot& snap, const Request& req, const RoomIndex& index,
+                                            int need) {
+    std::optional<BlockRoom> best;
+    for (int limit = need; limit <= index.largest_block(); ++limit) {
+        if (best && preempted_for(*best, need) == 0)
+            break;
+        if (index.blocks_with_limit(limit) == 0)
+            continue;
+        index.for_each_with_limit(limit, [&](BlockIndex b) {
+            const Block& block = snap.topology().block(b);
+            if (!fits_segment(block, req) || has_holds(snap, b))
+                return;
+            const BlockOffer& o = index.offer(b);
+            const BlockRoom r{b, o.limit, segment_cap(o.limit, need, true), o.spare_limit,
+                              std::min(o.counts.preempted, o.limit)};
+            if (!best || fits_better(r, *best, need))
+                best = r;
+        });
+    }
+    return best ? std::optional<BlockIndex>(best->block) : std::nullopt;
+}
+
 // The blocks a request must look at closely, given the room index: in block
 // order, once each.
-std::vector<BlockIndex> blocks_to_view(const Snapshot& snap, const Request& req, const RoomIndex& index) {
+std::vector<BlockIndex> blocks_to_view(const Snapshot& snap, const Request& req, const RoomIndex& index,
+                                       const ViewScope& scope) {
     std::vector<BlockIndex> out;
-    index.for_each_with_room(req.preemptible, [&](BlockIndex b) { out.push_back(b); });
+    const std::optional<BlockIndex> alone =
+        scope.best_fit_alone ? best_unheld_block(snap, req, index, scope.best_fit_alone) : std::nullopt;
+    if (alone)
+        out.push_back(*alone);
+    else
+        index.for_each_with_room(req.preemptible, scope.at_least, [&](BlockIndex b) { out.push_back(b); });
     const std::size_t with_room = out.size();
     const auto blocks = static_cast<BlockIndex>(snap.topology().block_count());
     auto add = [&](BlockIndex b) {
@@ -190,13 +257,14 @@ Views view_all_blocks(const Snapshot& snap, const Request& req) {
     return views;
 }
 
-Views view_blocks(const Snapshot& snap, const Request& req) {
+Views view_blocks(const Snapshot& snap, const Request& req, const ViewScope& scope) {
     const std::vector<Block>& blocks = snap.topology().blocks();
     Views views;
     views.index = snap.room_index(req.available);
     if (!views.index)
         return view_all_blocks(snap, req);
-    const std::vector<BlockIndex> look = blocks_to_view(snap, req, *views.index);
+    views.at_least = scope.at_least;
+    const std::vector<BlockIndex> look = blocks_to_view(snap, req, *views.index, scope);
     views.list.resize(look.size());
     const bool mapped = !req.available.empty();
     for (std::size_t i = 0; i < look.size(); ++i) {
@@ -253,18 +321,6 @@ void gather_nodes(const Snapshot& snap, const Request& req, const BlockView& v, 
     pass([&](NodeIndex n) { return snap.state(n) == NodeState::kFree; });
     pass([&](NodeIndex n) { return snap.state(n) == NodeState::kLent; });
     pass([&](NodeIndex) { return true; });
-}
-
-int segment_cap(int limit, int segment, bool fits) {
-    if (!fits)
-        return 0;
-    if (segment <= 1)
-        return limit;
-    // Most rooms hold less than two segments: no division (this runs for
-    // every block, several times per decision).
-    if (limit >= 0 && limit < 2 * segment)
-        return limit < segment ? 0 : segment;
-    return limit / segment * segment;
 }
 
 // A refusal: the reason and the facts (writers/explain.hpp words them).
@@ -469,6 +525,15 @@ const char* reason_name(Reason r) {
 
 namespace {
 
+// The unit a count is carved in: --segment if given; a job that fits in a
+// slice stays in one block (as topology/block keeps a job within one
+// block); a larger one spans as few blocks as it can.
+int carving_unit(const Request& req, std::uint32_t count, int largest_slice) {
+    if (req.segment)
+        return static_cast<int>(req.segment);
+    return static_cast<int>(count) <= largest_slice ? static_cast<int>(count) : 1;
+}
+
 // The request's own faults, before any block is looked at.
 std::optional<Placement> invalid_request(const Topology& topo, const Request& req) {
     if (req.min_nodes == 0 || req.max_nodes < req.min_nodes)
@@ -527,6 +592,35 @@ std::optional<Placement> unusable_segment(const Topology& topo, const Request& r
     return std::nullopt;
 }
 
+// The blocks of use to the request. The least room: a room below one unit
+// of every count tried holds no whole unit (its segment_cap is 0), so no
+// rule takes a node there, and refusals read such blocks from the index.
+// And a request for one count in one block (its unit is the count) that is
+// not --exclusive=topo is best fit's alone (best_unheld_block). Neither
+// where a rule reads other rooms: a recovery's own blocks, a --nodelist's,
+// the hierarchy's groups; nor for preemptible work, whose room on a lending
+// block includes its spares.
+ViewScope view_scope(const Topology& topo, const Request& req, const std::vector<std::uint32_t>& counts) {
+    ViewScope scope;
+    if (req.recovery || !req.required.empty() || req.preemptible || counts.empty())
+        return scope;
+    int least = std::numeric_limits<int>::max();
+    for (std::uint32_t count : counts) {
+        const int unit = carving_unit(req, count, topo.largest_slice());
+        LevelQuery q;
+        q.nodes = static_cast<int>(count);
+        q.unit = unit;
+        q.segmented = req.segment != 0;
+        if (levels_may_confine(topo, q))
+            return scope;
+        least = std::min(least, unit);
+    }
+    scope.at_least = std::max(1, least);
+    if (counts.size() == 1 && static_cast<std::uint32_t>(least) == counts.front() && !req.exclusive_topo)
+        scope.best_fit_alone = least;
+    return scope;
+}
+
 // Required nodes: each must be usable; per block, how many it holds (its
 // block is forced into the choice).
 std::optional<Placement> unusable_required(const Snapshot& snap, const Request& req, std::vector<int>& required_in) {
@@ -555,14 +649,7 @@ struct Carving {
     const Views& views;
     int largest_slice = 0;
 
-    // The unit a count is carved in: --segment if given; a job that fits in a
-    // slice stays in one block (as topology/block keeps a job within one
-    // block); a larger one spans as few blocks as it can.
-    int unit_for(std::uint32_t count) const {
-        if (req.segment)
-            return static_cast<int>(req.segment);
-        return static_cast<int>(count) <= largest_slice ? static_cast<int>(count) : 1;
-    }
+    int unit_for(std::uint32_t count) const { return carving_unit(req, count, largest_slice); }
     bool fits(const BlockView& v) const { return req.segment == 0 || v.fits_segment; }
     // Blocks with no room for this request are left out: no rule takes a node
     // from a room of 0 (and a cluster-sized list of empty rooms would cost
@@ -640,6 +727,20 @@ long unlisted_with_spares(const Carving& carve, const RoomIndex& index, int unit
     return n;
 }
 
+// The largest room among the blocks left out of the views (below
+// views.at_least, so at most at_least - 1): the index counts every block by
+// its room, less the listed ones.
+int largest_unlisted(const Views& views) {
+    for (int room = views.at_least - 1; room > 0; --room) {
+        long n = views.index->blocks_with_limit(room);
+        for (const BlockView& v : views.list)
+            n -= views.index->offer(v.block).limit == room;
+        if (n > 0)
+            return room;
+    }
+    return 0;
+}
+
 // A job that fits in one block and finds none: spares withheld, or too busy.
 Placement refuse_one_block(const Carving& carve, int unit) {
     int largest = 0;
@@ -649,8 +750,10 @@ Placement refuse_one_block(const Carving& carve, int unit) {
         if (segment_cap(v.limit, unit, carve.fits(v)) < unit && segment_cap(v.spare_limit, unit, carve.fits(v)) >= unit)
             ++would_fit;
     }
-    if (carve.views.index)
+    if (carve.views.index) {
         would_fit += unlisted_with_spares(carve, *carve.views.index, unit);
+        largest = std::max(largest, largest_unlisted(carve.views));
+    }
     Refusal why = shaped(would_fit ? Refusal::Kind::kOneBlockSpares : Refusal::Kind::kOneBlockNoRoom, carve.req);
     why.unit = unit;
     why.offered = largest;
@@ -717,11 +820,12 @@ Placement place(const Snapshot& snap, const Request& req) {
     const Topology& topo = snap.topology();
     if (auto refused = invalid_request(topo, req))
         return *refused;
-    // Every block as this request sees it (counted once, used by every rule below).
-    const Views views = view_blocks(snap, req);
+    const std::vector<std::uint32_t> counts = counts_to_try(req);
+    // Every block that may be of use to this request as it sees it (counted
+    // once, used by every rule below).
+    const Views views = view_blocks(snap, req, view_scope(topo, req, counts));
     if (auto refused = outside_topology(topo, req, views))
         return *refused;
-    const std::vector<std::uint32_t> counts = counts_to_try(req);
     if (auto refused = unusable_segment(topo, req, counts))
         return *refused;
     if (req.recovery)

@@ -427,15 +427,19 @@ class Confiner {
 
 } // namespace
 
-LevelScope confine_to_levels(const Topology& topo, const std::vector<BlockRoom>& rooms, const LevelQuery& q) {
+bool levels_may_confine(const Topology& topo, const LevelQuery& q) {
     const Hierarchy& h = topo.hierarchy();
     if (h.empty() || q.nodes <= 0 || topo.block_count() == 0)
-        return {};
+        return false;
     // Most requests need no level: a job that fits a slice stays in one
     // block, and topology/block places segments of a base block one by one.
     if (!q.segmented && q.nodes <= topo.largest_slice())
-        return {};
-    if (q.segmented && h.per_segment() && q.unit <= static_cast<int>(h.base_nodes()))
+        return false;
+    return !(q.segmented && h.per_segment() && q.unit <= static_cast<int>(h.base_nodes()));
+}
+
+LevelScope confine_to_levels(const Topology& topo, const std::vector<BlockRoom>& rooms, const LevelQuery& q) {
+    if (!levels_may_confine(topo, q))
         return {};
     return Confiner(topo, rooms, q).run();
 }

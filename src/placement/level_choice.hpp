@@ -59,4 +59,8 @@ struct LevelScope {
 // are absent), in block order.
 LevelScope confine_to_levels(const Topology& topo, const std::vector<BlockRoom>& rooms, const LevelQuery& q);
 
+// Whether confine_to_levels may confine this count of the job (false: it
+// answers kFree without reading the rooms).
+bool levels_may_confine(const Topology& topo, const LevelQuery& q);
+
 } // namespace nvlblock

@@ -14,6 +14,10 @@ using byte_words::chunk_differs;
 using byte_words::kChunk;
 using byte_words::load8;
 
+bool offers_failed(std::span<const std::uint8_t> map, const NodeState* states, std::size_t i) {
+    return !map.empty() && map[i] && is_failed(states[i]);
+}
+
 void set_bit(std::vector<std::uint64_t>& bits, BlockIndex b, bool on) {
     const auto i = static_cast<std::size_t>(b);
     const std::uint64_t m = 1ULL << (i % 64);
@@ -62,6 +66,10 @@ void RoomIndex::init(const Topology& topo) {
         slice_of_.push_back(
             static_cast<int>(std::lower_bound(slices_.begin(), slices_.end(), b.settings.slice) - slices_.begin()));
     by_spare_.assign(slices_.size(), std::vector<long>(static_cast<std::size_t>(largest) + 1, 0));
+    const std::size_t values = static_cast<std::size_t>(largest) + 1;
+    limit_is_.assign(values, std::vector<std::uint64_t>((n + 63) / 64, 0));
+    lending_spare_is_.assign(values, std::vector<std::uint64_t>((n + 63) / 64, 0));
+    by_limit_.assign(values, 0);
     largest_block_ = largest;
     with_available_ = 0;
 }
@@ -70,13 +78,25 @@ void RoomIndex::init(const Topology& topo) {
 void RoomIndex::add(const Topology& topo, BlockIndex b, int sign) {
     const BlockOffer& o = offer(b);
     const bool on = sign > 0;
+    const bool lends = topo.block(b).settings.lending;
     if (o.limit > 0)
         set_bit(ordinary_, b, on);
-    if (o.spare_limit > 0 && topo.block(b).settings.lending)
+    if (o.spare_limit > 0 && lends)
         set_bit(lending_, b, on);
+    set_bit(limit_is_[static_cast<std::size_t>(o.limit)], b, on);
+    if (lends)
+        set_bit(lending_spare_is_[static_cast<std::size_t>(o.spare_limit)], b, on);
+    by_limit_[static_cast<std::size_t>(o.limit)] += sign;
     with_available_ += o.counts.available > 0 ? sign : 0;
     by_spare_[static_cast<std::size_t>(slice_of_[static_cast<std::size_t>(b)])]
              [static_cast<std::size_t>(o.spare_limit)] += sign;
+}
+
+std::uint64_t RoomIndex::with_room_word(std::size_t w, bool preemptible, int at_least) const {
+    std::uint64_t bits = 0;
+    for (std::size_t v = static_cast<std::size_t>(at_least); v < limit_is_.size(); ++v)
+        bits |= limit_is_[v][w] | (preemptible ? lending_spare_is_[v][w] : 0);
+    return bits;
 }
 
 long RoomIndex::spare_at_least(int unit, std::uint32_t segment) const {
@@ -104,9 +124,11 @@ RoomIndexCache::Slot& RoomIndexCache::slot_for(std::span<const NodeState> states
         if (s.index && s.mapped == mapped && s.states_source == states.data() &&
             (!mapped || s.map_source == available.data()))
             slot = &s;
-    if (!slot) // the least recently used
+    if (!slot) { // the least recently used, counted from other arrays
         slot = &*std::min_element(slots_.begin(), slots_.end(),
                                   [](const Slot& a, const Slot& b) { return a.used < b.used; });
+        slot->mark = {};
+    }
     slot->used = ++clock_;
     slot->states_source = states.data();
     slot->map_source = available.data();
@@ -125,32 +147,50 @@ void RoomIndexCache::build(Slot& slot, const Topology& topo, std::span<const Nod
         slot.index->offers_[i] = offer_of(topo.block(b), tallies[i], states, available);
         slot.index->add(topo, b, 1);
     }
+    for (std::size_t i = 0; i < available.size(); ++i)
+        slot.index->offered_failed_ += offers_failed(available, states.data(), i);
+}
+
+// Compares the slot's copies with the arrays at node i: a change touches
+// the node's block and may change how many failed nodes the map offers.
+void RoomIndexCache::compare(Slot& slot, const Topology& topo, std::span<const NodeState> states,
+                             std::span<const std::uint8_t> available, std::size_t i) {
+    const bool map_same = !slot.mapped || available[i] == slot.map[i];
+    if (states[i] == slot.states[i] && map_same)
+        return;
+    offered_failed_change_ -= offers_failed(slot.map, slot.states.data(), i);
+    slot.states[i] = states[i];
+    if (slot.mapped)
+        slot.map[i] = available[i];
+    offered_failed_change_ += offers_failed(slot.map, slot.states.data(), i);
+    const BlockIndex b = topo.block_of(static_cast<NodeIndex>(i));
+    if (b != kNoBlock && !is_touched_[static_cast<std::size_t>(b)]) {
+        is_touched_[static_cast<std::size_t>(b)] = true;
+        touched_.push_back(b);
+    }
 }
 
 // The blocks with a node whose state or map byte differs from the slot's
-// copies, into touched_; the copies are brought up to date.
+// copies, into touched_; the copies are brought up to date. With a journal
+// covering both arrays, only the nodes it noted are compared.
 void RoomIndexCache::find_touched(Slot& slot, const Topology& topo, std::span<const NodeState> states,
-                                  std::span<const std::uint8_t> available) {
-    const auto* now_s = reinterpret_cast<const unsigned char*>(states.data());
-    auto* had_s = reinterpret_cast<unsigned char*>(slot.states.data());
-    const unsigned char* now_m = slot.mapped ? available.data() : nullptr;
-    unsigned char* had_m = slot.mapped ? slot.map.data() : nullptr;
-    const std::size_t n = states.size();
+                                  std::span<const std::uint8_t> available, const ChangeJournal* journal) {
     touched_.clear();
-    auto visit = [&](std::size_t from, std::size_t to) {
-        for (std::size_t i = from; i < to; ++i) {
-            if (now_s[i] == had_s[i] && (!now_m || now_m[i] == had_m[i]))
-                continue;
-            had_s[i] = now_s[i];
-            if (now_m)
-                had_m[i] = now_m[i];
-            const BlockIndex b = topo.block_of(static_cast<NodeIndex>(i));
-            if (b != kNoBlock && !is_touched_[static_cast<std::size_t>(b)]) {
-                is_touched_[static_cast<std::size_t>(b)] = true;
-                touched_.push_back(b);
-            }
-        }
-    };
+    offered_failed_change_ = 0;
+    const void* map = available.empty() ? nullptr : available.data();
+    const auto noted = slot.mark.pending(journal, {states.data(), map});
+    slot.mark.sync(journal, {states.data(), map});
+    if (noted) {
+        for (NodeIndex n : *noted)
+            if (n < states.size())
+                compare(slot, topo, states, available, n);
+        return;
+    }
+    const auto* now_s = reinterpret_cast<const unsigned char*>(states.data());
+    const auto* had_s = reinterpret_cast<const unsigned char*>(slot.states.data());
+    const unsigned char* now_m = slot.mapped ? available.data() : nullptr;
+    const unsigned char* had_m = slot.mapped ? slot.map.data() : nullptr;
+    const std::size_t n = states.size();
     // Within a chunk that differs, words that do not are skipped: a job's
     // start or end changes a few runs of nodes, not every byte of 64.
     auto word_differs = [&](std::size_t k) {
@@ -161,13 +201,15 @@ void RoomIndexCache::find_touched(Slot& slot, const Topology& topo, std::span<co
         if (chunk_differs(now_s + i, had_s + i) || (now_m && chunk_differs(now_m + i, had_m + i)))
             for (std::size_t k = i; k < i + kChunk; k += 8)
                 if (word_differs(k))
-                    visit(k, k + 8);
-    visit(i, n);
+                    for (std::size_t j = k; j < k + 8; ++j)
+                        compare(slot, topo, states, available, j);
+    for (; i < n; ++i)
+        compare(slot, topo, states, available, i);
 }
 
 std::shared_ptr<const RoomIndex> RoomIndexCache::index(const Topology& topo, std::span<const NodeState> states,
-                                                       const Tallies& tallies,
-                                                       std::span<const std::uint8_t> available) {
+                                                       const Tallies& tallies, std::span<const std::uint8_t> available,
+                                                       const ChangeJournal* journal) {
     check_state_count(topo, states);
     if (!available.empty() && available.size() != states.size())
         return nullptr; // the engine refuses such a map; nothing to index
@@ -179,15 +221,17 @@ std::shared_ptr<const RoomIndex> RoomIndexCache::index(const Topology& topo, std
     Slot& slot = slot_for(states, available);
     if (!slot.index || slot.mapped != !available.empty() || slot.states.size() != states.size()) {
         build(slot, topo, states, tallies, available);
+        slot.mark.sync(journal, {states.data(), available.empty() ? nullptr : available.data()});
         return slot.index;
     }
-    find_touched(slot, topo, states, available);
-    if (touched_.empty())
+    find_touched(slot, topo, states, available, journal);
+    if (touched_.empty() && offered_failed_change_ == 0) // a node outside every block may change the count alone
         return slot.index;
     // A snapshot may still hold this index: update a copy then.
     if (slot.index.use_count() > 1)
         slot.index = std::make_shared<RoomIndex>(*slot.index);
     RoomIndex& idx = *slot.index;
+    idx.offered_failed_ += offered_failed_change_;
     for (BlockIndex b : touched_) {
         const auto i = static_cast<std::size_t>(b);
         idx.add(topo, b, -1);

@@ -13,13 +13,15 @@
 //
 // The index is updated the way TallyCache updates tallies: the arrays are
 // compared with the copies last counted, 64 bytes per step, and only the
-// blocks whose nodes changed are recounted. Several (states, map) pairs are
+// blocks whose nodes changed are recounted (or, where the caller notes its
+// changes, change_journal.hpp, only the nodes it noted are compared). Several (states, map) pairs are
 // kept (found by address first), since a scheduler alternates between the
 // cluster as it is and as it will be, and between maps.
 #pragma once
 
 #include "model/topology.hpp"
 #include "placement/availability_counts.hpp"
+#include "placement/change_journal.hpp"
 #include "placement/node_state.hpp"
 #include "placement/snapshot.hpp"
 
@@ -47,34 +49,56 @@ class RoomIndex {
     // Whether some block (a faulted one too) has a node the request may see.
     bool any_available() const { return with_available_ > 0; }
     // Calls f(block), in block order, for every block where a request may
-    // take a node: limit > 0, or (`preemptible` work) a lending block with
-    // spare_limit > 0. Every other block offers it nothing.
+    // take `at_least` nodes: limit >= at_least, or (`preemptible` work) a
+    // lending block with spare_limit >= at_least. Every other block offers it
+    // fewer (none, for at_least 1).
     template <class F>
-    void for_each_with_room(bool preemptible, F&& f) const {
+    void for_each_with_room(bool preemptible, int at_least, F&& f) const {
         for (std::size_t w = 0; w < ordinary_.size(); ++w) {
-            std::uint64_t bits = ordinary_[w] | (preemptible ? lending_[w] : 0);
+            std::uint64_t bits = at_least <= 1 ? ordinary_[w] | (preemptible ? lending_[w] : 0)
+                                               : with_room_word(w, preemptible, at_least);
             for (; bits; bits &= bits - 1)
                 f(static_cast<BlockIndex>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
         }
+    }
+    // How many blocks have exactly this limit (0 to largest_block()), and
+    // f(block) for each, in block order.
+    long blocks_with_limit(int limit) const { return by_limit_[static_cast<std::size_t>(limit)]; }
+    template <class F>
+    void for_each_with_limit(int limit, F&& f) const {
+        const std::vector<std::uint64_t>& set = limit_is_[static_cast<std::size_t>(limit)];
+        for (std::size_t w = 0; w < set.size(); ++w)
+            for (std::uint64_t bits = set[w]; bits; bits &= bits - 1)
+                f(static_cast<BlockIndex>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
     }
     // Blocks with spare_limit >= unit whose slice holds `segment` (0: any).
     long spare_at_least(int unit, std::uint32_t segment) const;
     // The most nodes any block has (asked by refusals; kept, not recounted).
     int largest_block() const { return largest_block_; }
+    // How many failed nodes the map offers (Slurm asks whether the job could
+    // ever run: Planner::place answers over other states then). 0 without a map.
+    long offered_failed() const { return offered_failed_; }
 
   private:
     friend class RoomIndexCache;
     void init(const Topology& topo);
     void add(const Topology& topo, BlockIndex b, int sign);
+    // Word w of the blocks with limit (or, preemptible, lending spare_limit) >= at_least.
+    std::uint64_t with_room_word(std::size_t w, bool preemptible, int at_least) const;
 
     std::vector<BlockOffer> offers_;
-    std::vector<std::uint64_t> ordinary_;     // bit per block: limit > 0
-    std::vector<std::uint64_t> lending_;      // bit per block: lends spares and spare_limit > 0
+    std::vector<std::uint64_t> ordinary_; // bit per block: limit > 0
+    std::vector<std::uint64_t> lending_;  // bit per block: lends spares and spare_limit > 0
+    // Per limit value (1 to largest_block()), bit per block: its limit is that
+    // value; the same by spare_limit for blocks that lend spares.
+    std::vector<std::vector<std::uint64_t>> limit_is_, lending_spare_is_;
+    std::vector<long> by_limit_;              // per limit value: how many blocks
     std::vector<int> slices_;                 // the slice sizes of the blocks, once each
     std::vector<int> slice_of_;               // per block: its slice, as an index into slices_
     std::vector<std::vector<long>> by_spare_; // per slice: how many blocks have each spare_limit
     long with_available_ = 0;
     int largest_block_ = 0;
+    long offered_failed_ = 0;
 };
 
 // What one block offers under `states` and `available` (empty: no map, the
@@ -86,9 +110,11 @@ class RoomIndexCache {
   public:
     // The index of `states` (whose tallies are `tallies`) under `available`
     // (empty or one byte per node). An index still held by a snapshot is
-    // left unchanged (copied before an update).
+    // left unchanged (copied before an update). `journal`: what the caller
+    // noted changing (null: compare every node).
     std::shared_ptr<const RoomIndex> index(const Topology& topo, std::span<const NodeState> states,
-                                           const Tallies& tallies, std::span<const std::uint8_t> available);
+                                           const Tallies& tallies, std::span<const std::uint8_t> available,
+                                           const ChangeJournal* journal = nullptr);
     // Forget everything (the topology changed).
     void reset();
 
@@ -101,18 +127,22 @@ class RoomIndexCache {
         std::vector<std::uint8_t> map; // as counted (mapped only)
         std::shared_ptr<RoomIndex> index;
         std::uint64_t used = 0;
+        JournalMark mark;
     };
     Slot& slot_for(std::span<const NodeState> states, std::span<const std::uint8_t> available);
     void build(Slot& slot, const Topology& topo, std::span<const NodeState> states, const Tallies& tallies,
                std::span<const std::uint8_t> available);
     void find_touched(Slot& slot, const Topology& topo, std::span<const NodeState> states,
-                      std::span<const std::uint8_t> available);
+                      std::span<const std::uint8_t> available, const ChangeJournal* journal);
+    void compare(Slot& slot, const Topology& topo, std::span<const NodeState> states,
+                 std::span<const std::uint8_t> available, std::size_t i);
 
     const Topology* topo_ = nullptr;
     std::array<Slot, 4> slots_;
     std::uint64_t clock_ = 0;
     std::vector<BlockIndex> touched_;
     std::vector<bool> is_touched_;
+    long offered_failed_change_ = 0; // found by find_touched
 };
 
 } // namespace nvlblock

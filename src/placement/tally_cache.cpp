@@ -19,7 +19,8 @@ void TallyCache::reset() {
     slots_ = {};
 }
 
-std::shared_ptr<const Tallies> TallyCache::tallies(const Topology& topo, std::span<const NodeState> states) {
+std::shared_ptr<const Tallies> TallyCache::tallies(const Topology& topo, std::span<const NodeState> states,
+                                                   const ChangeJournal* journal) {
     check_state_count(topo, states);
     if (topo_ != &topo) {
         reset();
@@ -30,14 +31,30 @@ std::shared_ptr<const Tallies> TallyCache::tallies(const Topology& topo, std::sp
     for (Slot& s : slots_)
         if (s.tallies && s.source == states.data())
             slot = &s;
-    if (!slot) // the least recently used
+    if (!slot) { // the least recently used, counted from another array
         slot = slots_[0].used <= slots_[1].used ? &slots_[0] : &slots_[1];
+        slot->mark = {};
+    }
     slot->used = ++clock_;
     slot->source = states.data();
-    return update(*slot, topo, states);
+    return update(*slot, topo, states, journal);
 }
 
-std::shared_ptr<const Tallies> TallyCache::update(Slot& slot, const Topology& topo, std::span<const NodeState> states) {
+void TallyCache::compare(Slot& slot, const Topology& topo, std::span<const NodeState> states, std::size_t i) {
+    if (states[i] == slot.states[i])
+        return;
+    slot.states[i] = states[i];
+    const BlockIndex b = topo.block_of(static_cast<NodeIndex>(i));
+    if (b != kNoBlock && !is_touched_[static_cast<std::size_t>(b)]) {
+        is_touched_[static_cast<std::size_t>(b)] = true;
+        touched_.push_back(b);
+    }
+}
+
+std::shared_ptr<const Tallies> TallyCache::update(Slot& slot, const Topology& topo, std::span<const NodeState> states,
+                                                  const ChangeJournal* journal) {
+    const auto noted = slot.mark.pending(journal, {states.data()});
+    slot.mark.sync(journal, {states.data()});
     if (!slot.tallies || slot.states.size() != states.size()) {
         slot.states.assign(states.begin(), states.end());
         slot.tallies = std::make_shared<Tallies>();
@@ -46,28 +63,24 @@ std::shared_ptr<const Tallies> TallyCache::update(Slot& slot, const Topology& to
             slot.tallies->push_back(count_block(topo, b, slot.states));
         return slot.tallies;
     }
-    // NodeState is one byte: compare and copy the arrays as bytes.
-    const auto* now = reinterpret_cast<const unsigned char*>(states.data());
-    auto* had = reinterpret_cast<unsigned char*>(slot.states.data());
-    const std::size_t n = states.size();
     touched_.clear();
-    auto visit = [&](std::size_t from, std::size_t to) {
-        for (std::size_t i = from; i < to; ++i) {
-            if (now[i] == had[i])
-                continue;
-            had[i] = now[i];
-            const BlockIndex b = topo.block_of(static_cast<NodeIndex>(i));
-            if (b != kNoBlock && !is_touched_[static_cast<std::size_t>(b)]) {
-                is_touched_[static_cast<std::size_t>(b)] = true;
-                touched_.push_back(b);
-            }
-        }
-    };
-    std::size_t i = 0;
-    for (; i + kChunk <= n; i += kChunk)
-        if (chunk_differs(now + i, had + i))
-            visit(i, i + kChunk);
-    visit(i, n);
+    if (noted) {
+        for (NodeIndex n : *noted)
+            if (n < states.size())
+                compare(slot, topo, states, n);
+    } else {
+        // NodeState is one byte: compare the arrays as bytes, a chunk at a time.
+        const auto* now = reinterpret_cast<const unsigned char*>(states.data());
+        const auto* had = reinterpret_cast<const unsigned char*>(slot.states.data());
+        const std::size_t n = states.size();
+        std::size_t i = 0;
+        for (; i + kChunk <= n; i += kChunk)
+            if (chunk_differs(now + i, had + i))
+                for (std::size_t k = i; k < i + kChunk; ++k)
+                    compare(slot, topo, states, k);
+        for (; i < n; ++i)
+            compare(slot, topo, states, i);
+    }
     if (touched_.empty())
         return slot.tallies;
     // A snapshot may still hold these tallies: update a copy then.

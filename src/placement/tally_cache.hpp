@@ -8,6 +8,9 @@
 // sees a stale tally; finding what changed costs a scan of the state array
 // in word-sized steps, the recount costs only the blocks touched.
 //
+// A caller that notes what it changes (change_journal.hpp) spares the scan:
+// only the nodes it noted are compared.
+//
 // A caller may alternate between two state arrays (the simulator's backfill
 // asks about the cluster as it is and as it will be when jobs end): each
 // array keeps its own tallies, found by its address first; which one is
@@ -15,6 +18,7 @@
 #pragma once
 
 #include "model/topology.hpp"
+#include "placement/change_journal.hpp"
 #include "placement/node_state.hpp"
 #include "placement/snapshot.hpp"
 
@@ -29,7 +33,9 @@ class TallyCache {
   public:
     // The tallies of `states` on `topo`. A snapshot still holding earlier
     // tallies keeps them unchanged (they are copied before an update).
-    std::shared_ptr<const Tallies> tallies(const Topology& topo, std::span<const NodeState> states);
+    // `journal`: what the caller noted changing (null: compare every node).
+    std::shared_ptr<const Tallies> tallies(const Topology& topo, std::span<const NodeState> states,
+                                           const ChangeJournal* journal = nullptr);
 
     // Forget everything (the topology changed).
     void reset();
@@ -40,8 +46,12 @@ class TallyCache {
         std::vector<NodeState> states;     // its states as counted
         std::shared_ptr<Tallies> tallies;
         std::uint64_t used = 0;
+        JournalMark mark;
     };
-    std::shared_ptr<const Tallies> update(Slot& slot, const Topology& topo, std::span<const NodeState> states);
+    std::shared_ptr<const Tallies> update(Slot& slot, const Topology& topo, std::span<const NodeState> states,
+                                          const ChangeJournal* journal);
+    // Compares the slot's copy with `states` at node i; a change touches its block.
+    void compare(Slot& slot, const Topology& topo, std::span<const NodeState> states, std::size_t i);
 
     const Topology* topo_ = nullptr;
     std::array<Slot, 2> slots_;

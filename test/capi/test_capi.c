@@ -1206,6 +1206,76 @@ START_TEST(test_refusal_kept_as_reason) {
 }
 END_TEST
 
+/* A planner told which nodes changed (nvlb_track_changes, nvlb_nodes_changed)
+ * answers as one that reads every node, over random changes of a few nodes
+ * and maps that alternate (Slurm's per-partition maps in one buffer); a
+ * change it is not told of is not read, which shows it reads only what it
+ * was told. */
+START_TEST(test_tracked_changes_answer_the_same) {
+    nvlb_planner_t* told = NULL;
+    uint8_t avail[NODES], last_map[NODES];
+    uint32_t nodes_a[NODES], nodes_b[NODES], changed[NODES];
+    unsigned seed = 11;
+    int placed = 0;
+
+    ck_assert_int_eq(nvlb_planner_load(yaml_path, NULL, 0, 0, &told, NULL), NVLB_OK);
+    ck_assert_int_eq(nvlb_track_changes(told, true), NVLB_OK);
+    memset(last_map, 0, sizeof last_map);
+    for (int step = 0; step < 400; step++) {
+        nvlb_request_t req = request(500 + step, 1 + (uint32_t)(step % 6) * 2, 1000);
+        nvlb_placement_t a = {0}, b = {0};
+        size_t n = 0;
+        for (int k = rand_r(&seed) % 4; k > 0; k--) {
+            uint32_t node = (uint32_t)rand_r(&seed) % NODES;
+            states[node] = (uint8_t)(rand_r(&seed) % 5);
+            changed[n++] = node;
+        }
+        for (uint32_t i = 0; i < NODES; i++) { /* this step's map: free nodes, every other step all */
+            avail[i] = (step % 2) || states[i] == NVLB_NODE_FREE;
+            if (avail[i] != last_map[i] && n < NODES)
+                changed[n++] = i;
+            last_map[i] = avail[i];
+        }
+        ck_assert_int_eq(nvlb_nodes_changed(told, changed, n), NVLB_OK);
+        req.available = avail;
+        a.nodes = nodes_a;
+        a.nodes_capacity = NODES;
+        b.nodes = nodes_b;
+        b.nodes_capacity = NODES;
+        ck_assert_int_eq(nvlb_place(planner, states, NODES, &req, &a), NVLB_OK);
+        ck_assert_int_eq(nvlb_place(told, states, NODES, &req, &b), NVLB_OK);
+        ck_assert_int_eq(a.reason, b.reason);
+        ck_assert_str_eq(a.message, b.message);
+        ck_assert_uint_eq(a.node_count, b.node_count);
+        ck_assert_mem_eq(a.nodes, b.nodes, a.node_count * sizeof a.nodes[0]);
+        placed += a.reason == NVLB_PLACED;
+    }
+    ck_assert_int_gt(placed, 50);
+    {
+        /* A node taken that the told planner is not told of. */
+        nvlb_request_t req = request(999, 1, 1000);
+        nvlb_placement_t out = {0};
+        uint32_t nodes[NODES], first;
+        memset(states, NVLB_NODE_FREE, sizeof states);
+        ck_assert_int_eq(nvlb_track_changes(told, true), NVLB_OK); /* read every node once */
+        out.nodes = nodes;
+        out.nodes_capacity = NODES;
+        ck_assert_int_eq(nvlb_place(told, states, NODES, &req, &out), NVLB_OK);
+        ck_assert_int_eq(out.reason, NVLB_PLACED);
+        first = nodes[0];
+        states[first] = NVLB_NODE_BUSY;
+        ck_assert_int_eq(nvlb_place(told, states, NODES, &req, &out), NVLB_OK);
+        ck_assert_uint_eq(nodes[0], first); /* not told: read as it was */
+        ck_assert_int_eq(nvlb_nodes_changed(told, &first, 1), NVLB_OK);
+        ck_assert_int_eq(nvlb_place(told, states, NODES, &req, &out), NVLB_OK);
+        ck_assert_uint_ne(nodes[0], first);
+    }
+    ck_assert_int_eq(nvlb_nodes_changed(told, NULL, 1), NVLB_E_INVALID);
+    ck_assert_int_eq(nvlb_track_changes(NULL, true), NVLB_E_INVALID);
+    nvlb_planner_free(told);
+}
+END_TEST
+
 /* No fixed caps anywhere: 10,000 open recoveries on 1,250 racks, and pending
  * reasons for 100,000 jobs, each kept whole. */
 START_TEST(test_no_fixed_caps) {
@@ -1474,6 +1544,7 @@ static Suite* capi_suite(void) {
     tcase_add_test(place, test_place_seventeen_spares_withheld);
     tcase_add_test(place, test_place_argument_errors);
     tcase_add_test(place, test_refusal_kept_as_reason);
+    tcase_add_test(place, test_tracked_changes_answer_the_same);
     tcase_add_test(recovery, test_recovery_flow);
     tcase_add_test(recovery, test_recovery_gone);
     tcase_add_test(recovery, test_clear_lemon);

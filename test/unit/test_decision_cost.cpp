@@ -226,10 +226,30 @@ void expect_index_matches(const Topology& t, const RoomIndex& idx, std::span<con
     }
     EXPECT_EQ(idx.any_available(), any) << "step " << step;
     std::vector<BlockIndex> got_room, got_room_lending;
-    idx.for_each_with_room(false, [&](BlockIndex b) { got_room.push_back(b); });
-    idx.for_each_with_room(true, [&](BlockIndex b) { got_room_lending.push_back(b); });
+    idx.for_each_with_room(false, 1, [&](BlockIndex b) { got_room.push_back(b); });
+    idx.for_each_with_room(true, 1, [&](BlockIndex b) { got_room_lending.push_back(b); });
     EXPECT_EQ(got_room, want_room) << "step " << step;
     EXPECT_EQ(got_room_lending, want_room_lending) << "step " << step;
+    // With a least room: the blocks offering at least that many, by limit
+    // (or, preemptible, a lending block's spare limit); blocks per limit.
+    for (int at_least : {2, 3, 5, 8, 16, 40}) {
+        for (bool preemptible : {false, true}) {
+            std::vector<BlockIndex> want, got;
+            for (std::size_t i = 0; i < t.block_count(); ++i) {
+                const BlockOffer& o = idx.offer(static_cast<BlockIndex>(i));
+                if (o.limit >= at_least || (preemptible && t.blocks()[i].settings.lending && o.spare_limit >= at_least))
+                    want.push_back(static_cast<BlockIndex>(i));
+            }
+            idx.for_each_with_room(preemptible, at_least, [&](BlockIndex b) { got.push_back(b); });
+            EXPECT_EQ(got, want) << "step " << step << " at least " << at_least;
+        }
+    }
+    for (int limit = 0; limit <= idx.largest_block(); ++limit) {
+        long want = 0;
+        for (std::size_t i = 0; i < t.block_count(); ++i)
+            want += idx.offer(static_cast<BlockIndex>(i)).limit == limit;
+        EXPECT_EQ(idx.blocks_with_limit(limit), want) << "step " << step << " limit " << limit;
+    }
     for (std::uint32_t segment : {0u, 4u, 8u, 16u})
         for (int unit = 1; unit <= 21; unit += 4) {
             long want = 0;

@@ -13,6 +13,7 @@
 #include "sim_types.hpp"
 
 #include "model/topology.hpp"
+#include "placement/change_journal.hpp"
 #include "placement/node_state.hpp"
 
 #include <cstdint>
@@ -26,6 +27,14 @@ class ClusterState {
     explicit ClusterState(const nvlblock::Topology& topo);
 
     std::size_t size() const { return states_.size(); }
+    // From now on every change to the states and the two maps is noted in
+    // `journal` (the planner's), which tracks those arrays.
+    void set_journal(nvlblock::ChangeJournal* journal) {
+        journal_ = journal;
+        for (const void* a : {static_cast<const void*>(states_.data()), static_cast<const void*>(free_map_.data()),
+                              static_cast<const void*>(preemptor_map_.data())})
+            journal_->track(a);
+    }
     const std::vector<nvlblock::NodeState>& states() const { return states_; }
     nvlblock::NodeState state(nvlblock::NodeIndex n) const { return states_[n]; }
     // Running job (simulator index) on a node, -1 when none.
@@ -85,9 +94,12 @@ class ClusterState {
     void sync_maps(nvlblock::NodeIndex n) {
         free_map_[n] = states_[n] == nvlblock::NodeState::kFree ? 1 : 0;
         preemptor_map_[n] = free_map_[n] != 0 || (causes_[n] == 0 && node_preemptible_[n] != 0) ? 1 : 0;
+        if (journal_) // every change of a state is followed by this call
+            journal_->note(n);
     }
 
     std::vector<nvlblock::NodeState> states_;
+    nvlblock::ChangeJournal* journal_ = nullptr;
     std::vector<std::int32_t> node_job_;
     std::vector<std::uint8_t> node_preemptible_;
     std::vector<std::uint16_t> causes_;

@@ -150,6 +150,8 @@ Time:
 Output:
   --json OUT             results, one object per policy (docs/sim.md)
   --timing               include wall-clock figures in the JSON (not reproducible)
+  --scan-changes         do not name changed nodes to the planner: every decision
+                         compares every node (same results, slower; for benchmarks)
   --csv OUT              time series, one row per policy and bucket
   --plot PREFIX          PREFIX-utilization.png, PREFIX-stranded.png,
                          PREFIX-goodput.png (gnuplot)
@@ -208,7 +210,7 @@ std::string command_line(int argc, char** argv) {
     return s;
 }
 
-// Every option that takes a value (the flags are quiet, timing and help).
+// Every option that takes a value (the flags are quiet, timing, scan-changes and help).
 const std::vector<std::string> kValueOptions = {"trace",
                                                 "racks",
                                                 "nodes-per-rack",
@@ -314,6 +316,7 @@ void read_options(const cli::Args& args, RunInfo& run) {
     opt.requeue_order = order == "requeue" ? RequeueOrder::kRequeue : RequeueOrder::kSubmit;
     opt.bf_interval = seconds_arg(args, "bf-interval", 30);
     opt.bf_max_job_test = static_cast<int>(args.integer("bf-max-job-test", 500, 1, 1000000));
+    opt.note_changes = !args.has("scan-changes");
     opt.horizon = seconds_arg(args, "horizon", 0);
     opt.victims.grace_time = seconds_arg(args, "grace-time", 0);
     opt.victims.checkpoint_on_signal = share_arg(args, "checkpoint-on-signal", 0);
@@ -556,7 +559,7 @@ void print_rate(const RunInfo& run, const std::vector<PolicyResult>& results) {
 }
 
 int run(int argc, char** argv) {
-    cli::Args args(argc, argv, kValueOptions, {"quiet", "timing", "help"});
+    cli::Args args(argc, argv, kValueOptions, {"quiet", "timing", "scan-changes", "help"});
     if (args.has("help")) {
         std::cout << kUsage;
         return 0;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "model/topology.hpp"
+#include "placement/change_journal.hpp"
 
 #include <utility>
 #include <vector>
@@ -17,23 +18,32 @@ namespace nvlblock::sim {
 template <class T>
 class Patch {
   public:
-    explicit Patch(std::vector<T>& array) : array_(array) {}
+    // `journal`: where each node set and put back is noted (the planner's,
+    // when the array is one it tracks; null: none).
+    explicit Patch(std::vector<T>& array, nvlblock::ChangeJournal* journal = nullptr)
+        : array_(array), journal_(journal) {}
     Patch(const Patch&) = delete;
     Patch& operator=(const Patch&) = delete;
     // Undone in reverse order, so a node set twice gets its first value back.
     ~Patch() {
-        for (auto it = saved_.rbegin(); it != saved_.rend(); ++it)
+        for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
             array_[it->first] = it->second;
+            if (journal_)
+                journal_->note(it->first);
+        }
     }
 
     void set(nvlblock::NodeIndex n, T value) {
         saved_.emplace_back(n, array_[n]);
         array_[n] = value;
+        if (journal_)
+            journal_->note(n);
     }
     const std::vector<T>& array() const { return array_; }
 
   private:
     std::vector<T>& array_;
+    nvlblock::ChangeJournal* journal_;
     std::vector<std::pair<nvlblock::NodeIndex, T>> saved_;
 };
 

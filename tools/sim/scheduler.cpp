@@ -224,6 +224,7 @@ void Scheduler::backfill_long_job(std::uint32_t head, std::uint32_t index, Shape
         for (NodeIndex n : q.nodes) {
             res_.states[n] = busy;
             res_.available[n] = usable;
+            note_whatif(n);
         }
         // The head job keeps its time; its nodes are where it would now be placed then.
         res_.reserved = head_then.nodes;
@@ -243,6 +244,28 @@ void Scheduler::set_whatif(std::size_t i, std::uint32_t k) {
     res_.states[i] = s;
     const bool pre = !released && w_.cluster().runs_preemptible(static_cast<NodeIndex>(i));
     res_.available[i] = whatif_available(s, pre, res_.preempt);
+    note_whatif(i);
+}
+
+void Scheduler::note_whatif(std::size_t i) {
+    if (nvlblock::ChangeJournal* j = w_.changes())
+        j->note(static_cast<NodeIndex>(i));
+}
+
+void Scheduler::track_whatif(std::size_t n) {
+    nvlblock::ChangeJournal* j = w_.changes();
+    if (j && res_.states.size() == n && j->tracks(res_.states.data()) && j->tracks(res_.available.data()))
+        return; // rewritten whole below: each node is noted, past the journal's limit "all"
+    if (j) {
+        j->untrack(res_.states.data());
+        j->untrack(res_.available.data());
+    }
+    res_.states.resize(n);
+    res_.available.resize(n);
+    if (j) {
+        j->track(res_.states.data());
+        j->track(res_.available.data());
+    }
 }
 
 bool Scheduler::probe(std::uint32_t head, std::size_t k, Seconds now, Placement& out) {
@@ -253,8 +276,7 @@ bool Scheduler::probe(std::uint32_t head, std::size_t k, Seconds now, Placement&
     const auto kk = static_cast<std::uint32_t>(k);
     if (probed_ == kNotProbed) {
         const std::size_t n = w_.cluster().size();
-        res_.states.resize(n);
-        res_.available.resize(n);
+        track_whatif(n);
         for (std::size_t i = 0; i < n; ++i)
             set_whatif(i, kk);
     } else {
@@ -365,8 +387,8 @@ bool Scheduler::head_still_fits(std::uint32_t head, std::uint32_t job, const std
     const SimJob& j = w_.job(job);
     const NodeState busy = w_.running_state(j);
     const std::uint8_t usable = whatif_available(busy, j.preemptible, res_.preempt);
-    Patch<NodeState> states(res_.states);
-    Patch<std::uint8_t> available(res_.available);
+    Patch<NodeState> states(res_.states, w_.changes());
+    Patch<std::uint8_t> available(res_.available, w_.changes());
     for (NodeIndex node : taken) {
         states.set(node, busy);
         available.set(node, usable);

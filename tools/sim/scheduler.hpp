@@ -91,6 +91,9 @@ class Scheduler {
     Seconds tick_at_ = -1; // a backfill tick already scheduled for this time
     // The what-if of node i with the first k jobs (by expected end) ended.
     void set_whatif(std::size_t i, std::uint32_t k);
+    // The what-if arrays are the planner's to track: every change is noted.
+    void note_whatif(std::size_t i);
+    void track_whatif(std::size_t n);
 
     // Ranks the running jobs by expected end (ends_), every node by its job's
     // rank (release_rank_) and the nodes by rank (ranked_ from rank_begin_[r]);

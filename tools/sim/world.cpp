@@ -29,6 +29,8 @@ World::World(const SimOptions& options, PolicyConfig policy, SimHooks hooks)
       selector_(preemptible_selector(policy_, planner_.topology())),
       metrics_(options.window_start, options.window_end, options.bucket) {
     planner_.set_slurm_requeue_delay(opt_.requeue_delay); // as the plugin does (cred_expire + 1)
+    if (changes())
+        cluster_.set_journal(changes());
 }
 
 std::uint32_t World::submit(JobSpec spec, Seconds now) {
@@ -159,7 +161,7 @@ Placement World::attempt(SimJob& j, Seconds now, const std::vector<NodeIndex>* e
         p = decide(st, r, nullptr, now, false);
     } else {
         // The free map with the excluded nodes patched out for this decision.
-        Patch<std::uint8_t> avail(cluster_.free_map());
+        Patch<std::uint8_t> avail(cluster_.free_map(), changes());
         for (NodeIndex n : *exclude)
             avail.set(n, 0);
         p = decide(st, r, &avail.array(), now, false);
@@ -169,7 +171,7 @@ Placement World::attempt(SimJob& j, Seconds now, const std::vector<NodeIndex>* e
     // Slurm offers the nodes of preemptible jobs only when the job cannot
     // start without them, and not those of a job it is preempting already
     // (signalled by a reclaim): their grace time runs.
-    Patch<std::uint8_t> avail(cluster_.preemptor_map());
+    Patch<std::uint8_t> avail(cluster_.preemptor_map(), changes());
     for (std::uint32_t s : signalled_)
         for (NodeIndex n : jobs_[s].nodes)
             avail.set(n, 0);

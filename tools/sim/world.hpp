@@ -52,6 +52,7 @@ struct SimOptions {
     int bf_max_job_test = 500;          // jobs a backfill pass examines
     bool reuse_reservation = true;      // keep a reservation while provably unchanged (false: recompute each pass)
     bool cache_refusals = true;         // a refusal stands until the epoch changes (false: ask the Planner again)
+    bool note_changes = true;           // name changed nodes to the planner (false: it compares every node)
     Seconds max_time = 3 * 365 * 86400; // safety stop for runs without a horizon
     VictimModel victims;                // how jobs reclaimed for an in-place restart fare
     // nvrx: from a failure to the job working again on its standby, in the
@@ -178,6 +179,9 @@ class World {
     const PolicyConfig& policy() const { return policy_; }
     const nvlblock::Topology& topology() const { return planner_.topology(); }
     nvlblock::Planner& planner() { return planner_; }
+    // Where the simulator notes the nodes it changes in arrays the planner
+    // tracks (null with note_changes off: the planner compares every node).
+    nvlblock::ChangeJournal* changes() { return opt_.note_changes ? &planner_.changes() : nullptr; }
     const nvlblock::Planner& planner() const { return planner_; }
     ClusterState& cluster() { return cluster_; }
     const ClusterState& cluster() const { return cluster_; }
