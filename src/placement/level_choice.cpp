@@ -177,6 +177,12 @@ std::optional<std::vector<int>> pick_children(const std::vector<Child>& children
 
 // The sum of the `limit` largest child capacities (all of them for 0).
 long reach_of(const std::vector<Child>& children, long limit) {
+    if (limit == 0 || static_cast<std::size_t>(limit) >= children.size()) {
+        long sum = 0; // every child counts: nothing to sort
+        for (const Child& c : children)
+            sum += c.cap;
+        return sum;
+    }
     std::vector<long> caps;
     for (const Child& c : children)
         caps.push_back(c.cap);
@@ -358,7 +364,11 @@ class Confiner {
             c.blocks.push_back(b);
             c.free += limit_[static_cast<std::size_t>(b)];
             const int cid = t == 0 ? b : child.group_of(b);
-            auto ch = std::find_if(c.children.begin(), c.children.end(), [&](const Child& x) { return x.id == cid; });
+            // A child's blocks are mostly consecutive: the last child first.
+            auto ch =
+                !c.children.empty() && c.children.back().id == cid
+                    ? c.children.end() - 1
+                    : std::find_if(c.children.begin(), c.children.end(), [&](const Child& x) { return x.id == cid; });
             if (ch == c.children.end())
                 ch = c.children.insert(c.children.end(), Child{cid, 0, {}});
             ch->cap += cap_[static_cast<std::size_t>(b)];
