@@ -91,8 +91,9 @@ nvlb_status_t nvlb_place(nvlb_planner_t* planner, const uint8_t* node_states, si
 
 /* Which nodes changed (optional: a decision then reads the nodes named, not
  * every node). After nvlb_track_changes(planner, true), the caller names,
- * before each nvlb_place, every node whose node_states byte or available byte
- * differs from what the previous nvlb_place passed (naming a node that did
+ * before each nvlb_place, every node whose node_states byte differs from what
+ * the previous nvlb_place passed, and every node whose available byte differs
+ * from the map of the last nvlb_place that passed one (naming a node that did
  * not change is harmless). Other calls that pass node_states read every node
  * and are not counted (the next nvlb_place reads every node once after one). A node not named is read as it was: the
  * answers are those of a caller that names nothing only while every change is named. nvlb_track_changes(planner, true)

@@ -90,41 +90,52 @@ std::span<const NodeState> states_of(nvlb_planner* p, const std::uint8_t* raw, s
     return p->states;
 }
 
-std::span<const NodeState> asked_states_of(nvlb_planner* p, const std::uint8_t* raw, std::size_t n) {
-    ChangeJournal& journal = p->planner.changes();
-    const auto noted = p->states.size() == n ? p->states_mark.pending(&journal, {p->states.data()}) : std::nullopt;
-    if (noted) {
-        for (NodeIndex k : *noted)
-            if (k < n)
-                p->states[k] = state_of(raw[k]);
-    } else {
-        copy_all_states(p, raw, n);
-    }
-    p->states_mark.sync(&journal, {p->states.data()});
-    return p->states;
-}
-
 namespace {
 
-// The caller's map in the handle's copy, read only where the caller named
-// a change since the copy was last brought up to date.
-std::span<const std::uint8_t> tracked_map(nvlb_planner& p, const std::uint8_t* available, std::size_t n) {
-    ChangeJournal& journal = p.planner.changes();
-    const auto noted = p.map.size() == n ? p.map_mark.pending(&journal, {p.map.data()}) : std::nullopt;
-    if (noted) {
-        for (NodeIndex k : *noted)
-            if (k < n)
-                p.map[k] = available[k];
-    } else {
-        if (p.map.size() != n)
-            replace_tracked(&p, p.map, n);
-        std::memcpy(p.map.data(), available, n);
-    }
-    p.map_mark.sync(&journal, {p.map.data()});
-    return p.map;
+// Brings one of the handle's copies up to date: at the nodes named since
+// its mark, or whole (returns false then).
+template <class T, class Read>
+bool follow(nvlb_planner& p, std::vector<T>& copy, JournalMark& mark, std::size_t n, Read&& read) {
+    const auto noted =
+        copy.size() == n ? mark.pending(&p.planner.changes(), {static_cast<const void*>(copy.data())}) : std::nullopt;
+    if (!noted)
+        return false;
+    for (NodeIndex k : *noted)
+        if (k < n)
+            copy[k] = read(k);
+    return true;
 }
 
 } // namespace
+
+AskedArrays asked_arrays(nvlb_planner* p, const std::uint8_t* raw, std::size_t n, const std::uint8_t* available) {
+    ChangeJournal& journal = p->planner.changes();
+    AskedArrays out;
+    bool whole = false;
+    if (!follow(*p, p->states, p->states_mark, n, [&](NodeIndex k) { return state_of(raw[k]); })) {
+        copy_all_states(p, raw, n);
+        whole = true;
+    }
+    out.states = p->states;
+    out.available = available;
+    if (available && p->tracking) {
+        if (!follow(*p, p->map, p->map_mark, n, [&](NodeIndex k) { return available[k]; })) {
+            if (p->map.size() != n)
+                replace_tracked(p, p->map, n);
+            std::memcpy(p->map.data(), available, n);
+            whole = true;
+        }
+        out.available = p->map.data();
+    }
+    // A copy filled whole changed where nothing was named: every copy kept
+    // from it (the planner's tallies and room index) is compared whole once.
+    if (whole && p->tracking)
+        journal.note_all();
+    p->states_mark.sync(&journal, {p->states.data()});
+    if (available && p->tracking)
+        p->map_mark.sync(&journal, {p->map.data()});
+    return out;
+}
 
 void set_tracking(nvlb_planner_t& p, bool on) {
     ChangeJournal& journal = p.planner.changes();
@@ -133,10 +144,11 @@ void set_tracking(nvlb_planner_t& p, bool on) {
         on ? journal.track(a) : journal.untrack(a);
     p.states_mark = {};
     p.map_mark = {};
+    journal.note_all(); // asked again: every node may have changed
 }
 
 // Slurm's facts as the C ABI carries them; core/slurm_request.hpp shapes them.
-Request request_of(nvlb_planner_t& p, const nvlb_request_t& request, std::size_t node_count,
+Request request_of(const nvlb_planner_t& p, const nvlb_request_t& request, std::size_t node_count,
                    std::vector<std::uint8_t>& candidates) {
     SlurmJobFacts f;
     f.job_id = request.job_id;
@@ -147,8 +159,7 @@ Request request_of(nvlb_planner_t& p, const nvlb_request_t& request, std::size_t
     f.whole_topology = request.exclusive_topo;
     f.preemptible = request.preemptible;
     if (request.available)
-        f.available = p.tracking ? tracked_map(p, request.available, node_count)
-                                 : std::span<const std::uint8_t>(request.available, node_count);
+        f.available = std::span<const std::uint8_t>(request.available, node_count);
     if (request.required)
         f.nodelist.assign(request.required, request.required + request.required_count);
     f.now = request.now;

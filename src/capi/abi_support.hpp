@@ -114,16 +114,20 @@ void nothrow_do(Fn&& fn) noexcept {
 // The caller's node states as the core's, unknown values as down, in the
 // handle's reused buffer (call under p->mutex): every node is read.
 std::span<const NodeState> states_of(nvlb_planner_t* p, const std::uint8_t* raw, std::size_t n);
-// The same for nvlb_place: while changes are tracked, only the nodes the
-// caller named since the buffer was last filled are read.
-std::span<const NodeState> asked_states_of(nvlb_planner_t* p, const std::uint8_t* raw, std::size_t n);
+// nvlb_place's states and map (null: none). While changes are tracked,
+// both are the handle's copies, read only at the nodes the caller named
+// since they were last filled (nvlb_track_changes); otherwise the states
+// are read whole and the map is the caller's.
+struct AskedArrays {
+    std::span<const NodeState> states;
+    const std::uint8_t* available = nullptr;
+};
+AskedArrays asked_arrays(nvlb_planner_t* p, const std::uint8_t* raw, std::size_t n, const std::uint8_t* available);
 
 // Slurm's facts about a job as the C ABI carries them, shaped into the
 // core's question (core/slurm_request.hpp) by the release the topology was
-// read for. candidates: storage the request's node lists point into. While
-// changes are tracked, the map is the handle's copy, brought up to date from
-// the nodes named (so the core may read only those).
-Request request_of(nvlb_planner_t& p, const nvlb_request_t& request, std::size_t node_count,
+// read for. candidates: storage the request's node lists point into.
+Request request_of(const nvlb_planner_t& p, const nvlb_request_t& request, std::size_t node_count,
                    std::vector<std::uint8_t>& candidates);
 
 // Tracking on or off (nvlb_track_changes), under p->mutex.

@@ -69,10 +69,13 @@ nvlb_status_t nvlb_place(nvlb_planner_t* p, const uint8_t* node_states, size_t n
             copy_str(out->message, sizeof out->message, "node count does not match the topology");
             return NVLB_E_INVALID;
         }
+        const AskedArrays arrays = asked_arrays(p, node_states, node_count, request->available);
+        nvlb_request_t facts = *request;
+        facts.available = arrays.available;
         std::vector<std::uint8_t> candidates;
-        const Request asked = request_of(*p, *request, node_count, candidates);
+        const Request asked = request_of(*p, facts, node_count, candidates);
         out->segment = asked.segment;
-        Placement pl = p->planner.place(asked_states_of(p, node_states, node_count), asked, request->now);
+        Placement pl = p->planner.place(arrays.states, asked, request->now);
         out->reason = static_cast<nvlb_reason_t>(pl.reason);
         out->spares_used = pl.spares_used;
         out->recovery_in_place = pl.recovery_in_place;

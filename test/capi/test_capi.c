@@ -1269,6 +1269,20 @@ START_TEST(test_tracked_changes_answer_the_same) {
         ck_assert_int_eq(nvlb_nodes_changed(told, &first, 1), NVLB_OK);
         ck_assert_int_eq(nvlb_place(told, states, NODES, &req, &out), NVLB_OK);
         ck_assert_uint_ne(nodes[0], first);
+        /* Asked to track again: every node may have changed, the decision
+         * reads them all, its block counts included. rack01 with one node
+         * busy (not named) has 15 nodes beside its spares: a 16-node job
+         * goes to rack02. */
+        memset(states, NVLB_NODE_FREE, sizeof states);
+        ck_assert_int_eq(nvlb_track_changes(told, true), NVLB_OK);
+        req = request(998, 16, 1000);
+        ck_assert_int_eq(nvlb_place(told, states, NODES, &req, &out), NVLB_OK);
+        ck_assert_int_eq(block_of(told, nodes[0]), 0);
+        states[0] = NVLB_NODE_BUSY;
+        ck_assert_int_eq(nvlb_track_changes(told, true), NVLB_OK);
+        ck_assert_int_eq(nvlb_place(told, states, NODES, &req, &out), NVLB_OK);
+        ck_assert_int_eq(out.reason, NVLB_PLACED);
+        ck_assert_int_eq(block_of(told, nodes[0]), 1);
     }
     ck_assert_int_eq(nvlb_nodes_changed(told, NULL, 1), NVLB_E_INVALID);
     ck_assert_int_eq(nvlb_track_changes(NULL, true), NVLB_E_INVALID);
