@@ -731,7 +731,7 @@ long unlisted_with_spares(const Carving& carve, const RoomIndex& index, int unit
 // views.at_least, so at most at_least - 1): the index counts every block by
 // its room, less the listed ones.
 int largest_unlisted(const Views& views) {
-    for (int room = views.at_least - 1; room > 0; --room) {
+    for (int room = std::min(views.at_least - 1, views.index->largest_block()); room > 0; --room) {
         long n = views.index->blocks_with_limit(room);
         for (const BlockView& v : views.list)
             n -= views.index->offer(v.block).limit == room;
