@@ -166,7 +166,7 @@ struct Views {
 };
 
 // Which blocks a request looks at closely, given the room index
-// (least_useful_room, best_unheld_block).
+// (view_scope, best_unheld_block).
 struct ViewScope {
     int at_least = 1; // blocks offering fewer nodes offer this request nothing
     // > 0: a request for this many nodes in one block that no rule but best
