@@ -39,4 +39,29 @@ inline bool chunk_differs(const unsigned char* a, const unsigned char* b) {
     return diff != 0;
 }
 
+// Calls f(i) for every byte of each eight-byte word in which `now` differs
+// from `had`, or (`now2` given) `now2` from `had2`; the bytes after the last
+// whole chunk one by one. Every byte that differs is among them (f compares):
+// a change scan that costs a few instructions per 64 bytes that did not
+// change, and skips the words that did not within a chunk that did (a job's
+// start or end changes a few runs of nodes, not every byte of 64).
+template <class F>
+void for_each_in_differing_words(const unsigned char* now, const unsigned char* had, const unsigned char* now2,
+                                 const unsigned char* had2, std::size_t n, F&& f) {
+    auto word_differs = [&](std::size_t k) {
+        return load8(now + k) != load8(had + k) || (now2 && load8(now2 + k) != load8(had2 + k));
+    };
+    std::size_t i = 0;
+    for (; i + kChunk <= n; i += kChunk) {
+        if (!chunk_differs(now + i, had + i) && !(now2 && chunk_differs(now2 + i, had2 + i)))
+            continue;
+        for (std::size_t k = i; k < i + kChunk; k += 8)
+            if (word_differs(k))
+                for (std::size_t j = k; j < k + 8; ++j)
+                    f(j);
+    }
+    for (; i < n; ++i)
+        f(i);
+}
+
 } // namespace nvlblock::byte_words

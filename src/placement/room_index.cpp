@@ -10,10 +10,6 @@
 namespace nvlblock {
 namespace {
 
-using byte_words::chunk_differs;
-using byte_words::kChunk;
-using byte_words::load8;
-
 bool offers_failed(std::span<const std::uint8_t> map, const NodeState* states, std::size_t i) {
     return !map.empty() && map[i] && is_failed(states[i]);
 }
@@ -163,11 +159,7 @@ void RoomIndexCache::compare(Slot& slot, const Topology& topo, std::span<const N
     if (slot.mapped)
         slot.map[i] = available[i];
     offered_failed_change_ += offers_failed(slot.map, slot.states.data(), i);
-    const BlockIndex b = topo.block_of(static_cast<NodeIndex>(i));
-    if (b != kNoBlock && !is_touched_[static_cast<std::size_t>(b)]) {
-        is_touched_[static_cast<std::size_t>(b)] = true;
-        touched_.push_back(b);
-    }
+    touched_.touch(topo, static_cast<NodeIndex>(i));
 }
 
 // The blocks with a node whose state or map byte differs from the slot's
@@ -175,7 +167,6 @@ void RoomIndexCache::compare(Slot& slot, const Topology& topo, std::span<const N
 // covering both arrays, only the nodes it noted are compared.
 void RoomIndexCache::find_touched(Slot& slot, const Topology& topo, std::span<const NodeState> states,
                                   std::span<const std::uint8_t> available, const ChangeJournal* journal) {
-    touched_.clear();
     offered_failed_change_ = 0;
     const void* map = available.empty() ? nullptr : available.data();
     const auto noted = slot.mark.pending(journal, {states.data(), map});
@@ -186,25 +177,11 @@ void RoomIndexCache::find_touched(Slot& slot, const Topology& topo, std::span<co
                 compare(slot, topo, states, available, n);
         return;
     }
-    const auto* now_s = reinterpret_cast<const unsigned char*>(states.data());
-    const auto* had_s = reinterpret_cast<const unsigned char*>(slot.states.data());
-    const unsigned char* now_m = slot.mapped ? available.data() : nullptr;
-    const unsigned char* had_m = slot.mapped ? slot.map.data() : nullptr;
-    const std::size_t n = states.size();
-    // Within a chunk that differs, words that do not are skipped: a job's
-    // start or end changes a few runs of nodes, not every byte of 64.
-    auto word_differs = [&](std::size_t k) {
-        return load8(now_s + k) != load8(had_s + k) || (now_m && load8(now_m + k) != load8(had_m + k));
-    };
-    std::size_t i = 0;
-    for (; i + kChunk <= n; i += kChunk)
-        if (chunk_differs(now_s + i, had_s + i) || (now_m && chunk_differs(now_m + i, had_m + i)))
-            for (std::size_t k = i; k < i + kChunk; k += 8)
-                if (word_differs(k))
-                    for (std::size_t j = k; j < k + 8; ++j)
-                        compare(slot, topo, states, available, j);
-    for (; i < n; ++i)
-        compare(slot, topo, states, available, i);
+    byte_words::for_each_in_differing_words(reinterpret_cast<const unsigned char*>(states.data()),
+                                            reinterpret_cast<const unsigned char*>(slot.states.data()),
+                                            slot.mapped ? available.data() : nullptr,
+                                            slot.mapped ? slot.map.data() : nullptr, states.size(),
+                                            [&](std::size_t i) { compare(slot, topo, states, available, i); });
 }
 
 std::shared_ptr<const RoomIndex> RoomIndexCache::index(const Topology& topo, std::span<const NodeState> states,
@@ -216,7 +193,7 @@ std::shared_ptr<const RoomIndex> RoomIndexCache::index(const Topology& topo, std
     if (topo_ != &topo) {
         reset();
         topo_ = &topo;
-        is_touched_.assign(topo.block_count(), false);
+        touched_.size_for(topo);
     }
     Slot& slot = slot_for(states, available);
     if (!slot.index || slot.mapped != !available.empty() || slot.states.size() != states.size()) {
@@ -232,13 +209,13 @@ std::shared_ptr<const RoomIndex> RoomIndexCache::index(const Topology& topo, std
         slot.index = std::make_shared<RoomIndex>(*slot.index);
     RoomIndex& idx = *slot.index;
     idx.offered_failed_ += offered_failed_change_;
-    for (BlockIndex b : touched_) {
+    for (BlockIndex b : touched_.list()) {
         const auto i = static_cast<std::size_t>(b);
         idx.add(topo, b, -1);
         idx.offers_[i] = offer_of(topo.block(b), tallies[i], states, available);
         idx.add(topo, b, 1);
-        is_touched_[i] = false;
     }
+    touched_.clear();
     return slot.index;
 }
 

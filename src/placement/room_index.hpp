@@ -24,6 +24,7 @@
 #include "placement/change_journal.hpp"
 #include "placement/node_state.hpp"
 #include "placement/snapshot.hpp"
+#include "placement/touched_blocks.hpp"
 
 #include <array>
 #include <bit>
@@ -140,8 +141,7 @@ class RoomIndexCache {
     const Topology* topo_ = nullptr;
     std::array<Slot, 4> slots_;
     std::uint64_t clock_ = 0;
-    std::vector<BlockIndex> touched_;
-    std::vector<bool> is_touched_;
+    TouchedBlocks touched_;
     long offered_failed_change_ = 0; // found by find_touched
 };
 

@@ -7,13 +7,6 @@
 #include <cstring>
 
 namespace nvlblock {
-namespace {
-
-using byte_words::chunk_differs;
-using byte_words::kChunk;
-
-} // namespace
-
 void TallyCache::reset() {
     topo_ = nullptr;
     slots_ = {};
@@ -25,7 +18,7 @@ std::shared_ptr<const Tallies> TallyCache::tallies(const Topology& topo, std::sp
     if (topo_ != &topo) {
         reset();
         topo_ = &topo;
-        is_touched_.assign(topo.block_count(), false);
+        touched_.size_for(topo);
     }
     Slot* slot = nullptr;
     for (Slot& s : slots_)
@@ -44,11 +37,7 @@ void TallyCache::compare(Slot& slot, const Topology& topo, std::span<const NodeS
     if (states[i] == slot.states[i])
         return;
     slot.states[i] = states[i];
-    const BlockIndex b = topo.block_of(static_cast<NodeIndex>(i));
-    if (b != kNoBlock && !is_touched_[static_cast<std::size_t>(b)]) {
-        is_touched_[static_cast<std::size_t>(b)] = true;
-        touched_.push_back(b);
-    }
+    touched_.touch(topo, static_cast<NodeIndex>(i));
 }
 
 std::shared_ptr<const Tallies> TallyCache::update(Slot& slot, const Topology& topo, std::span<const NodeState> states,
@@ -63,33 +52,24 @@ std::shared_ptr<const Tallies> TallyCache::update(Slot& slot, const Topology& to
             slot.tallies->push_back(count_block(topo, b, slot.states));
         return slot.tallies;
     }
-    touched_.clear();
     if (noted) {
         for (NodeIndex n : *noted)
             if (n < states.size())
                 compare(slot, topo, states, n);
-    } else {
-        // NodeState is one byte: compare the arrays as bytes, a chunk at a time.
-        const auto* now = reinterpret_cast<const unsigned char*>(states.data());
-        const auto* had = reinterpret_cast<const unsigned char*>(slot.states.data());
-        const std::size_t n = states.size();
-        std::size_t i = 0;
-        for (; i + kChunk <= n; i += kChunk)
-            if (chunk_differs(now + i, had + i))
-                for (std::size_t k = i; k < i + kChunk; ++k)
-                    compare(slot, topo, states, k);
-        for (; i < n; ++i)
-            compare(slot, topo, states, i);
+    } else { // NodeState is one byte: compare the arrays as bytes
+        byte_words::for_each_in_differing_words(reinterpret_cast<const unsigned char*>(states.data()),
+                                                reinterpret_cast<const unsigned char*>(slot.states.data()), nullptr,
+                                                nullptr, states.size(),
+                                                [&](std::size_t i) { compare(slot, topo, states, i); });
     }
     if (touched_.empty())
         return slot.tallies;
     // A snapshot may still hold these tallies: update a copy then.
     if (slot.tallies.use_count() > 1)
         slot.tallies = std::make_shared<Tallies>(*slot.tallies);
-    for (BlockIndex b : touched_) {
+    for (BlockIndex b : touched_.list())
         (*slot.tallies)[static_cast<std::size_t>(b)] = count_block(topo, topo.block(b), slot.states);
-        is_touched_[static_cast<std::size_t>(b)] = false;
-    }
+    touched_.clear();
     return slot.tallies;
 }
 

@@ -21,6 +21,7 @@
 #include "placement/change_journal.hpp"
 #include "placement/node_state.hpp"
 #include "placement/snapshot.hpp"
+#include "placement/touched_blocks.hpp"
 
 #include <array>
 #include <memory>
@@ -56,8 +57,7 @@ class TallyCache {
     const Topology* topo_ = nullptr;
     std::array<Slot, 2> slots_;
     std::uint64_t clock_ = 0;
-    std::vector<BlockIndex> touched_;
-    std::vector<bool> is_touched_;
+    TouchedBlocks touched_;
 };
 
 } // namespace nvlblock
