@@ -244,7 +244,6 @@ void Scheduler::set_whatif(std::size_t i, std::uint32_t k) {
     res_.states[i] = s;
     const bool pre = !released && w_.cluster().runs_preemptible(static_cast<NodeIndex>(i));
     res_.available[i] = whatif_available(s, pre, res_.preempt);
-    note_whatif(i);
 }
 
 void Scheduler::note_whatif(std::size_t i) {
@@ -252,10 +251,14 @@ void Scheduler::note_whatif(std::size_t i) {
         j->note(static_cast<NodeIndex>(i));
 }
 
+// Before the what-if arrays are rewritten whole: every node counts as
+// changed (one note_all, not a note per node).
 void Scheduler::track_whatif(std::size_t n) {
     nvlblock::ChangeJournal* j = w_.changes();
-    if (j && res_.states.size() == n && j->tracks(res_.states.data()) && j->tracks(res_.available.data()))
-        return; // rewritten whole below: each node is noted, past the journal's limit "all"
+    if (j && res_.states.size() == n && j->tracks(res_.states.data()) && j->tracks(res_.available.data())) {
+        j->note_all();
+        return;
+    }
     if (j) {
         j->untrack(res_.states.data());
         j->untrack(res_.available.data());
@@ -281,8 +284,10 @@ bool Scheduler::probe(std::uint32_t head, std::size_t k, Seconds now, Placement&
             set_whatif(i, kk);
     } else {
         const std::size_t from = rank_begin_[std::min(probed_, k)], to = rank_begin_[std::max(probed_, k)];
-        for (std::size_t r = from; r < to; ++r)
+        for (std::size_t r = from; r < to; ++r) {
             set_whatif(ranked_[r], kk);
+            note_whatif(ranked_[r]);
+        }
     }
     probed_ = k;
     out = w_.decide(res_.states, w_.request_for(w_.job(head), now), &res_.available, now, true);

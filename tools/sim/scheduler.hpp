@@ -91,7 +91,8 @@ class Scheduler {
     Seconds tick_at_ = -1; // a backfill tick already scheduled for this time
     // The what-if of node i with the first k jobs (by expected end) ended.
     void set_whatif(std::size_t i, std::uint32_t k);
-    // The what-if arrays are the planner's to track: every change is noted.
+    // The what-if arrays are the planner's to track: every change is noted
+    // (node by node, or, before a whole rewrite, as one note_all).
     void note_whatif(std::size_t i);
     void track_whatif(std::size_t n);
 
