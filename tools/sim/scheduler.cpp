@@ -4,6 +4,7 @@
 #include "patch.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace nvlblock::sim {
 
@@ -237,12 +238,11 @@ void Scheduler::backfill_long_job(std::uint32_t head, std::uint32_t index, Shape
     }
 }
 
-void Scheduler::set_whatif(std::size_t i, std::uint32_t k) {
+void Scheduler::set_whatif(NodeIndex i, bool released) {
     const NodeState now = w_.cluster().states()[i];
-    const bool released = release_rank_[i] < k;
     const NodeState s = released && nvlblock::is_healthy(now) ? NodeState::kFree : now;
     res_.states[i] = s;
-    const bool pre = !released && w_.cluster().runs_preemptible(static_cast<NodeIndex>(i));
+    const bool pre = !released && w_.cluster().runs_preemptible(i);
     res_.available[i] = whatif_available(s, pre, res_.preempt);
 }
 
@@ -276,16 +276,18 @@ bool Scheduler::probe(std::uint32_t head, std::size_t k, Seconds now, Placement&
     // this what-if. Only nodes of the jobs ranked between the last probe's k
     // and this one differ from the last probe's arrays (the cluster does not
     // change during a search), so only they are rewritten.
-    const auto kk = static_cast<std::uint32_t>(k);
+    rank_until(k);
     if (probed_ == kNotProbed) {
         const std::size_t n = w_.cluster().size();
         track_whatif(n);
         for (std::size_t i = 0; i < n; ++i)
-            set_whatif(i, kk);
+            set_whatif(static_cast<NodeIndex>(i), false);
+        for (std::size_t r = 0; r < rank_begin_[k]; ++r)
+            set_whatif(ranked_[r], true);
     } else {
-        const std::size_t from = rank_begin_[std::min(probed_, k)], to = rank_begin_[std::max(probed_, k)];
-        for (std::size_t r = from; r < to; ++r) {
-            set_whatif(ranked_[r], kk);
+        const std::size_t from = std::min(probed_, k), to = std::max(probed_, k);
+        for (std::size_t r = rank_begin_[from]; r < rank_begin_[to]; ++r) {
+            set_whatif(ranked_[r], probed_ < k);
             note_whatif(ranked_[r]);
         }
     }
@@ -295,46 +297,68 @@ bool Scheduler::probe(std::uint32_t head, std::size_t k, Seconds now, Placement&
 }
 
 std::size_t Scheduler::rank_running(int need) {
-    // Read from the cluster's per-node job, not from each job's node list:
-    // a running job's nodes are exactly the nodes whose job it is, and one
-    // sequential pass over the nodes costs less than a visit to every job.
-    const ClusterState& cl = w_.cluster();
-    const std::size_t n = cl.size();
     ends_.clear();
-    job_rank_.resize(w_.jobs().size());
-    for (const auto& [end, index] : w_.running_by_end()) {
-        job_rank_[index] = static_cast<std::uint32_t>(ends_.size());
+    ranked_.clear();
+    rank_begin_.assign(1, 0);
+    unranked_ = w_.running_by_end().begin();
+    // The fewest jobs whose ends free `need` healthy nodes (more than are running: never).
+    int free_nodes = w_.cluster().free_count();
+    std::size_t ranked = 0;
+    while (free_nodes < need && ranked < w_.running_by_end().size())
+        free_nodes += rank_until(++ranked);
+    return free_nodes < need ? w_.running_by_end().size() + 1 : ranked;
+}
+
+// Ranks running jobs by expected end until the first k are ranked (their
+// nodes from ranked_[rank_begin_[r]]); returns the healthy nodes of the
+// jobs it ranked. A search needs the jobs that end before its answer, not
+// every running job: ranking them all cost a visit to every node and job
+// per reservation.
+int Scheduler::rank_until(std::size_t k) {
+    const ClusterState& cl = w_.cluster();
+    int healthy = 0;
+    while (ends_.size() < k && unranked_ != w_.running_by_end().end()) {
+        const auto [end, index] = *unranked_++;
         ends_.push_back(end);
+        // A running job's nodes are the nodes whose job it is.
+        for (NodeIndex n : w_.job(index).nodes)
+            if (cl.job_on(n) == static_cast<std::int32_t>(index)) {
+                ranked_.push_back(n);
+                healthy += cl.healthy(n) ? 1 : 0;
+            }
+        rank_begin_.push_back(ranked_.size());
     }
-    const std::size_t jobs = ends_.size();
-    rank_begin_.assign(jobs + 1, 0);
-    healthy_of_rank_.assign(jobs, 0);
-    release_rank_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        const std::int32_t job = cl.job_on(static_cast<NodeIndex>(i));
-        const std::uint32_t r = job < 0 ? kNotRunning : job_rank_[static_cast<std::size_t>(job)];
-        release_rank_[i] = r;
-        if (job >= 0) {
-            ++rank_begin_[r + 1];
-            healthy_of_rank_[r] += cl.healthy(static_cast<NodeIndex>(i)) ? 1 : 0;
-        }
+    return healthy;
+}
+
+// The fewest ended jobs, at least `lo`, with which the head job is placed.
+// Placement only gets easier as jobs end, so the answer is the end of the
+// refusals: the probes step out from `lo` by doubling strides, then halve
+// back between the last refusal and the first placement. A probe rewrites
+// only the nodes of the jobs between it and the previous one, so a search
+// whose answer lies near its lower bound (the common case: the bound counts
+// the nodes the head job needs) touches a few jobs' nodes, where a search
+// from "every job ended" rewrote most of the cluster at every step.
+std::optional<std::size_t> Scheduler::first_fit(std::uint32_t head, std::size_t lo, Seconds now, Placement& p) {
+    const std::size_t all = w_.running_by_end().size();
+    std::size_t refused = lo - 1, k = lo, stride = 1;
+    while (!probe(head, k, now, p)) {
+        if (k == all)
+            return std::nullopt;
+        refused = k;
+        k = std::min(all, k + stride);
+        stride *= 2;
     }
-    for (std::size_t r = 0; r < jobs; ++r)
-        rank_begin_[r + 1] += rank_begin_[r];
-    ranked_.resize(rank_begin_[jobs]);
-    fill_.assign(rank_begin_.begin(), rank_begin_.end() - 1);
-    for (std::size_t i = 0; i < n; ++i)
-        if (release_rank_[i] != kNotRunning)
-            ranked_[fill_[release_rank_[i]]++] = static_cast<NodeIndex>(i);
-    // Healthy free nodes once the first r + 1 jobs have ended.
-    int free_nodes = cl.free_count();
-    std::size_t lo = 0;
-    for (std::size_t r = 0; r < jobs; ++r) {
-        free_nodes += healthy_of_rank_[r];
-        if (free_nodes < need)
-            lo = r + 2;
+    std::size_t hi = k;
+    lo = refused + 1;
+    while (lo < hi) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        if (probe(head, mid, now, p))
+            hi = mid;
+        else
+            lo = mid + 1;
     }
-    return lo;
+    return hi;
 }
 
 void Scheduler::compute_reservation(std::uint32_t head, Seconds now) {
@@ -355,24 +379,22 @@ void Scheduler::compute_reservation(std::uint32_t head, Seconds now) {
     const SimJob& h = w_.job(head);
     const ClusterState& cl = w_.cluster();
     const int need = static_cast<int>(h.shape.nodes) - (w_.may_preempt(h) ? cl.busy_preemptible_count() : 0);
+    const std::size_t running = w_.running_by_end().size();
     std::size_t lo = rank_running(need);
-    if (ends_.empty())
+    if (running == 0)
         return; // nothing will free up: the head job cannot start before something changes
     Placement p;
-    if (lo > ends_.size() || !probe(head, ends_.size(), now, p))
+    if (lo > running)
+        return; // not even with every running job gone: no reservation
+    const std::optional<std::size_t> found = first_fit(head, std::max<std::size_t>(lo, 1), now, p);
+    if (!found)
         return; // not even with every running job gone (failures, holds): no reservation
-    lo = std::max<std::size_t>(lo, 1);
-    std::size_t hi = ends_.size();
-    while (lo < hi) {
-        const std::size_t mid = lo + (hi - lo) / 2;
-        if (probe(head, mid, now, p))
-            hi = mid;
-        else
-            lo = mid + 1;
+    std::size_t k = *found;
+    for (; k < running; ++k) { // jobs ending in the same second as the k-th end with it
+        rank_until(k + 1);
+        if (ends_[k] != ends_[k - 1])
+            break;
     }
-    std::size_t k = lo;
-    while (k < ends_.size() && ends_[k] == ends_[k - 1])
-        ++k;
     probe(head, k, now, p);
     res_.exists = p.placed();
     if (!res_.exists)

@@ -10,9 +10,10 @@
 // EASY backfill (Slurm's sched/backfill with one reservation): after the
 // FIFO pass, the blocked head job gets a reservation: the earliest time at
 // which the Planner would place it if the running jobs ended at their
-// expected ends (start + time limit), found by a binary search over how many
-// of them have ended (placement only gets easier as nodes free up), and the
-// nodes it would get then. Then up to bf_max_job_test later jobs are tried:
+// expected ends (start + time limit), found by a search over how many of
+// them have ended (placement only gets easier as nodes free up: strides
+// doubling from the fewest jobs whose nodes suffice, then halving back), and
+// the nodes it would get then. Then up to bf_max_job_test later jobs are tried:
 // one that is expected to end before that time may start anywhere it is
 // placed now; a longer one is placed without the reserved nodes and started
 // only if the head job would still be placed at its reserved time with that
@@ -32,6 +33,8 @@
 
 #include "world.hpp"
 
+#include <optional>
+#include <set>
 #include <unordered_map>
 
 namespace nvlblock::sim {
@@ -76,6 +79,7 @@ class Scheduler {
     void compute_reservation(std::uint32_t head, Seconds now);
     // The head job placed as if the first k running jobs (by expected end) had ended.
     bool probe(std::uint32_t head, std::size_t k, Seconds now, nvlblock::Placement& out);
+    std::optional<std::size_t> first_fit(std::uint32_t head, std::size_t lo, Seconds now, nvlblock::Placement& p);
     // Whether the head job is still placed at the reserved time with `taken` busy then; `out`: where.
     // `job` would start on `taken`.
     bool head_still_fits(std::uint32_t head, std::uint32_t job, const std::vector<nvlblock::NodeIndex>& taken,
@@ -89,26 +93,24 @@ class Scheduler {
     std::unordered_map<std::uint64_t, ShapeVerdict> verdicts_;
     Seconds last_backfill_ = -kNever;
     Seconds tick_at_ = -1; // a backfill tick already scheduled for this time
-    // The what-if of node i with the first k jobs (by expected end) ended.
-    void set_whatif(std::size_t i, std::uint32_t k);
+    // The what-if of node i, its job ended (released) or not.
+    void set_whatif(nvlblock::NodeIndex i, bool released);
     // The what-if arrays are the planner's to track: every change is noted
     // (node by node, or, before a whole rewrite, as one note_all).
     void note_whatif(std::size_t i);
     void track_whatif(std::size_t n);
 
-    // Ranks the running jobs by expected end (ends_), every node by its job's
-    // rank (release_rank_) and the nodes by rank (ranked_ from rank_begin_[r]);
-    // returns the fewest jobs that must end before `need` healthy nodes are
+    // Ranks the running jobs by expected end, as far as a search needs them
+    // (rank_until): ends_ in order, their nodes from ranked_[rank_begin_[r]].
+    // Returns the fewest jobs that must end before `need` healthy nodes are
     // free (more than are running: never).
     std::size_t rank_running(int need);
+    int rank_until(std::size_t k);
 
-    static constexpr std::uint32_t kNotRunning = static_cast<std::uint32_t>(-1);
-    std::vector<std::uint32_t> release_rank_;    // per node: position of its job in expected-end order
-    std::vector<Seconds> ends_;                  // expected ends, in order
-    std::vector<std::uint32_t> job_rank_;        // per job index: its position (running jobs only)
-    std::vector<std::size_t> rank_begin_, fill_; // ranked_ offsets per rank
-    std::vector<nvlblock::NodeIndex> ranked_;    // nodes of running jobs, by their job's rank
-    std::vector<int> healthy_of_rank_;           // healthy nodes per rank
+    std::vector<Seconds> ends_;                                            // expected ends of the ranked jobs, in order
+    std::vector<std::size_t> rank_begin_;                                  // ranked_ offsets per rank
+    std::vector<nvlblock::NodeIndex> ranked_;                              // nodes of ranked jobs, by their job's rank
+    std::set<std::pair<Seconds, std::uint32_t>>::const_iterator unranked_; // the next job to rank
     // The k the reservation's what-if arrays show (kNotProbed: none yet): a
     // probe changes only the nodes of the jobs between it and the next k.
     static constexpr std::size_t kNotProbed = static_cast<std::size_t>(-1);
