@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <span>
 
 namespace nvlblock {
 namespace {
@@ -61,10 +62,10 @@ LevelRef ref_of(const Rung& r) {
 
 // A group's name: its name in nvlblock.yaml, else its blocks as a host list.
 // Never asked for the cluster rung, which has no group to name.
-std::string group_name(const Topology& topo, const Rung& r, const std::vector<BlockIndex>& blocks) {
+std::string group_name(const Topology& topo, const Rung& r, std::span<const BlockIndex> blocks) {
     if (r.kind == Rung::Kind::kNamed)
         return r.named->groups[static_cast<std::size_t>(r.group_of(blocks.front()))].name;
-    return block_hostlist(topo, blocks);
+    return block_hostlist(topo, std::vector<BlockIndex>(blocks.begin(), blocks.end()));
 }
 
 int segment_cap_of(int room, int unit) {
@@ -123,24 +124,49 @@ std::vector<Rung> ladder(const Topology& topo, const LevelQuery& q) {
     return rungs;
 }
 
+// A child (a group of the rung below) inside a candidate group; its blocks
+// are Groups::child_blocks[first, first + count).
 struct Child {
     int id = 0;
     long cap = 0;
-    std::vector<BlockIndex> blocks;
+    int first = 0, count = 0;
 };
 
+// A group of the rung asked; its blocks are Groups::blocks[first_block, ...),
+// its children Groups::children[first_child, ...) in block order.
 struct Candidate {
-    std::vector<BlockIndex> blocks;
-    std::vector<Child> children; // in block order
-    long free = 0;               // nodes the request may take in it now
-    long reach = 0;              // of those, what its allowed children hold
-    int distance = 0;            // levels up to the job's previous groups (0: its own)
+    int first_block = 0, block_count = 0;
+    int first_child = 0, child_count = 0;
+    long free = 0;    // nodes the request may take in it now
+    long reach = 0;   // of those, what its allowed children hold
+    int distance = 0; // levels up to the job's previous groups (0: its own)
+};
+
+// Every group of one rung, flat: a question builds a handful of arrays,
+// not a vector per group and per child (the deep-queue profile spent a
+// third of its time allocating them, asked for each job a backfill pass
+// examines).
+struct Groups {
+    std::vector<Candidate> groups;
+    std::vector<Child> children;
+    std::vector<BlockIndex> blocks;       // by group, in block order within each
+    std::vector<BlockIndex> child_blocks; // by child, in block order within each
+
+    std::span<const BlockIndex> blocks_of(const Candidate& c) const {
+        return {blocks.data() + c.first_block, static_cast<std::size_t>(c.block_count)};
+    }
+    std::span<const Child> children_of(const Candidate& c) const {
+        return {children.data() + c.first_child, static_cast<std::size_t>(c.child_count)};
+    }
+    std::span<const BlockIndex> blocks_of(const Child& c) const {
+        return {child_blocks.data() + c.first, static_cast<std::size_t>(c.count)};
+    }
 };
 
 // Children to use inside a group: the ones holding required nodes, then one
 // that holds the rest (best fit: fewest nodes, the first on ties), else the
 // largest first. `limit`: at most this many children (0: any).
-std::optional<std::vector<int>> pick_children(const std::vector<Child>& children, const std::vector<bool>& forced,
+std::optional<std::vector<int>> pick_children(std::span<const Child> children, const std::vector<bool>& forced,
                                               long need, long limit) {
     std::vector<int> chosen;
     std::vector<bool> used(children.size(), false);
@@ -176,20 +202,21 @@ std::optional<std::vector<int>> pick_children(const std::vector<Child>& children
 }
 
 // The sum of the `limit` largest child capacities (all of them for 0).
-long reach_of(const std::vector<Child>& children, long limit) {
+// `scratch`: reused between calls.
+long reach_of(std::span<const Child> children, long limit, std::vector<long>& scratch) {
+    long sum = 0;
     if (limit == 0 || static_cast<std::size_t>(limit) >= children.size()) {
-        long sum = 0; // every child counts: nothing to sort
-        for (const Child& c : children)
+        for (const Child& c : children) // every child counts: nothing to order
             sum += c.cap;
         return sum;
     }
-    std::vector<long> caps;
+    scratch.clear();
     for (const Child& c : children)
-        caps.push_back(c.cap);
-    std::sort(caps.begin(), caps.end(), std::greater<>());
-    long sum = 0;
-    for (std::size_t i = 0; i < caps.size() && (limit == 0 || static_cast<long>(i) < limit); ++i)
-        sum += caps[i];
+        scratch.push_back(c.cap);
+    // Which of equal capacities are the `limit` largest does not change their sum.
+    std::nth_element(scratch.begin(), scratch.begin() + limit, scratch.end(), std::greater<>());
+    for (long i = 0; i < limit; ++i)
+        sum += scratch[static_cast<std::size_t>(i)];
     return sum;
 }
 
@@ -286,14 +313,15 @@ class Confiner {
         const long limit = t == 0 ? 1 : block_sizes ? (n + child.nominal - 1) / child.nominal : 0;
         const bool required = !q_.required_in.empty();
 
-        std::vector<Candidate> groups = groups_at(t);
+        build_groups(t);
+        std::vector<Candidate>& groups = g_.groups;
         const Candidate* chosen = nullptr;
         std::vector<bool> forced;
         if (required) {
             // The group holding the required nodes (topology/block: the first
             // one that holds any; they must all be in it).
             for (const Candidate& c : groups)
-                if (std::any_of(c.blocks.begin(), c.blocks.end(), [&](BlockIndex b) { return req(b) > 0; })) {
+                if (std::ranges::any_of(g_.blocks_of(c), [&](BlockIndex b) { return req(b) > 0; })) {
                     chosen = &c;
                     break;
                 }
@@ -302,7 +330,7 @@ class Confiner {
             int inside = 0, total = 0;
             for (BlockIndex b = 0; b < static_cast<BlockIndex>(topo_.block_count()); ++b)
                 total += req(b);
-            for (BlockIndex b : chosen->blocks)
+            for (BlockIndex b : g_.blocks_of(*chosen))
                 inside += req(b);
             if (inside != total) {
                 // nvlblock.yaml: the user named nodes in several groups, so
@@ -310,10 +338,11 @@ class Confiner {
                 go_up_ = !block_sizes;
                 return refuse(LevelRefusal::Kind::kRequiredSplit, t, limit);
             }
-            forced.assign(chosen->children.size(), false);
+            const std::span<const Child> children = g_.children_of(*chosen);
+            forced.assign(children.size(), false);
             long forced_count = 0;
-            for (std::size_t i = 0; i < chosen->children.size(); ++i)
-                for (BlockIndex b : chosen->children[i].blocks)
+            for (std::size_t i = 0; i < children.size(); ++i)
+                for (BlockIndex b : g_.blocks_of(children[i]))
                     if (req(b) > 0 && !forced[i]) {
                         forced[i] = true;
                         ++forced_count;
@@ -326,55 +355,97 @@ class Confiner {
             }
         } else {
             for (Candidate& c : groups) {
-                c.reach = reach_of(c.children, limit);
+                c.reach = reach_of(g_.children_of(c), limit, caps_);
                 if (c.reach < n)
                     continue;
-                c.distance = distance(t, c.blocks.front());
+                c.distance = distance(t, g_.blocks[static_cast<std::size_t>(c.first_block)]);
                 if (!chosen || c.distance < chosen->distance ||
                     (c.distance == chosen->distance && c.free < chosen->free))
                     chosen = &c;
             }
             if (!chosen)
                 return no_fit(t, groups, limit);
-            forced.assign(chosen->children.size(), false);
+            forced.assign(static_cast<std::size_t>(chosen->child_count), false);
         }
-        auto picked = pick_children(chosen->children, forced, n, limit);
+        auto picked = pick_children(g_.children_of(*chosen), forced, n, limit);
         if (!picked)
             return required ? refuse(LevelRefusal::Kind::kRequiredNoRoom, t, limit) : no_fit(t, groups, limit);
         return confined(rung, *chosen, *picked);
     }
 
-    // The groups of rung `t`, in block order, each with its children (the
-    // groups of the rung below) and what the request may take in them.
-    std::vector<Candidate> groups_at(std::size_t t) const {
+    // The groups of rung `t` into g_, in order of their first block, each
+    // with its children (the groups of the rung below, in order of their
+    // first block) and what the request may take in them: counting sorts,
+    // linear in the blocks.
+    void build_groups(std::size_t t) {
         const Rung& rung = rungs_[t];
         const Rung& child = rungs_[t == 0 ? 0 : t - 1];
-        std::vector<Candidate> groups;
-        std::vector<int> index_of;
-        for (BlockIndex b = 0; b < static_cast<BlockIndex>(topo_.block_count()); ++b) {
-            const int g = rung.group_of(b);
-            if (static_cast<std::size_t>(g) >= index_of.size())
-                index_of.resize(static_cast<std::size_t>(g) + 1, -1);
-            int& gi = index_of[static_cast<std::size_t>(g)];
-            if (gi < 0) {
-                gi = static_cast<int>(groups.size());
-                groups.emplace_back();
+        const auto blocks = static_cast<BlockIndex>(topo_.block_count());
+        g_.groups.clear();
+        group_of_.clear();
+        for (BlockIndex b = 0; b < blocks; ++b) { // each group's slot, and its block count
+            const auto id = static_cast<std::size_t>(rung.group_of(b));
+            if (id >= slot_.size())
+                slot_.resize(id + 1, -1);
+            if (slot_[id] < 0) {
+                slot_[id] = static_cast<int>(g_.groups.size());
+                g_.groups.emplace_back();
             }
-            Candidate& c = groups[static_cast<std::size_t>(gi)];
-            c.blocks.push_back(b);
-            c.free += limit_[static_cast<std::size_t>(b)];
-            const int cid = t == 0 ? b : child.group_of(b);
-            // A child's blocks are mostly consecutive: the last child first.
-            auto ch =
-                !c.children.empty() && c.children.back().id == cid
-                    ? c.children.end() - 1
-                    : std::find_if(c.children.begin(), c.children.end(), [&](const Child& x) { return x.id == cid; });
-            if (ch == c.children.end())
-                ch = c.children.insert(c.children.end(), Child{cid, 0, {}});
-            ch->cap += cap_[static_cast<std::size_t>(b)];
-            ch->blocks.push_back(b);
+            group_of_.push_back(slot_[id]);
+            ++g_.groups[static_cast<std::size_t>(slot_[id])].block_count;
         }
-        return groups;
+        for (BlockIndex b = 0; b < blocks; ++b) // ready for the next question
+            slot_[static_cast<std::size_t>(rung.group_of(b))] = -1;
+        int at = 0;
+        for (Candidate& c : g_.groups) {
+            c.first_block = at;
+            at += c.block_count;
+            c.block_count = 0;
+        }
+        g_.blocks.resize(static_cast<std::size_t>(blocks));
+        for (BlockIndex b = 0; b < blocks; ++b) {
+            Candidate& c = g_.groups[static_cast<std::size_t>(group_of_[static_cast<std::size_t>(b)])];
+            g_.blocks[static_cast<std::size_t>(c.first_block + c.block_count++)] = b;
+            c.free += limit_[static_cast<std::size_t>(b)];
+        }
+        build_children(t == 0 ? nullptr : &child);
+    }
+
+    // The children of every group in g_ (`child`: the rung below; null: each block its own).
+    void build_children(const Rung* child) {
+        g_.children.clear();
+        child_of_.resize(g_.blocks.size());
+        for (Candidate& c : g_.groups) {
+            c.first_child = static_cast<int>(g_.children.size());
+            for (int k = c.first_block; k < c.first_block + c.block_count; ++k) {
+                const BlockIndex b = g_.blocks[static_cast<std::size_t>(k)];
+                const auto id = static_cast<std::size_t>(child ? child->group_of(b) : b);
+                if (id >= slot_.size())
+                    slot_.resize(id + 1, -1);
+                if (slot_[id] < 0) {
+                    slot_[id] = static_cast<int>(g_.children.size());
+                    g_.children.push_back(Child{static_cast<int>(id), 0, 0, 0});
+                }
+                Child& ch = g_.children[static_cast<std::size_t>(slot_[id])];
+                ch.cap += cap_[static_cast<std::size_t>(b)];
+                ++ch.count;
+                child_of_[static_cast<std::size_t>(k)] = slot_[id];
+            }
+            c.child_count = static_cast<int>(g_.children.size()) - c.first_child;
+            for (int i = c.first_child; i < c.first_child + c.child_count; ++i)
+                slot_[static_cast<std::size_t>(g_.children[static_cast<std::size_t>(i)].id)] = -1;
+        }
+        int at = 0;
+        for (Child& ch : g_.children) {
+            ch.first = at;
+            at += ch.count;
+            ch.count = 0;
+        }
+        g_.child_blocks.resize(g_.blocks.size());
+        for (std::size_t k = 0; k < g_.blocks.size(); ++k) { // by group, in block order: each child's blocks in order
+            Child& ch = g_.children[static_cast<std::size_t>(child_of_[k])];
+            g_.child_blocks[static_cast<std::size_t>(ch.first + ch.count++)] = g_.blocks[k];
+        }
     }
 
     // The job confined to the picked children of `chosen`: their rooms, in block order.
@@ -382,10 +453,10 @@ class Confiner {
         LevelScope s;
         s.verdict = LevelScope::Verdict::kConfined;
         if (rung.kind != Rung::Kind::kCluster)
-            s.group = group_name(topo_, rung, chosen.blocks);
+            s.group = group_name(topo_, rung, g_.blocks_of(chosen));
         std::vector<BlockIndex> allowed;
         for (int i : picked)
-            for (BlockIndex b : chosen.children[static_cast<std::size_t>(i)].blocks)
+            for (BlockIndex b : g_.blocks_of(g_.children_of(chosen)[static_cast<std::size_t>(i)]))
                 allowed.push_back(b);
         std::sort(allowed.begin(), allowed.end());
         for (BlockIndex b : allowed)
@@ -423,7 +494,7 @@ class Confiner {
         s.refusal.reach = best ? best->reach : 0;
         s.refusal.child_is_lowest = t == 1;
         if (!cluster && best && best->reach > 0)
-            s.refusal.closest = group_name(topo_, rung, best->blocks);
+            s.refusal.closest = group_name(topo_, rung, g_.blocks_of(*best));
         return s;
     }
 
@@ -432,7 +503,11 @@ class Confiner {
     const LevelQuery& q_;
     std::vector<Rung> rungs_;
     std::vector<int> cap_, limit_, room_of_;
-    bool go_up_ = false; // the last refusal asks for the next level, crossing or not
+    Groups g_;                             // the groups of the rung last asked
+    std::vector<int> slot_;                // by group or child id: its slot while it is being built (-1: none)
+    std::vector<int> group_of_, child_of_; // by block / by position in g_.blocks: slot in g_
+    std::vector<long> caps_;               // reach_of's scratch
+    bool go_up_ = false;                   // the last refusal asks for the next level, crossing or not
 };
 
 } // namespace

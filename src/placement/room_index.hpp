@@ -139,7 +139,7 @@ class RoomIndexCache {
                  std::span<const std::uint8_t> available, std::size_t i);
 
     const Topology* topo_ = nullptr;
-    std::array<Slot, 4> slots_;
+    std::array<Slot, 6> slots_; // (states, map) pairs: the simulator asks of five
     std::uint64_t clock_ = 0;
     TouchedBlocks touched_;
     long offered_failed_change_ = 0; // found by find_touched

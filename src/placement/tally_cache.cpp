@@ -3,6 +3,7 @@
 
 #include "placement/byte_words.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -25,7 +26,8 @@ std::shared_ptr<const Tallies> TallyCache::tallies(const Topology& topo, std::sp
         if (s.tallies && s.source == states.data())
             slot = &s;
     if (!slot) { // the least recently used, counted from another array
-        slot = slots_[0].used <= slots_[1].used ? &slots_[0] : &slots_[1];
+        slot = &*std::min_element(slots_.begin(), slots_.end(),
+                                  [](const Slot& a, const Slot& b) { return a.used < b.used; });
         slot->mark = {};
     }
     slot->used = ++clock_;

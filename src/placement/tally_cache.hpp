@@ -11,10 +11,11 @@
 // A caller that notes what it changes (change_journal.hpp) spares the scan:
 // only the nodes it noted are compared.
 //
-// A caller may alternate between two state arrays (the simulator's backfill
-// asks about the cluster as it is and as it will be when jobs end): each
-// array keeps its own tallies, found by its address first; which one is
-// used never changes the result, only how much is recounted.
+// A caller may alternate between a few state arrays (the simulator's
+// backfill asks about the cluster as it is, as it will be when some jobs
+// end and when all have): each array keeps its own tallies, found by its
+// address first; which one is used never changes the result, only how much
+// is recounted.
 #pragma once
 
 #include "model/topology.hpp"
@@ -55,7 +56,7 @@ class TallyCache {
     void compare(Slot& slot, const Topology& topo, std::span<const NodeState> states, std::size_t i);
 
     const Topology* topo_ = nullptr;
-    std::array<Slot, 2> slots_;
+    std::array<Slot, 3> slots_;
     std::uint64_t clock_ = 0;
     TouchedBlocks touched_;
 };

@@ -11,7 +11,8 @@ using nvlblock::NodeState;
 ClusterState::ClusterState(const nvlblock::Topology& topo)
     : states_(topo.node_count(), NodeState::kFree), node_job_(topo.node_count(), -1),
       node_preemptible_(topo.node_count(), 0), causes_(topo.node_count(), 0), free_map_(topo.node_count(), 1),
-      preemptor_map_(topo.node_count(), 1), completing_until_(topo.node_count(), -1), latent_(topo.node_count(), 0),
+      preemptor_map_(topo.node_count(), 1), ended_states_(topo.node_count(), NodeState::kFree),
+      ended_map_(topo.node_count(), 1), completing_until_(topo.node_count(), -1), latent_(topo.node_count(), 0),
       latent_process_(topo.node_count(), 0), healthy_(static_cast<int>(topo.node_count())) {}
 
 void ClusterState::allocate(const std::vector<NodeIndex>& nodes, std::int32_t job, bool preemptible, NodeState state) {

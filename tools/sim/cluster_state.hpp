@@ -31,8 +31,10 @@ class ClusterState {
     // `journal` (the planner's), which tracks those arrays.
     void set_journal(nvlblock::ChangeJournal* journal) {
         journal_ = journal;
-        for (const void* a : {static_cast<const void*>(states_.data()), static_cast<const void*>(free_map_.data()),
-                              static_cast<const void*>(preemptor_map_.data())})
+        for (const void* a :
+             {static_cast<const void*>(states_.data()), static_cast<const void*>(free_map_.data()),
+              static_cast<const void*>(preemptor_map_.data()), static_cast<const void*>(ended_states_.data()),
+              static_cast<const void*>(ended_map_.data())})
             journal_->track(a);
     }
     const std::vector<nvlblock::NodeState>& states() const { return states_; }
@@ -50,6 +52,15 @@ class ClusterState {
     // restores it before the cluster changes.
     std::vector<std::uint8_t>& free_map() { return free_map_; }
     std::vector<std::uint8_t>& preemptor_map() { return preemptor_map_; }
+
+    // The cluster as it will be once every running job has ended (the
+    // backfill's what-if with all of them gone): a running job's nodes free
+    // where healthy, every other node as it is; and what a job may use then
+    // (the free nodes: no preemptible work is left). Kept with the states, so
+    // that asking whether a job could start at all costs a decision, not a
+    // rewrite of every node.
+    const std::vector<nvlblock::NodeState>& ended_states() const { return ended_states_; }
+    const std::vector<std::uint8_t>& ended_map() const { return ended_map_; }
 
     int healthy_count() const { return healthy_; }
     int busy_count() const { return busy_; }                         // healthy nodes running a job
@@ -94,6 +105,9 @@ class ClusterState {
     void sync_maps(nvlblock::NodeIndex n) {
         free_map_[n] = states_[n] == nvlblock::NodeState::kFree ? 1 : 0;
         preemptor_map_[n] = free_map_[n] != 0 || (causes_[n] == 0 && node_preemptible_[n] != 0) ? 1 : 0;
+        const bool frees = node_job_[n] >= 0 && nvlblock::is_healthy(states_[n]);
+        ended_states_[n] = frees ? nvlblock::NodeState::kFree : states_[n];
+        ended_map_[n] = ended_states_[n] == nvlblock::NodeState::kFree ? 1 : 0;
         if (journal_) // every change of a state is followed by this call
             journal_->note(n);
     }
@@ -104,6 +118,8 @@ class ClusterState {
     std::vector<std::uint8_t> node_preemptible_;
     std::vector<std::uint16_t> causes_;
     std::vector<std::uint8_t> free_map_, preemptor_map_;
+    std::vector<nvlblock::NodeState> ended_states_;
+    std::vector<std::uint8_t> ended_map_;
     std::vector<Seconds> completing_until_;
     std::vector<std::uint32_t> latent_, latent_process_; // hide_fault()
     std::uint32_t latent_seq_ = 0;

@@ -331,6 +331,15 @@ int Scheduler::rank_until(std::size_t k) {
     return healthy;
 }
 
+// Whether the head job is placed once every running job has ended: asked of
+// the arrays the cluster keeps for that what-if (ClusterState::ended_states),
+// so a head job that nothing ending would let start (failed nodes, holds)
+// costs one decision, not a search over every running job.
+bool Scheduler::fits_after_all_ends(std::uint32_t head, Seconds now) {
+    const ClusterState& cl = w_.cluster();
+    return w_.decide(cl.ended_states(), w_.request_for(w_.job(head), now), &cl.ended_map(), now, true).placed();
+}
+
 // The fewest ended jobs, at least `lo`, with which the head job is placed.
 // Placement only gets easier as jobs end, so the answer is the end of the
 // refusals: the probes step out from `lo` by doubling strides, then halve
@@ -384,11 +393,11 @@ void Scheduler::compute_reservation(std::uint32_t head, Seconds now) {
     if (running == 0)
         return; // nothing will free up: the head job cannot start before something changes
     Placement p;
-    if (lo > running)
-        return; // not even with every running job gone: no reservation
+    if (lo > running || !fits_after_all_ends(head, now))
+        return; // not even with every running job gone (failures, holds): no reservation
     const std::optional<std::size_t> found = first_fit(head, std::max<std::size_t>(lo, 1), now, p);
     if (!found)
-        return; // not even with every running job gone (failures, holds): no reservation
+        return; // the cluster's what-if arrays and its kept "all ended" arrays disagree: no reservation
     std::size_t k = *found;
     for (; k < running; ++k) { // jobs ending in the same second as the k-th end with it
         rank_until(k + 1);

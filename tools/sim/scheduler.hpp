@@ -79,6 +79,7 @@ class Scheduler {
     void compute_reservation(std::uint32_t head, Seconds now);
     // The head job placed as if the first k running jobs (by expected end) had ended.
     bool probe(std::uint32_t head, std::size_t k, Seconds now, nvlblock::Placement& out);
+    bool fits_after_all_ends(std::uint32_t head, Seconds now);
     std::optional<std::size_t> first_fit(std::uint32_t head, std::size_t lo, Seconds now, nvlblock::Placement& p);
     // Whether the head job is still placed at the reserved time with `taken` busy then; `out`: where.
     // `job` would start on `taken`.
