@@ -32,6 +32,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 import checker as chk  # noqa: E402
+from nvlblock_cluster.client import CommandError  # noqa: E402
 from nvlblock_cluster.hostlist import expand_hostlist  # noqa: E402
 from nvlblock_cluster.scratch import ScratchCluster, log  # noqa: E402
 
@@ -824,7 +825,7 @@ class Soak:
         deadline = time.time() + self.drain_timeout
         self.released = 0
         while time.time() < deadline:
-            jobs = c.jobs()
+            jobs = self.job_list(c)
             mine = {j: jobs.get(j, {}) for j in self.check.jobs}
             held = [j for j, f in mine.items() if f.get("JobState") == "PENDING" and f.get("Priority") == "0"]
             if held:
@@ -835,8 +836,26 @@ class Soak:
             time.sleep(5)
         time.sleep(chk.FINAL_STABLE_S + 2 * SAMPLE_S)  # the sampler sees every end as stable
 
+    @staticmethod
+    def job_list(c, timeout=120):
+        """Every job slurmctld knows, asked until scontrol answers. A listing
+        that failed (slurmctld busy on a loaded host) is not a cluster
+        without jobs: read as one, it would end the drain at once ("every
+        job listed has ended") and leave running jobs out of the final
+        states, which the checker reports as lost. (The lost job of stop
+        48's third local CI run was a job missing from a listing that did
+        answer: parse_kv read a JobId named in its comment; fixed there.)"""
+        deadline = time.time() + timeout
+        while True:
+            try:
+                return c.jobs(check=True)
+            except (CommandError, subprocess.TimeoutExpired) as e:
+                if time.time() >= deadline:
+                    raise RuntimeError(f"scontrol show job failed for {timeout} s: {e}") from e
+                time.sleep(2)
+
     def result(self, c, t_start, t0, chaos_end, t_end):
-        jobs = c.jobs()
+        jobs = self.job_list(c)
         final = {}
         for j in self.check.jobs:
             f = jobs.get(j)

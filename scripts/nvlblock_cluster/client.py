@@ -37,12 +37,22 @@ class SubmitError(Exception):
 def parse_kv(line: str) -> Dict[str, str]:
     """'Key=Value Key2=Value with spaces Key3=...' -> dict. A new key starts
     at a blank followed by an identifier and '='; values may hold blanks
-    (Reason=..., Command=...)."""
+    (Reason=..., Command=...). A key seen already on the line is text of the
+    value before it: Slurm prints each field once, and free text may name
+    one (nvlblock's comment on a reclaim victim: "... for the in-place
+    restart of JobId=21 on rack04"), which must not replace the job's own
+    JobId."""
     out = {}
+    last = None
     for part in re.split(r"\s+(?=[A-Za-z][A-Za-z0-9_:/.]*=)", line.strip()):
-        if "=" in part:
-            k, v = part.split("=", 1)
-            out[k] = v
+        if "=" not in part:
+            continue
+        k, v = part.split("=", 1)
+        if k in out and last is not None:
+            out[last] += " " + part
+            continue
+        out[k] = v
+        last = k
     return out
 
 
@@ -166,10 +176,13 @@ class Cluster:
             return {}
         return parse_kv(p.stdout.splitlines()[0])
 
-    def jobs(self) -> Dict[int, Dict[str, str]]:
-        """{job id: `scontrol show job -o` dict} of every job slurmctld knows."""
+    def jobs(self, check: bool = False) -> Dict[int, Dict[str, str]]:
+        """{job id: `scontrol show job -o` dict} of every job slurmctld knows.
+        check=False: {} when scontrol fails; True: CommandError then (a
+        caller that reads a missing job as gone must not take a failed
+        listing for an empty cluster)."""
         out = {}
-        for line in self.run("scontrol", "show", "job", "-o", check=False).stdout.splitlines():
+        for line in self.run("scontrol", "show", "job", "-o", check=check).stdout.splitlines():
             fields = parse_kv(line)
             if fields.get("JobId", "").isdigit():
                 out[int(fields["JobId"])] = fields

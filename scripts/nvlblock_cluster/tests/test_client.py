@@ -34,6 +34,17 @@ class ParseTest(unittest.TestCase):
                                           "Reason": "nvlblock: no rack has 16 free nodes",
                                           "NodeList": "gb[0001-0002]"})
 
+    def test_a_field_named_in_free_text_keeps_the_first(self):
+        # A reclaim victim's comment names the job it was requeued for
+        # (plugin/topology/reclaim.c): read as a field, it made job 16's
+        # line job 21's, and the soak reported job 16 lost.
+        line = ("JobId=16 JobName=wrap JobState=COMPLETED SystemComment=nvlblock: requeued for the in-place "
+                "restart of JobId=21 on rack04 NodeList=gb[0007-0009]")
+        self.assertEqual(parse_kv(line), {"JobId": "16", "JobName": "wrap", "JobState": "COMPLETED",
+                                          "SystemComment": "nvlblock: requeued for the in-place restart of "
+                                                           "JobId=21 on rack04",
+                                          "NodeList": "gb[0007-0009]"})
+
     def test_summarize_counts_states(self):
         self.assertEqual(summarize(["idle", "down*", "idle"]), "1 down*, 2 idle")
         self.assertEqual(summarize([]), "no nodes")
