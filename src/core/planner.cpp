@@ -121,12 +121,16 @@ Snapshot Planner::snapshot(std::span<const NodeState> states, std::int64_t now) 
 }
 
 const std::vector<NodeIndex>& Planner::lemons(std::int64_t now) const {
-    // Asked on every decision: the list is recounted only when the ledger
-    // changed or a lemon's failures aged out (a cache: the same answer).
+    // Asked on every decision: the list is recounted only when the failure
+    // history or the lemon policy changed, or a lemon's failures aged out (a
+    // cache: the same answer).
     LemonCache& c = lemon_cache_;
-    if (c.version != ledger().version() || now < c.from || now >= c.until) {
-        c.nodes = ledger().node_failures().lemons(now, topology_->policy().recovery.lemon, &c.until);
-        c.version = ledger().version();
+    const FailureHistory& history = ledger().node_failures();
+    const LemonPolicy& policy = topology_->policy().recovery.lemon;
+    if (c.version != history.version() || c.policy != policy || now < c.from || now >= c.until) {
+        c.nodes = history.lemons(now, policy, &c.until);
+        c.version = history.version();
+        c.policy = policy;
         c.from = now;
     }
     return c.nodes;

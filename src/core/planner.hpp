@@ -190,7 +190,8 @@ class Planner {
     HealthClock health_;
     ReclaimPassTimes pass_times_;
     struct LemonCache {
-        std::uint64_t version = ~std::uint64_t{0};
+        std::uint64_t version = 0; // FailureHistory::version() (never 0)
+        LemonPolicy policy;
         std::int64_t from = 0, until = 0;
         std::vector<NodeIndex> nodes;
     };

@@ -79,6 +79,7 @@ enum class ReclaimCost {
 struct LemonPolicy {
     int failures = 3; // failures under jobs within the window; 0: off
     std::int64_t window_seconds = 7 * 24 * 3600;
+    bool operator==(const LemonPolicy&) const = default;
 };
 
 // What happens to a job whose block cannot take it back after a failure.

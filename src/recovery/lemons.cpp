@@ -2,6 +2,7 @@
 #include "recovery/lemons.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <iterator>
 #include <limits>
 
@@ -17,6 +18,15 @@ int count_within(const std::vector<std::int64_t>& times, std::int64_t now, const
 
 } // namespace
 
+std::uint64_t FailureHistory::next_version() {
+    static std::atomic<std::uint64_t> versions{0};
+    return ++versions;
+}
+
+void FailureHistory::changed() {
+    version_ = next_version();
+}
+
 bool FailureHistory::record(NodeIndex node, std::int64_t at, const LemonPolicy& policy) {
     if (policy.failures <= 0)
         return false;
@@ -28,11 +38,15 @@ bool FailureHistory::record(NodeIndex node, std::int64_t at, const LemonPolicy& 
     const auto keep = static_cast<std::size_t>(policy.failures);
     if (times.size() > keep)
         times.erase(times.begin(), times.end() - static_cast<std::ptrdiff_t>(keep));
+    changed();
     return true;
 }
 
 bool FailureHistory::clear(NodeIndex node) {
-    return by_node_.erase(node) > 0;
+    if (by_node_.erase(node) == 0)
+        return false;
+    changed();
+    return true;
 }
 
 int FailureHistory::failures_within(NodeIndex node, std::int64_t now, const LemonPolicy& policy) const {
@@ -71,6 +85,8 @@ bool FailureHistory::forget_before(std::int64_t since) {
         times.erase(times.begin(), old);
         it = times.empty() ? by_node_.erase(it) : std::next(it);
     }
+    if (dropped)
+        changed();
     return dropped;
 }
 
@@ -81,6 +97,7 @@ void FailureHistory::remap(const Topology& from, const Topology& to) {
             if (auto m = to.find_node(from.node_name(node)))
                 moved[*m] = std::move(times);
     by_node_ = std::move(moved);
+    changed();
 }
 
 } // namespace nvlblock

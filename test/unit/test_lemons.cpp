@@ -70,6 +70,39 @@ TEST(FailureHistory, OffKeepsNothingAndAClearForgets) {
     EXPECT_TRUE(h.empty());
 }
 
+// The planner keeps the lemons between decisions by the history's version:
+// every change moves it, nothing else does, and two histories never share one.
+TEST(FailureHistory, ItsVersionMovesWithEveryChangeAndOnlyThen) {
+    const LemonPolicy two{2, kDay};
+    FailureHistory h, other;
+    EXPECT_NE(h.version(), other.version());
+    std::uint64_t v = h.version();
+    auto moved = [&] {
+        const bool m = h.version() != v;
+        v = h.version();
+        return m;
+    };
+    h.record(1, 10, two);
+    EXPECT_TRUE(moved());
+    h.record(1, 10, two); // the same failure again: no change
+    EXPECT_FALSE(moved());
+    h.lemons(20, two);
+    h.failures_within(1, 20, two);
+    EXPECT_FALSE(moved());
+    h.forget_before(5); // nothing that old
+    EXPECT_FALSE(moved());
+    h.forget_before(10);
+    EXPECT_TRUE(moved());
+    h.record(2, 30, two);
+    v = h.version();
+    EXPECT_TRUE(h.clear(2));
+    EXPECT_TRUE(moved());
+    h.replace({{3, {40, 50}}});
+    EXPECT_TRUE(moved());
+    const FailureHistory copy = h; // the same contents: the same lemons
+    EXPECT_EQ(copy.version(), h.version());
+}
+
 // 4 racks of 18 (slice 16, 2 spares), lemon after 3 failures in a week.
 struct LemonTest : ::testing::Test {
     Topology topo = test::racks(4);
