@@ -27,24 +27,60 @@ void FailureHistory::changed() {
     version_ = next_version();
 }
 
+void FailureHistory::unindex(NodeIndex node, const std::vector<std::int64_t>& times) {
+    if (times.empty())
+        return;
+    by_oldest_.erase({times.front(), node});
+    auto it = by_count_.find(times.size());
+    it->second.erase(node);
+    if (it->second.empty())
+        by_count_.erase(it);
+}
+
+void FailureHistory::index(NodeIndex node, const std::vector<std::int64_t>& times) {
+    if (times.empty())
+        return;
+    by_oldest_.insert({times.front(), node});
+    by_count_[times.size()].insert(node);
+}
+
+void FailureHistory::reindex_all() {
+    by_oldest_.clear();
+    by_count_.clear();
+    for (const auto& [node, times] : by_node_)
+        index(node, times);
+}
+
+void FailureHistory::replace(std::map<NodeIndex, std::vector<std::int64_t>> by_node) {
+    by_node_ = std::move(by_node);
+    std::erase_if(by_node_, [](const auto& entry) { return entry.second.empty(); });
+    reindex_all();
+    changed();
+}
+
 bool FailureHistory::record(NodeIndex node, std::int64_t at, const LemonPolicy& policy) {
     if (policy.failures <= 0)
         return false;
     std::vector<std::int64_t>& times = by_node_[node];
     if (std::find(times.begin(), times.end(), at) != times.end())
         return false;
+    unindex(node, times);
     times.insert(std::upper_bound(times.begin(), times.end(), at), at);
     // Only the latest `failures` can ever make the node a lemon.
     const auto keep = static_cast<std::size_t>(policy.failures);
     if (times.size() > keep)
         times.erase(times.begin(), times.end() - static_cast<std::ptrdiff_t>(keep));
+    index(node, times);
     changed();
     return true;
 }
 
 bool FailureHistory::clear(NodeIndex node) {
-    if (by_node_.erase(node) == 0)
+    auto it = by_node_.find(node);
+    if (it == by_node_.end())
         return false;
+    unindex(node, it->second);
+    by_node_.erase(it);
     changed();
     return true;
 }
@@ -58,14 +94,17 @@ std::vector<NodeIndex> FailureHistory::lemons(std::int64_t now, const LemonPolic
     std::vector<NodeIndex> out;
     std::int64_t first_change = std::numeric_limits<std::int64_t>::max();
     if (policy.failures > 0)
-        for (const auto& [node, times] : by_node_) {
-            if (count_within(times, now, policy) < policy.failures)
-                continue;
-            out.push_back(node); // the map is ordered by node
-            // The oldest failure that still makes it one leaves the window then.
-            const auto latest = std::upper_bound(times.begin(), times.end(), now);
-            first_change = std::min(first_change, *(latest - policy.failures) + policy.window_seconds);
-        }
+        for (auto c = by_count_.lower_bound(static_cast<std::size_t>(policy.failures)); c != by_count_.end(); ++c)
+            for (NodeIndex node : c->second) {
+                const std::vector<std::int64_t>& times = by_node_.at(node);
+                if (count_within(times, now, policy) < policy.failures)
+                    continue;
+                out.push_back(node);
+                // The oldest failure that still makes it one leaves the window then.
+                const auto latest = std::upper_bound(times.begin(), times.end(), now);
+                first_change = std::min(first_change, *(latest - policy.failures) + policy.window_seconds);
+            }
+    std::sort(out.begin(), out.end()); // each count's nodes are in order, the counts one after the other
     if (until)
         *until = first_change;
     return out;
@@ -78,12 +117,17 @@ std::int64_t FailureHistory::last_failure(NodeIndex node) const {
 
 bool FailureHistory::forget_before(std::int64_t since) {
     bool dropped = false;
-    for (auto it = by_node_.begin(); it != by_node_.end();) {
-        auto& times = it->second;
-        const auto old = std::upper_bound(times.begin(), times.end(), since);
-        dropped |= old != times.begin();
-        times.erase(times.begin(), old);
-        it = times.empty() ? by_node_.erase(it) : std::next(it);
+    while (!by_oldest_.empty() && by_oldest_.begin()->first <= since) {
+        const NodeIndex node = by_oldest_.begin()->second;
+        auto it = by_node_.find(node);
+        std::vector<std::int64_t>& times = it->second;
+        unindex(node, times);
+        times.erase(times.begin(), std::upper_bound(times.begin(), times.end(), since));
+        dropped = true;
+        if (times.empty())
+            by_node_.erase(it);
+        else
+            index(node, times);
     }
     if (dropped)
         changed();
@@ -97,6 +141,7 @@ void FailureHistory::remap(const Topology& from, const Topology& to) {
             if (auto m = to.find_node(from.node_name(node)))
                 moved[*m] = std::move(times);
     by_node_ = std::move(moved);
+    reindex_all();
     changed();
 }
 

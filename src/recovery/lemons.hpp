@@ -28,7 +28,9 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace nvlblock {
@@ -58,10 +60,8 @@ class FailureHistory {
 
     bool empty() const { return by_node_.empty(); }
     const std::map<NodeIndex, std::vector<std::int64_t>>& nodes() const { return by_node_; }
-    void replace(std::map<NodeIndex, std::vector<std::int64_t>> by_node) {
-        by_node_ = std::move(by_node);
-        changed();
-    }
+    // The history as saved (nodes with no failure kept are left out).
+    void replace(std::map<NodeIndex, std::vector<std::int64_t>> by_node);
     // Changes whenever the history does, and differs between histories of
     // different contents (drawn from one counter for the whole process): what
     // a cache of lemons() keys on. The ledger's own version moves with every
@@ -77,8 +77,20 @@ class FailureHistory {
 
   private:
     void changed();
+    // The two indexes below, kept with by_node_: a node's entries leave them
+    // before its times change and come back after (none while it has none).
+    void unindex(NodeIndex node, const std::vector<std::int64_t>& times);
+    void index(NodeIndex node, const std::vector<std::int64_t>& times);
+    void reindex_all();
 
     std::map<NodeIndex, std::vector<std::int64_t>> by_node_;
+    // Nodes by their oldest kept failure: forget_before() reads only the
+    // nodes it drops from, not every node that failed within the window.
+    std::set<std::pair<std::int64_t, NodeIndex>> by_oldest_;
+    // Nodes by how many failures they keep: lemons() reads only those that
+    // keep at least `failures` (at 8,192 racks, a handful of the ~25,000
+    // nodes that fail in a week).
+    std::map<std::size_t, std::set<NodeIndex>> by_count_;
     std::uint64_t version_ = next_version();
     static std::uint64_t next_version();
 };

@@ -14,6 +14,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
+#include <map>
+#include <random>
 
 namespace nvlblock {
 namespace {
@@ -101,6 +104,49 @@ TEST(FailureHistory, ItsVersionMovesWithEveryChangeAndOnlyThen) {
     EXPECT_TRUE(moved());
     const FailureHistory copy = h; // the same contents: the same lemons
     EXPECT_EQ(copy.version(), h.version());
+}
+
+// lemons() and forget_before() read the history through its indexes (by
+// failure count, by oldest failure): after any sequence of changes they
+// answer what a pass over every node answers.
+TEST(FailureHistory, ItsIndexesAnswerAsAPassOverEveryNode) {
+    const LemonPolicy policy{3, 5 * kDay};
+    FailureHistory h;
+    std::mt19937 rng(11);
+    std::int64_t now = 0;
+    for (int step = 0; step < 4000; ++step) {
+        now += static_cast<std::int64_t>(rng() % 7200);
+        const auto node = static_cast<NodeIndex>(rng() % 40);
+        switch (rng() % 8) {
+        case 0:
+            h.clear(node);
+            break;
+        case 1:
+            h.forget_before(now - policy.window_seconds);
+            break;
+        case 2:
+            if (step % 500 == 0)
+                h.replace(std::map<NodeIndex, std::vector<std::int64_t>>(h.nodes()));
+            break;
+        default:
+            h.record(node, now - static_cast<std::int64_t>(rng() % 3600), policy);
+        }
+        std::vector<NodeIndex> want;
+        std::int64_t want_until = std::numeric_limits<std::int64_t>::max();
+        for (const auto& [n, times] : h.nodes()) {
+            std::vector<std::int64_t> in;
+            for (std::int64_t t : times)
+                if (t > now - policy.window_seconds && t <= now)
+                    in.push_back(t);
+            if (static_cast<int>(in.size()) < policy.failures)
+                continue;
+            want.push_back(n);
+            want_until = std::min(want_until, in[in.size() - 3] + policy.window_seconds);
+        }
+        std::int64_t until = 0;
+        ASSERT_EQ(h.lemons(now, policy, &until), want) << "step " << step;
+        ASSERT_EQ(until, want_until) << "step " << step;
+    }
 }
 
 // 4 racks of 18 (slice 16, 2 spares), lemon after 3 failures in a week.
