@@ -184,25 +184,37 @@ bool has_holds(const Snapshot& snap, BlockIndex b) {
 // block best fit (block_choice.cpp) would choose among those without holds,
 // found from the index's offers without viewing any block: rooms are asked
 // smallest first, and once the best so far takes no node by preemption, no
-// larger room can rank before it. nullopt: none holds the job.
+// larger room can rank before it. A room shared by many blocks is read in
+// best fit's order (smallest spare_limit first, then block order), where
+// the first block that takes no node by preemption ranks before every other
+// of that room and before the rooms asked before it (none of theirs took no
+// node so): the search stops there. nullopt: none holds the job.
 std::optional<BlockIndex> best_unheld_block(const Snapshot& snap, const Request& req, const RoomIndex& index,
                                             int need) {
     std::optional<BlockRoom> best;
+    auto consider = [&](BlockIndex b) {
+        const Block& block = snap.topology().block(b);
+        if (!fits_segment(block, req) || has_holds(snap, b))
+            return false;
+        const BlockOffer& o = index.offer(b);
+        const BlockRoom r{b, o.limit, segment_cap(o.limit, need, true), o.spare_limit,
+                          std::min(o.counts.preempted, o.limit)};
+        if (!best || fits_better(r, *best, need))
+            best = r;
+        return preempted_for(r, need) == 0;
+    };
+    // Past this many blocks in one room, reading them in best fit's order
+    // (a pass over the index's words per spare_limit value) costs less than
+    // looking at each.
+    constexpr long kInOrderFrom = 64;
     for (int limit = need; limit <= index.largest_block(); ++limit) {
         if (best && preempted_for(*best, need) == 0)
             break;
-        if (index.blocks_with_limit(limit) == 0)
-            continue;
-        index.for_each_with_limit(limit, [&](BlockIndex b) {
-            const Block& block = snap.topology().block(b);
-            if (!fits_segment(block, req) || has_holds(snap, b))
-                return;
-            const BlockOffer& o = index.offer(b);
-            const BlockRoom r{b, o.limit, segment_cap(o.limit, need, true), o.spare_limit,
-                              std::min(o.counts.preempted, o.limit)};
-            if (!best || fits_better(r, *best, need))
-                best = r;
-        });
+        const long blocks = index.blocks_with_limit(limit);
+        if (blocks > kInOrderFrom)
+            index.for_each_with_limit_by_spare(limit, consider);
+        else if (blocks > 0)
+            index.for_each_with_limit(limit, consider);
     }
     return best ? std::optional<BlockIndex>(best->block) : std::nullopt;
 }

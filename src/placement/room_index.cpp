@@ -66,6 +66,8 @@ void RoomIndex::init(const Topology& topo) {
     limit_is_.assign(values, std::vector<std::uint64_t>((n + 63) / 64, 0));
     lending_spare_is_.assign(values, std::vector<std::uint64_t>((n + 63) / 64, 0));
     by_limit_.assign(values, 0);
+    spare_is_.assign(values, std::vector<std::uint64_t>((n + 63) / 64, 0));
+    by_spare_value_.assign(values, 0);
     largest_block_ = largest;
     with_available_ = 0;
 }
@@ -83,6 +85,8 @@ void RoomIndex::add(const Topology& topo, BlockIndex b, int sign) {
     if (lends)
         set_bit(lending_spare_is_[static_cast<std::size_t>(o.spare_limit)], b, on);
     by_limit_[static_cast<std::size_t>(o.limit)] += sign;
+    set_bit(spare_is_[static_cast<std::size_t>(o.spare_limit)], b, on);
+    by_spare_value_[static_cast<std::size_t>(o.spare_limit)] += sign;
     with_available_ += o.counts.available > 0 ? sign : 0;
     by_spare_[static_cast<std::size_t>(slice_of_[static_cast<std::size_t>(b)])]
              [static_cast<std::size_t>(o.spare_limit)] += sign;

@@ -72,6 +72,24 @@ class RoomIndex {
             for (std::uint64_t bits = set[w]; bits; bits &= bits - 1)
                 f(static_cast<BlockIndex>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
     }
+    // The same blocks by spare_limit (smallest first), in block order within
+    // one spare_limit, until f returns true: best fit's order among blocks of
+    // one limit (block_choice.cpp), so a search that finds its answer early
+    // (thousands of blocks of a saturated cluster with the same room) stops
+    // there. Costs a pass over the words per spare_limit value present.
+    template <class F>
+    void for_each_with_limit_by_spare(int limit, F&& f) const {
+        const std::vector<std::uint64_t>& set = limit_is_[static_cast<std::size_t>(limit)];
+        for (std::size_t s = 0; s < spare_is_.size(); ++s) {
+            if (by_spare_value_[s] == 0)
+                continue;
+            const std::vector<std::uint64_t>& spare = spare_is_[s];
+            for (std::size_t w = 0; w < set.size(); ++w)
+                for (std::uint64_t bits = set[w] & spare[w]; bits; bits &= bits - 1)
+                    if (f(static_cast<BlockIndex>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)))))
+                        return;
+        }
+    }
     // Blocks with spare_limit >= unit whose slice holds `segment` (0: any).
     long spare_at_least(int unit, std::uint32_t segment) const;
     // The most nodes any block has (asked by refusals; kept, not recounted).
@@ -93,7 +111,10 @@ class RoomIndex {
     // Per limit value (1 to largest_block()), bit per block: its limit is that
     // value; the same by spare_limit for blocks that lend spares.
     std::vector<std::vector<std::uint64_t>> limit_is_, lending_spare_is_;
-    std::vector<long> by_limit_;              // per limit value: how many blocks
+    std::vector<long> by_limit_; // per limit value: how many blocks
+    // Per spare_limit value, bit per block (every block), and how many.
+    std::vector<std::vector<std::uint64_t>> spare_is_;
+    std::vector<long> by_spare_value_;
     std::vector<int> slices_;                 // the slice sizes of the blocks, once each
     std::vector<int> slice_of_;               // per block: its slice, as an index into slices_
     std::vector<std::vector<long>> by_spare_; // per slice: how many blocks have each spare_limit

@@ -3,9 +3,11 @@
 // The cluster keeps the backfill's "every running job ended" what-if
 // (ClusterState::ended_states and ended_map) with its states: a running
 // job's healthy nodes free, every other node as it is; usable = free. The
-// reservation search asks it whether the head job could start at all, so it
-// must equal that definition after any change: random allocations, ends,
-// kills with a kill wait, failures and repairs on 2 racks of 18.
+// reservation search asks it whether the head job could start at all, and
+// starts its probes from the cluster's own maps (the what-if with no job
+// ended), so both must equal their definitions after any change: random
+// allocations, ends, kills with a kill wait, failures and repairs on 2
+// racks of 18.
 #include "sim_test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -25,6 +27,13 @@ void expect_ended_arrays_match(const ClusterState& c, int step) {
         const NodeState want = c.job_on(n) >= 0 && nvlblock::is_healthy(s) ? NodeState::kFree : s;
         ASSERT_EQ(c.ended_states()[i], want) << "node " << i << " after step " << step;
         ASSERT_EQ(c.ended_map()[i], want == NodeState::kFree ? 1 : 0) << "node " << i << " after step " << step;
+        // The what-if with no job ended is the cluster with these maps
+        // (Scheduler::probe copies them): free nodes; and, for a job that
+        // may preempt, the healthy nodes of preemptible work too.
+        const bool free = s == NodeState::kFree;
+        ASSERT_EQ(c.free_map()[i], free ? 1 : 0) << "node " << i << " after step " << step;
+        ASSERT_EQ(c.preemptor_map()[i], free || (nvlblock::is_healthy(s) && c.runs_preemptible(n)) ? 1 : 0)
+            << "node " << i << " after step " << step;
     }
 }
 

@@ -366,6 +366,55 @@ TEST(DecisionCost, DecisionsWithTheRoomIndexEqualThoseWithout) {
     EXPECT_GT(refused, 100);
 }
 
+// A room shared by more blocks than the index reads one by one (engine.cpp,
+// best_unheld_block: past 64) is read in best fit's order and the search
+// stops at the first block that takes no node by preemption: the same
+// answers as viewing every block, on 200 racks most of which have the same
+// room, with lent nodes (preemption counts that differ) and maps.
+TEST(DecisionCost, AManyBlockRoomReadInBestFitOrderGivesTheSameBlock) {
+    const Topology t = test::racks(200, 18, 16, 2, true, "preemptible:\n  qos: [lend]\n");
+    std::vector<NodeState> states = test::all(t);
+    std::mt19937 rng(29);
+    std::uniform_int_distribution<std::size_t> node(0, t.node_count() - 1);
+    std::uniform_int_distribution<int> pct(0, 99);
+    RoomIndexCache cache;
+    TallyCache tallies;
+    const std::uint32_t sizes[] = {1, 2, 4, 8, 15, 16};
+    int placed = 0, preempting = 0;
+    for (int step = 0; step < 400; ++step) {
+        for (int k = pct(rng) % 40; k > 0; --k) { // a few nodes busy, lent or down here and there
+            const int p = pct(rng);
+            states[node(rng)] = p < 40   ? NodeState::kFree
+                                : p < 70 ? NodeState::kBusy
+                                : p < 95 ? NodeState::kLent
+                                         : NodeState::kDown;
+        }
+        Request r;
+        r.job_id = 1000 + static_cast<std::uint32_t>(step);
+        r.min_nodes = r.max_nodes = sizes[static_cast<std::size_t>(pct(rng)) % std::size(sizes)];
+        r.preemptible = pct(rng) < 20;
+        std::vector<std::uint8_t> avail;
+        if (pct(rng) < 60) { // Slurm offers the free nodes, and for a preemptor the lent ones too
+            const bool preemptor = pct(rng) < 50;
+            avail.resize(t.node_count());
+            for (std::size_t i = 0; i < avail.size(); ++i)
+                avail[i] = states[i] == NodeState::kFree || (preemptor && states[i] == NodeState::kLent);
+            r.available = avail;
+        }
+        const Placement want = place(Snapshot(t, states, {}), r);
+        Snapshot with(t, states, tallies.tallies(t, states), {});
+        with.attach_room_index(cache.index(t, states, with.tallies(), r.available), r.available);
+        const Placement got = place(with, r);
+        ASSERT_EQ(got.reason, want.reason) << "step " << step << ": " << explain(t, got) << " / " << explain(t, want);
+        ASSERT_EQ(got.nodes, want.nodes) << "step " << step;
+        placed += got.placed();
+        preempting += got.placed() && std::any_of(got.nodes.begin(), got.nodes.end(),
+                                                  [&](NodeIndex n) { return states[n] != NodeState::kFree; });
+    }
+    EXPECT_GT(placed, 300);
+    EXPECT_GT(preempting, 10); // blocks whose room takes nodes by preemption were weighed
+}
+
 // offered_as_healthy (eight nodes per step) against its definition: every
 // offered node that is down or drained reads as free, nothing else changes;
 // any byte values, lengths that are not a multiple of eight.

@@ -52,6 +52,8 @@ class ClusterState {
     // restores it before the cluster changes.
     std::vector<std::uint8_t>& free_map() { return free_map_; }
     std::vector<std::uint8_t>& preemptor_map() { return preemptor_map_; }
+    const std::vector<std::uint8_t>& free_map() const { return free_map_; }
+    const std::vector<std::uint8_t>& preemptor_map() const { return preemptor_map_; }
 
     // The cluster as it will be once every running job has ended (the
     // backfill's what-if with all of them gone): a running job's nodes free

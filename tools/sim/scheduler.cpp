@@ -278,10 +278,15 @@ bool Scheduler::probe(std::uint32_t head, std::size_t k, Seconds now, Placement&
     // change during a search), so only they are rewritten.
     rank_until(k);
     if (probed_ == kNotProbed) {
-        const std::size_t n = w_.cluster().size();
-        track_whatif(n);
-        for (std::size_t i = 0; i < n; ++i)
-            set_whatif(static_cast<NodeIndex>(i), false);
+        // With no job ended the what-if is the cluster as it is: its states,
+        // and what the head job may use now, which is the map the cluster
+        // keeps for it (free nodes; with preemption also the healthy nodes of
+        // preemptible work). Copied, then the ended jobs' nodes rewritten.
+        const ClusterState& cl = w_.cluster();
+        track_whatif(cl.size());
+        std::copy(cl.states().begin(), cl.states().end(), res_.states.begin());
+        const std::vector<std::uint8_t>& map = res_.preempt ? cl.preemptor_map() : cl.free_map();
+        std::copy(map.begin(), map.end(), res_.available.begin());
         for (std::size_t r = 0; r < rank_begin_[k]; ++r)
             set_whatif(ranked_[r], true);
     } else {
