@@ -11,9 +11,10 @@
 // FIFO pass, the blocked head job gets a reservation: the earliest time at
 // which the Planner would place it if the running jobs ended at their
 // expected ends (start + time limit), found by a search over how many of
-// them have ended (placement only gets easier as nodes free up: strides
-// doubling from the fewest jobs whose nodes suffice, then halving back), and
-// the nodes it would get then. Then up to bf_max_job_test later jobs are tried:
+// them have ended (placement only gets easier as nodes free up: none if the
+// head job is not placed even with all of them ended, else strides doubling
+// from the fewest jobs whose nodes suffice, then halving back), and the
+// nodes it would get then. Then up to bf_max_job_test later jobs are tried:
 // one that is expected to end before that time may start anywhere it is
 // placed now; a longer one is placed without the reserved nodes and started
 // only if the head job would still be placed at its reserved time with that
@@ -79,7 +80,9 @@ class Scheduler {
     void compute_reservation(std::uint32_t head, Seconds now);
     // The head job placed as if the first k running jobs (by expected end) had ended.
     bool probe(std::uint32_t head, std::size_t k, Seconds now, nvlblock::Placement& out);
+    // Whether the head job is placed with every running job ended (the cluster's kept what-if).
     bool fits_after_all_ends(std::uint32_t head, Seconds now);
+    // The fewest ended jobs, at least `lo`, with which the head job is placed (nullopt: none).
     std::optional<std::size_t> first_fit(std::uint32_t head, std::size_t lo, Seconds now, nvlblock::Placement& p);
     // Whether the head job is still placed at the reserved time with `taken` busy then; `out`: where.
     // `job` would start on `taken`.
