@@ -149,7 +149,14 @@ def start_mariadb(record: Record, db_port: int, timeout: float) -> None:
     data = db_dir(layout)
     shutil.rmtree(data, ignore_errors=True)
     os.makedirs(data)
+    # MariaDB's temporary files in the cluster's own directory, not /tmp: a
+    # bootstrap beside other clusters' failed once deleting its temporary
+    # table there ("Error on delete of '/tmp/#sql-temptable-...MAI'").
+    tmp = data.rstrip("/") + "-tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
     user = ["--user=root"] if os.geteuid() == 0 else []
+    user += [f"--tmpdir={tmp}"]  # both the bootstrap and the server
     # A test database holds a few dozen jobs: a small system tablespace,
     # and the redo log at the half of Slurm's recommended 64 MB below which
     # slurmdbd logs an error.
