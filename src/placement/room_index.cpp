@@ -64,8 +64,10 @@ void RoomIndex::init(const Topology& topo) {
     by_spare_.assign(slices_.size(), std::vector<long>(static_cast<std::size_t>(largest) + 1, 0));
     const std::size_t values = static_cast<std::size_t>(largest) + 1;
     limit_is_.assign(values, std::vector<std::uint64_t>((n + 63) / 64, 0));
-    lending_spare_is_.assign(values, std::vector<std::uint64_t>((n + 63) / 64, 0));
     by_limit_.assign(values, 0);
+    lends_.assign((n + 63) / 64, 0);
+    for (std::size_t i = 0; i < n; ++i)
+        set_bit(lends_, static_cast<BlockIndex>(i), topo.block(static_cast<BlockIndex>(i)).settings.lending);
     spare_is_.assign(values, std::vector<std::uint64_t>((n + 63) / 64, 0));
     by_spare_value_.assign(values, 0);
     largest_block_ = largest;
@@ -82,8 +84,6 @@ void RoomIndex::add(const Topology& topo, BlockIndex b, int sign) {
     if (o.spare_limit > 0 && lends)
         set_bit(lending_, b, on);
     set_bit(limit_is_[static_cast<std::size_t>(o.limit)], b, on);
-    if (lends)
-        set_bit(lending_spare_is_[static_cast<std::size_t>(o.spare_limit)], b, on);
     by_limit_[static_cast<std::size_t>(o.limit)] += sign;
     set_bit(spare_is_[static_cast<std::size_t>(o.spare_limit)], b, on);
     by_spare_value_[static_cast<std::size_t>(o.spare_limit)] += sign;
@@ -93,10 +93,12 @@ void RoomIndex::add(const Topology& topo, BlockIndex b, int sign) {
 }
 
 std::uint64_t RoomIndex::with_room_word(std::size_t w, bool preemptible, int at_least) const {
-    std::uint64_t bits = 0;
-    for (std::size_t v = static_cast<std::size_t>(at_least); v < limit_is_.size(); ++v)
-        bits |= limit_is_[v][w] | (preemptible ? lending_spare_is_[v][w] : 0);
-    return bits;
+    std::uint64_t bits = 0, spare = 0;
+    for (std::size_t v = static_cast<std::size_t>(at_least); v < limit_is_.size(); ++v) {
+        bits |= limit_is_[v][w];
+        spare |= preemptible ? spare_is_[v][w] : 0;
+    }
+    return bits | (spare & lends_[w]);
 }
 
 long RoomIndex::spare_at_least(int unit, std::uint32_t segment) const {

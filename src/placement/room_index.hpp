@@ -109,12 +109,11 @@ class RoomIndex {
     std::vector<std::uint64_t> ordinary_; // bit per block: limit > 0
     std::vector<std::uint64_t> lending_;  // bit per block: lends spares and spare_limit > 0
     // Per limit value (1 to largest_block()), bit per block: its limit is that
-    // value; the same by spare_limit for blocks that lend spares.
-    std::vector<std::vector<std::uint64_t>> limit_is_, lending_spare_is_;
-    std::vector<long> by_limit_; // per limit value: how many blocks
-    // Per spare_limit value, bit per block (every block), and how many.
-    std::vector<std::vector<std::uint64_t>> spare_is_;
-    std::vector<long> by_spare_value_;
+    // value; the same by spare_limit (every block: with lends_, those that
+    // lend spares), and how many blocks have each.
+    std::vector<std::vector<std::uint64_t>> limit_is_, spare_is_;
+    std::vector<long> by_limit_, by_spare_value_;
+    std::vector<std::uint64_t> lends_;        // bit per block: it lends spares
     std::vector<int> slices_;                 // the slice sizes of the blocks, once each
     std::vector<int> slice_of_;               // per block: its slice, as an index into slices_
     std::vector<std::vector<long>> by_spare_; // per slice: how many blocks have each spare_limit
