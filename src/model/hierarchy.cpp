@@ -216,14 +216,16 @@ class HierarchyBuilder {
 Hierarchy build_hierarchy(const HierarchySpec& spec, const std::vector<std::string>& block_names,
                           bool from_topology_conf, Diagnostics& problems) {
     HierarchyBuilder builder(block_names, problems);
+    Hierarchy h;
     if (!spec.levels.empty())
-        return builder.groups(spec);
-    if (from_topology_conf && spec.base_nodes > 0 && !block_names.empty())
-        return builder.block_sizes(spec);
-    if (spec.cross_after)
+        h = builder.groups(spec);
+    else if (from_topology_conf && spec.base_nodes > 0 && !block_names.empty())
+        h = builder.block_sizes(spec);
+    else if (spec.cross_after)
         problems.add(spec.where, "hierarchy.crossing is set but there are no levels: list hierarchy.levels, "
                                  "or take the blocks from topology.conf (topology_conf:) to use its BlockSizes");
-    return Hierarchy();
+    h.ladder_ = build_ladder(h, block_names.size());
+    return h;
 }
 
 } // namespace nvlblock

@@ -14,6 +14,7 @@
 #pragma once
 
 #include "common/diagnostic.hpp"
+#include "model/ladder.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -21,8 +22,6 @@
 #include <vector>
 
 namespace nvlblock {
-
-using BlockIndex = std::int32_t;
 
 // What a reader found (names as written), validated by build_hierarchy().
 struct GroupSpec {
@@ -90,15 +89,20 @@ class Hierarchy {
     const std::vector<HierarchyLevel>& levels() const { return levels_; }
     // "BlockSizes=4,8" or "su < pod", for messages.
     std::string describe() const;
+    // The rungs from the blocks to the whole cluster, laid out (model/ladder.hpp); empty without levels.
+    const std::vector<Rung>& ladder() const { return ladder_; }
 
   private:
     friend class HierarchyBuilder;
+    friend Hierarchy build_hierarchy(const HierarchySpec& spec, const std::vector<std::string>& block_names,
+                                     bool from_topology_conf, Diagnostics& problems);
 
     Kind kind_ = Kind::kNone;
     std::uint32_t base_nodes_ = 0;
     std::uint32_t level_mask_ = 0;
     std::optional<std::int64_t> cross_after_;
     std::vector<HierarchyLevel> levels_;
+    std::vector<Rung> ladder_;
 };
 
 // Validates `spec` against the blocks (their names in index order) and

@@ -5,38 +5,13 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <span>
 
 namespace nvlblock {
 namespace {
 
 constexpr long kUnbounded = std::numeric_limits<long>::max();
-
-// One rung of the ladder from the blocks to the whole cluster, as one
-// request sees it: how blocks fall into groups here and how many nodes a
-// group of this rung nominally holds for this request.
-struct Rung {
-    enum class Kind { kBlocks, kShift, kNamed, kCluster };
-    Kind kind = Kind::kBlocks;
-    int shift = 0;                         // kShift: groups of 2^shift blocks, aligned
-    const HierarchyLevel* named = nullptr; // kNamed
-    int level = 0;                         // kNamed: its index in the hierarchy
-    long nominal = 0;
-
-    int group_of(BlockIndex b) const {
-        switch (kind) {
-        case Kind::kBlocks:
-            return b;
-        case Kind::kShift:
-            return b >> shift;
-        case Kind::kNamed:
-            return named->group_of[static_cast<std::size_t>(b)];
-        case Kind::kCluster:
-            break;
-        }
-        return 0;
-    }
-};
 
 // How a refusal names the rung (writers/explain.cpp spells it).
 LevelRef ref_of(const Rung& r) {
@@ -63,8 +38,10 @@ LevelRef ref_of(const Rung& r) {
 // A group's name: its name in nvlblock.yaml, else its blocks as a host list.
 // Never asked for the cluster rung, which has no group to name.
 std::string group_name(const Topology& topo, const Rung& r, std::span<const BlockIndex> blocks) {
-    if (r.kind == Rung::Kind::kNamed)
-        return r.named->groups[static_cast<std::size_t>(r.group_of(blocks.front()))].name;
+    if (r.kind == Rung::Kind::kNamed) {
+        const HierarchyLevel& l = topo.hierarchy().levels()[static_cast<std::size_t>(r.level)];
+        return l.groups[static_cast<std::size_t>(l.group_of[static_cast<std::size_t>(blocks.front())])].name;
+    }
     return block_hostlist(topo, std::vector<BlockIndex>(blocks.begin(), blocks.end()));
 }
 
@@ -72,122 +49,64 @@ int segment_cap_of(int room, int unit) {
     return unit > 1 ? room / unit * unit : room;
 }
 
-// The ladder for this request, lowest first: the blocks, each level, the cluster.
-std::vector<Rung> ladder(const Topology& topo, const LevelQuery& q) {
+// What a group of each rung of the ladder nominally holds for this
+// request, lowest first: topology.conf's sizes; for nvlblock.yaml groups,
+// what the largest holds for this kind of job when idle (ordinary capacity,
+// size less spares, in whole segments).
+void nominals(const Topology& topo, const LevelQuery& q, std::vector<long>& out) {
     const Hierarchy& h = topo.hierarchy();
-    std::vector<Rung> rungs;
-    Rung blocks;
-    blocks.kind = Rung::Kind::kBlocks;
+    const std::vector<Rung>& rungs = h.ladder();
+    out.assign(rungs.size(), 0);
+    out.back() = kUnbounded; // the cluster
     if (h.kind() == Hierarchy::Kind::kBlockSizes) {
-        blocks.nominal = h.base_nodes();
-        rungs.push_back(blocks);
-        for (int k = 1; k <= kMaxBlockLevel; ++k) {
-            if (!h.has_block_level(k))
-                continue;
-            Rung r;
-            r.kind = Rung::Kind::kShift;
-            r.shift = k;
-            r.nominal = static_cast<long>(h.base_nodes()) << k;
-            rungs.push_back(r);
-        }
-    } else {
-        // What a block and a group hold for this kind of job when idle:
-        // ordinary capacity (size less spares) in whole segments.
-        auto block_cap = [&](const Block& b) {
-            if (q.unit > b.settings.slice)
-                return 0;
-            return segment_cap_of(std::max(0, b.ordinary_capacity()), q.unit);
-        };
-        long largest = 0;
-        for (const Block& b : topo.blocks())
-            largest = std::max<long>(largest, block_cap(b));
-        blocks.nominal = q.segmented ? largest : topo.largest_slice();
-        rungs.push_back(blocks);
-        for (const HierarchyLevel& l : h.levels()) {
-            Rung r;
-            r.kind = Rung::Kind::kNamed;
-            r.named = &l;
-            r.level = static_cast<int>(&l - h.levels().data());
-            for (const Group& g : l.groups) {
-                long cap = 0;
-                for (BlockIndex b : g.blocks)
-                    cap += block_cap(topo.block(b));
-                r.nominal = std::max(r.nominal, cap);
-            }
-            rungs.push_back(r);
-        }
+        for (std::size_t t = 0; t + 1 < rungs.size(); ++t)
+            out[t] = static_cast<long>(h.base_nodes()) << rungs[t].shift;
+        return;
     }
-    Rung cluster;
-    cluster.kind = Rung::Kind::kCluster;
-    cluster.nominal = kUnbounded;
-    rungs.push_back(cluster);
-    return rungs;
+    auto block_cap = [&](const Block& b) {
+        if (q.unit > b.settings.slice)
+            return 0;
+        return segment_cap_of(std::max(0, b.ordinary_capacity()), q.unit);
+    };
+    long largest = 0;
+    for (const Block& b : topo.blocks())
+        largest = std::max<long>(largest, block_cap(b));
+    out.front() = q.segmented ? largest : topo.largest_slice();
+    for (std::size_t t = 1; t + 1 < rungs.size(); ++t)
+        for (const Group& g : h.levels()[static_cast<std::size_t>(rungs[t].level)].groups) {
+            long cap = 0;
+            for (BlockIndex b : g.blocks)
+                cap += block_cap(topo.block(b));
+            out[t] = std::max(out[t], cap);
+        }
 }
 
-// A child (a group of the rung below) inside a candidate group; its blocks
-// are Groups::child_blocks[first, first + count).
-struct Child {
-    int id = 0;
-    long cap = 0;
-    int first = 0, count = 0;
-};
-
-// A group of the rung asked; its blocks are Groups::blocks[first_block, ...),
-// its children Groups::children[first_child, ...) in block order.
-struct Candidate {
-    int first_block = 0, block_count = 0;
-    int first_child = 0, child_count = 0;
-    long free = 0;    // nodes the request may take in it now
-    long reach = 0;   // of those, what its allowed children hold
-    int distance = 0; // levels up to the job's previous groups (0: its own)
-};
-
-// Every group of one rung, flat: a question builds a handful of arrays,
-// not a vector per group and per child (the deep-queue profile spent a
-// third of its time allocating them, asked for each job a backfill pass
-// examines).
-struct Groups {
-    std::vector<Candidate> groups;
-    std::vector<Child> children;
-    std::vector<BlockIndex> blocks;       // by group, in block order within each
-    std::vector<BlockIndex> child_blocks; // by child, in block order within each
-
-    std::span<const BlockIndex> blocks_of(const Candidate& c) const {
-        return {blocks.data() + c.first_block, static_cast<std::size_t>(c.block_count)};
-    }
-    std::span<const Child> children_of(const Candidate& c) const {
-        return {children.data() + c.first_child, static_cast<std::size_t>(c.child_count)};
-    }
-    std::span<const BlockIndex> blocks_of(const Child& c) const {
-        return {child_blocks.data() + c.first, static_cast<std::size_t>(c.count)};
-    }
-};
-
-// Children to use inside a group: the ones holding required nodes, then one
-// that holds the rest (best fit: fewest nodes, the first on ties), else the
-// largest first. `limit`: at most this many children (0: any).
-std::optional<std::vector<int>> pick_children(std::span<const Child> children, const std::vector<bool>& forced,
-                                              long need, long limit) {
+// Children to use inside a group (`caps`: what each holds for the
+// request): the ones holding required nodes, then one that holds the rest
+// (best fit: fewest nodes, the first on ties), else the largest first.
+// `limit`: at most this many children (0: any).
+std::optional<std::vector<int>> pick_children(std::span<const long> caps, const std::vector<bool>& forced, long need,
+                                              long limit) {
     std::vector<int> chosen;
-    std::vector<bool> used(children.size(), false);
-    for (std::size_t i = 0; i < children.size(); ++i)
+    std::vector<bool> used(caps.size(), false);
+    for (std::size_t i = 0; i < caps.size(); ++i)
         if (forced[i]) {
             chosen.push_back(static_cast<int>(i));
             used[i] = true;
-            need -= children[i].cap;
+            need -= caps[i];
         }
     long left = limit ? limit - static_cast<long>(chosen.size()) : kUnbounded;
     while (need > 0) {
         if (left <= 0)
             return std::nullopt;
         int fit = -1, largest = -1;
-        for (std::size_t i = 0; i < children.size(); ++i) {
-            const long cap = children[i].cap;
+        for (std::size_t i = 0; i < caps.size(); ++i) {
+            const long cap = caps[i];
             if (used[i] || cap <= 0)
                 continue;
-            if (cap >= need && (fit < 0 || cap < children[static_cast<std::size_t>(fit)].cap))
+            if (cap >= need && (fit < 0 || cap < caps[static_cast<std::size_t>(fit)]))
                 fit = static_cast<int>(i);
-            if (largest < 0 || cap > children[static_cast<std::size_t>(largest)].cap)
+            if (largest < 0 || cap > caps[static_cast<std::size_t>(largest)])
                 largest = static_cast<int>(i);
         }
         const int take = fit >= 0 ? fit : largest;
@@ -195,7 +114,7 @@ std::optional<std::vector<int>> pick_children(std::span<const Child> children, c
             return std::nullopt;
         used[static_cast<std::size_t>(take)] = true;
         chosen.push_back(take);
-        need -= children[static_cast<std::size_t>(take)].cap;
+        need -= caps[static_cast<std::size_t>(take)];
         --left;
     }
     return chosen;
@@ -203,37 +122,27 @@ std::optional<std::vector<int>> pick_children(std::span<const Child> children, c
 
 // The sum of the `limit` largest child capacities (all of them for 0).
 // `scratch`: reused between calls.
-long reach_of(std::span<const Child> children, long limit, std::vector<long>& scratch) {
-    long sum = 0;
-    if (limit == 0 || static_cast<std::size_t>(limit) >= children.size()) {
-        for (const Child& c : children) // every child counts: nothing to order
-            sum += c.cap;
-        return sum;
-    }
-    scratch.clear();
-    for (const Child& c : children)
-        scratch.push_back(c.cap);
+long reach_of(std::span<const long> caps, long limit, std::vector<long>& scratch) {
+    if (limit == 0 || static_cast<std::size_t>(limit) >= caps.size()) // every child counts: nothing to order
+        return std::accumulate(caps.begin(), caps.end(), 0L);
+    scratch.assign(caps.begin(), caps.end());
     // Which of equal capacities are the `limit` largest does not change their sum.
     std::nth_element(scratch.begin(), scratch.begin() + limit, scratch.end(), std::greater<>());
-    for (long i = 0; i < limit; ++i)
-        sum += scratch[static_cast<std::size_t>(i)];
-    return sum;
+    return std::accumulate(scratch.begin(), scratch.begin() + limit, 0L);
 }
+
+// A group of the rung asked, as this request sees it (parallel to Rung::groups).
+struct Candidate {
+    long free = 0;    // nodes the request may take in it now
+    long reach = 0;   // of those, what its allowed children hold
+    int distance = 0; // levels up to the job's previous groups (0: its own)
+};
 
 class Confiner {
   public:
     Confiner(const Topology& topo, const std::vector<BlockRoom>& rooms, const LevelQuery& q)
-        : topo_(topo), rooms_(rooms), q_(q), rungs_(ladder(topo, q)) {
-        const std::size_t n = topo.block_count();
-        cap_.assign(n, 0);
-        limit_.assign(n, 0);
-        room_of_.assign(n, -1);
-        for (std::size_t i = 0; i < rooms.size(); ++i) {
-            const auto b = static_cast<std::size_t>(rooms[i].block);
-            cap_[b] = rooms[i].segment_cap;
-            limit_[b] = rooms[i].limit;
-            room_of_[b] = static_cast<int>(i);
-        }
+        : topo_(topo), rooms_(rooms), q_(q), rungs_(topo.hierarchy().ladder()) {
+        nominals(topo, q, nominal_);
     }
 
     LevelScope run() {
@@ -245,7 +154,7 @@ class Confiner {
         // The rung that nominally holds the job, and whether it may be
         // confined to one block at all.
         std::size_t target = 0;
-        while (target + 1 < rungs_.size() && rungs_[target].nominal < n)
+        while (target + 1 < rungs_.size() && nominal_[target] < n)
             ++target;
         if (target == 0) {
             if (!block_sizes && (!q_.segmented || fits_one_block()))
@@ -284,7 +193,7 @@ class Confiner {
 
   private:
     bool fits_one_block() const {
-        return std::any_of(cap_.begin(), cap_.end(), [&](int c) { return c >= q_.nodes; });
+        return std::any_of(rooms_.begin(), rooms_.end(), [&](const BlockRoom& r) { return r.segment_cap >= q_.nodes; });
     }
 
     // Distance from a group (any of its blocks) to the job's previous blocks:
@@ -297,7 +206,8 @@ class Confiner {
             if (p < 0 || static_cast<std::size_t>(p) >= topo_.block_count())
                 continue;
             for (std::size_t j = t; j < rungs_.size(); ++j)
-                if (rungs_[j].group_of(rep) == rungs_[j].group_of(p)) {
+                if (rungs_[j].group_at[static_cast<std::size_t>(rep)] ==
+                    rungs_[j].group_at[static_cast<std::size_t>(p)]) {
                     best = std::min(best, static_cast<int>(j - t));
                     break;
                 }
@@ -305,32 +215,44 @@ class Confiner {
         return best;
     }
 
+    // What the request may take in each group of `rung` and each child:
+    // the rooms added up, one pass over them.
+    void add_rooms(const Rung& rung) {
+        caps_.assign(rung.children.size(), 0);
+        cands_.assign(rung.groups.size(), Candidate{});
+        for (const BlockRoom& room : rooms_) {
+            const auto b = static_cast<std::size_t>(room.block);
+            caps_[static_cast<std::size_t>(rung.child_at[b])] += room.segment_cap;
+            cands_[static_cast<std::size_t>(rung.group_at[b])].free += room.limit;
+        }
+    }
+
+    std::span<const long> caps_of(const Rung::Group& g) const {
+        return {caps_.data() + g.first_child, static_cast<std::size_t>(g.child_count)};
+    }
+
     LevelScope at(std::size_t t, bool block_sizes) {
         const Rung& rung = rungs_[t];
-        const Rung& child = rungs_[t == 0 ? 0 : t - 1];
         const long n = q_.nodes;
         // topology/block: at most ceil(n / child size) children; groups: any.
-        const long limit = t == 0 ? 1 : block_sizes ? (n + child.nominal - 1) / child.nominal : 0;
-        const bool required = !q_.required_in.empty();
-
-        build_groups(t);
-        std::vector<Candidate>& groups = g_.groups;
-        const Candidate* chosen = nullptr;
+        const long child_nominal = nominal_[t == 0 ? 0 : t - 1];
+        const long limit = t == 0 ? 1 : block_sizes ? (n + child_nominal - 1) / child_nominal : 0;
+        add_rooms(rung);
+        int chosen = -1;
         std::vector<bool> forced;
-        if (required) {
+        if (!q_.required_in.empty()) {
             // The group holding the required nodes (topology/block: the first
             // one that holds any; they must all be in it).
-            for (const Candidate& c : groups)
-                if (std::ranges::any_of(g_.blocks_of(c), [&](BlockIndex b) { return req(b) > 0; })) {
-                    chosen = &c;
-                    break;
-                }
-            if (!chosen)
+            for (std::size_t g = 0; g < rung.groups.size() && chosen < 0; ++g)
+                if (std::ranges::any_of(rung.blocks_of(rung.groups[g]), [&](BlockIndex b) { return req(b) > 0; }))
+                    chosen = static_cast<int>(g);
+            if (chosen < 0)
                 return {};
+            const Rung::Group& group = rung.groups[static_cast<std::size_t>(chosen)];
             int inside = 0, total = 0;
             for (BlockIndex b = 0; b < static_cast<BlockIndex>(topo_.block_count()); ++b)
                 total += req(b);
-            for (BlockIndex b : g_.blocks_of(*chosen))
+            for (BlockIndex b : rung.blocks_of(group))
                 inside += req(b);
             if (inside != total) {
                 // nvlblock.yaml: the user named nodes in several groups, so
@@ -338,15 +260,14 @@ class Confiner {
                 go_up_ = !block_sizes;
                 return refuse(LevelRefusal::Kind::kRequiredSplit, t, limit);
             }
-            const std::span<const Child> children = g_.children_of(*chosen);
-            forced.assign(children.size(), false);
+            forced.assign(static_cast<std::size_t>(group.child_count), false);
             long forced_count = 0;
-            for (std::size_t i = 0; i < children.size(); ++i)
-                for (BlockIndex b : g_.blocks_of(children[i]))
-                    if (req(b) > 0 && !forced[i]) {
-                        forced[i] = true;
-                        ++forced_count;
-                    }
+            for (int i = 0; i < group.child_count; ++i)
+                if (std::ranges::any_of(rung.blocks_of(rung.children[static_cast<std::size_t>(group.first_child + i)]),
+                                        [&](BlockIndex b) { return req(b) > 0; })) {
+                    forced[static_cast<std::size_t>(i)] = true;
+                    ++forced_count;
+                }
             if (limit && forced_count > limit) {
                 LevelScope s = refuse(LevelRefusal::Kind::kRequiredSpread, t, limit);
                 s.refusal.spread = forced_count;
@@ -354,114 +275,43 @@ class Confiner {
                 return s;
             }
         } else {
-            for (Candidate& c : groups) {
-                c.reach = reach_of(g_.children_of(c), limit, caps_);
+            for (std::size_t g = 0; g < rung.groups.size(); ++g) {
+                Candidate& c = cands_[g];
+                c.reach = reach_of(caps_of(rung.groups[g]), limit, scratch_);
                 if (c.reach < n)
                     continue;
-                c.distance = distance(t, g_.blocks[static_cast<std::size_t>(c.first_block)]);
-                if (!chosen || c.distance < chosen->distance ||
-                    (c.distance == chosen->distance && c.free < chosen->free))
-                    chosen = &c;
+                c.distance = distance(t, rung.blocks[static_cast<std::size_t>(rung.groups[g].first_block)]);
+                const Candidate* best = chosen < 0 ? nullptr : &cands_[static_cast<std::size_t>(chosen)];
+                if (!best || c.distance < best->distance || (c.distance == best->distance && c.free < best->free))
+                    chosen = static_cast<int>(g);
             }
-            if (!chosen)
-                return no_fit(t, groups, limit);
-            forced.assign(static_cast<std::size_t>(chosen->child_count), false);
+            if (chosen < 0)
+                return no_fit(t, limit);
+            forced.assign(static_cast<std::size_t>(rung.groups[static_cast<std::size_t>(chosen)].child_count), false);
         }
-        auto picked = pick_children(g_.children_of(*chosen), forced, n, limit);
+        auto picked = pick_children(caps_of(rung.groups[static_cast<std::size_t>(chosen)]), forced, n, limit);
         if (!picked)
-            return required ? refuse(LevelRefusal::Kind::kRequiredNoRoom, t, limit) : no_fit(t, groups, limit);
-        return confined(rung, *chosen, *picked);
+            return q_.required_in.empty() ? no_fit(t, limit) : refuse(LevelRefusal::Kind::kRequiredNoRoom, t, limit);
+        return confined(rung, static_cast<std::size_t>(chosen), *picked);
     }
 
-    // The groups of rung `t` into g_, in order of their first block, each
-    // with its children (the groups of the rung below, in order of their
-    // first block) and what the request may take in them: counting sorts,
-    // linear in the blocks.
-    void build_groups(std::size_t t) {
-        const Rung& rung = rungs_[t];
-        const Rung& child = rungs_[t == 0 ? 0 : t - 1];
-        const auto blocks = static_cast<BlockIndex>(topo_.block_count());
-        g_.groups.clear();
-        group_of_.clear();
-        for (BlockIndex b = 0; b < blocks; ++b) { // each group's slot, and its block count
-            const auto id = static_cast<std::size_t>(rung.group_of(b));
-            if (id >= slot_.size())
-                slot_.resize(id + 1, -1);
-            if (slot_[id] < 0) {
-                slot_[id] = static_cast<int>(g_.groups.size());
-                g_.groups.emplace_back();
-            }
-            group_of_.push_back(slot_[id]);
-            ++g_.groups[static_cast<std::size_t>(slot_[id])].block_count;
-        }
-        for (BlockIndex b = 0; b < blocks; ++b) // ready for the next question
-            slot_[static_cast<std::size_t>(rung.group_of(b))] = -1;
-        int at = 0;
-        for (Candidate& c : g_.groups) {
-            c.first_block = at;
-            at += c.block_count;
-            c.block_count = 0;
-        }
-        g_.blocks.resize(static_cast<std::size_t>(blocks));
-        for (BlockIndex b = 0; b < blocks; ++b) {
-            Candidate& c = g_.groups[static_cast<std::size_t>(group_of_[static_cast<std::size_t>(b)])];
-            g_.blocks[static_cast<std::size_t>(c.first_block + c.block_count++)] = b;
-            c.free += limit_[static_cast<std::size_t>(b)];
-        }
-        build_children(t == 0 ? nullptr : &child);
-    }
-
-    // The children of every group in g_ (`child`: the rung below; null: each block its own).
-    void build_children(const Rung* child) {
-        g_.children.clear();
-        child_of_.resize(g_.blocks.size());
-        for (Candidate& c : g_.groups) {
-            c.first_child = static_cast<int>(g_.children.size());
-            for (int k = c.first_block; k < c.first_block + c.block_count; ++k) {
-                const BlockIndex b = g_.blocks[static_cast<std::size_t>(k)];
-                const auto id = static_cast<std::size_t>(child ? child->group_of(b) : b);
-                if (id >= slot_.size())
-                    slot_.resize(id + 1, -1);
-                if (slot_[id] < 0) {
-                    slot_[id] = static_cast<int>(g_.children.size());
-                    g_.children.push_back(Child{static_cast<int>(id), 0, 0, 0});
-                }
-                Child& ch = g_.children[static_cast<std::size_t>(slot_[id])];
-                ch.cap += cap_[static_cast<std::size_t>(b)];
-                ++ch.count;
-                child_of_[static_cast<std::size_t>(k)] = slot_[id];
-            }
-            c.child_count = static_cast<int>(g_.children.size()) - c.first_child;
-            for (int i = c.first_child; i < c.first_child + c.child_count; ++i)
-                slot_[static_cast<std::size_t>(g_.children[static_cast<std::size_t>(i)].id)] = -1;
-        }
-        int at = 0;
-        for (Child& ch : g_.children) {
-            ch.first = at;
-            at += ch.count;
-            ch.count = 0;
-        }
-        g_.child_blocks.resize(g_.blocks.size());
-        for (std::size_t k = 0; k < g_.blocks.size(); ++k) { // by group, in block order: each child's blocks in order
-            Child& ch = g_.children[static_cast<std::size_t>(child_of_[k])];
-            g_.child_blocks[static_cast<std::size_t>(ch.first + ch.count++)] = g_.blocks[k];
-        }
-    }
-
-    // The job confined to the picked children of `chosen`: their rooms, in block order.
-    LevelScope confined(const Rung& rung, const Candidate& chosen, const std::vector<int>& picked) const {
+    // The job confined to the picked children of group `chosen`: their rooms, in block order.
+    LevelScope confined(const Rung& rung, std::size_t chosen, const std::vector<int>& picked) const {
+        const Rung::Group& group = rung.groups[chosen];
         LevelScope s;
         s.verdict = LevelScope::Verdict::kConfined;
         if (rung.kind != Rung::Kind::kCluster)
-            s.group = group_name(topo_, rung, g_.blocks_of(chosen));
-        std::vector<BlockIndex> allowed;
+            s.group = group_name(topo_, rung, rung.blocks_of(group));
+        std::vector<bool> take(static_cast<std::size_t>(group.child_count), false);
         for (int i : picked)
-            for (BlockIndex b : g_.blocks_of(g_.children_of(chosen)[static_cast<std::size_t>(i)]))
-                allowed.push_back(b);
-        std::sort(allowed.begin(), allowed.end());
-        for (BlockIndex b : allowed)
-            if (room_of_[static_cast<std::size_t>(b)] >= 0)
-                s.rooms.push_back(rooms_[static_cast<std::size_t>(room_of_[static_cast<std::size_t>(b)])]);
+            take[static_cast<std::size_t>(i)] = true;
+        for (const BlockRoom& room : rooms_) {
+            const int child = rung.child_at[static_cast<std::size_t>(room.block)] - group.first_child;
+            if (child >= 0 && child < group.child_count && take[static_cast<std::size_t>(child)])
+                s.rooms.push_back(room);
+        }
+        std::sort(s.rooms.begin(), s.rooms.end(),
+                  [](const BlockRoom& a, const BlockRoom& b) { return a.block < b.block; });
         return s;
     }
 
@@ -483,31 +333,30 @@ class Confiner {
 
     // No group of rung `t` has room: the closest one (the most room, the
     // first on ties) is named when it has any.
-    LevelScope no_fit(std::size_t t, const std::vector<Candidate>& groups, long limit) const {
+    LevelScope no_fit(std::size_t t, long limit) const {
         const Rung& rung = rungs_[t];
         const bool cluster = rung.kind == Rung::Kind::kCluster;
         LevelScope s = refuse(cluster ? LevelRefusal::Kind::kLargerThanAll : LevelRefusal::Kind::kNoGroup, t, limit);
-        const Candidate* best = nullptr;
-        for (const Candidate& c : groups)
-            if (!best || c.reach > best->reach)
-                best = &c;
-        s.refusal.reach = best ? best->reach : 0;
+        std::size_t best = 0;
+        for (std::size_t g = 1; g < cands_.size(); ++g)
+            if (cands_[g].reach > cands_[best].reach)
+                best = g;
+        s.refusal.reach = cands_.empty() ? 0 : cands_[best].reach;
         s.refusal.child_is_lowest = t == 1;
-        if (!cluster && best && best->reach > 0)
-            s.refusal.closest = group_name(topo_, rung, g_.blocks_of(*best));
+        if (!cluster && s.refusal.reach > 0)
+            s.refusal.closest = group_name(topo_, rung, rung.blocks_of(rung.groups[best]));
         return s;
     }
 
     const Topology& topo_;
     const std::vector<BlockRoom>& rooms_;
     const LevelQuery& q_;
-    std::vector<Rung> rungs_;
-    std::vector<int> cap_, limit_, room_of_;
-    Groups g_;                             // the groups of the rung last asked
-    std::vector<int> slot_;                // by group or child id: its slot while it is being built (-1: none)
-    std::vector<int> group_of_, child_of_; // by block / by position in g_.blocks: slot in g_
-    std::vector<long> caps_;               // reach_of's scratch
-    bool go_up_ = false;                   // the last refusal asks for the next level, crossing or not
+    const std::vector<Rung>& rungs_; // the hierarchy's ladder, laid out once
+    std::vector<long> nominal_;      // per rung: what a group of it nominally holds for this request
+    std::vector<long> caps_;         // per child of the rung asked: what the request may take in it
+    std::vector<Candidate> cands_;   // per group of the rung asked
+    std::vector<long> scratch_;      // reach_of's
+    bool go_up_ = false;             // the last refusal asks for the next level, crossing or not
 };
 
 } // namespace

@@ -130,6 +130,88 @@ TEST(Levels, YamlGroupsNestAndNameTheLevels) {
     EXPECT_EQ(h.describe(), "su < pod");
 }
 
+// Block b's group on rung r, by definition (model/ladder.hpp).
+int defined_group(const Hierarchy& h, const Rung& r, BlockIndex b) {
+    switch (r.kind) {
+    case Rung::Kind::kBlocks:
+        return b;
+    case Rung::Kind::kShift:
+        return b >> r.shift;
+    case Rung::Kind::kNamed:
+        return h.levels()[static_cast<std::size_t>(r.level)].group_of[static_cast<std::size_t>(b)];
+    case Rung::Kind::kCluster:
+        break;
+    }
+    return 0;
+}
+
+// Every rung's layout against the definition: a group is the blocks that
+// share a group there, ascending, groups in order of their first block; its
+// children the groups of the rung below among them, likewise.
+void expect_ladder_as_defined(const Topology& t) {
+    const Hierarchy& h = t.hierarchy();
+    const std::vector<Rung>& ladder = h.ladder();
+    const auto blocks = static_cast<BlockIndex>(t.block_count());
+    for (std::size_t i = 0; i < ladder.size(); ++i) {
+        const Rung& r = ladder[i];
+        auto below = [&](BlockIndex b) { return i == 0 ? b : defined_group(h, ladder[i - 1], b); };
+        std::vector<BlockIndex> firsts, seen;
+        for (BlockIndex b = 0; b < blocks; ++b) {
+            const Rung::Group& g = r.groups[static_cast<std::size_t>(r.group_at[static_cast<std::size_t>(b)])];
+            std::vector<BlockIndex> same;
+            for (BlockIndex o = 0; o < blocks; ++o)
+                if (defined_group(h, r, o) == defined_group(h, r, b))
+                    same.push_back(o);
+            const auto span = r.blocks_of(g);
+            EXPECT_EQ(std::vector<BlockIndex>(span.begin(), span.end()), same) << "rung " << i << " block " << b;
+            if (same.front() == b)
+                firsts.push_back(b);
+            const int child = r.child_at[static_cast<std::size_t>(b)];
+            ASSERT_GE(child, g.first_child);
+            ASSERT_LT(child, g.first_child + g.child_count);
+            std::vector<BlockIndex> kin;
+            for (BlockIndex o : same)
+                if (below(o) == below(b))
+                    kin.push_back(o);
+            const auto cs = r.blocks_of(r.children[static_cast<std::size_t>(child)]);
+            EXPECT_EQ(std::vector<BlockIndex>(cs.begin(), cs.end()), kin) << "rung " << i << " block " << b;
+        }
+        ASSERT_EQ(r.groups.size(), firsts.size()) << "rung " << i;
+        for (std::size_t g = 0; g < r.groups.size(); ++g) {
+            EXPECT_EQ(r.blocks[static_cast<std::size_t>(r.groups[g].first_block)], firsts[g]) << "rung " << i;
+            BlockIndex last = -1; // children in order of their first block
+            for (int c = r.groups[g].first_child; c < r.groups[g].first_child + r.groups[g].child_count; ++c) {
+                const BlockIndex first = r.blocks_of(r.children[static_cast<std::size_t>(c)]).front();
+                EXPECT_GT(first, last) << "rung " << i;
+                last = first;
+            }
+        }
+    }
+}
+
+TEST(Levels, TheLadderLaysOutEachRungAsItsGroupsDefineIt) {
+    Topology sizes = conf(8, "4,8,32");
+    ASSERT_EQ(sizes.hierarchy().ladder().size(), 4u); // blocks, 2x, 8x, the cluster
+    EXPECT_EQ(sizes.hierarchy().ladder()[2].shift, 3);
+    expect_ladder_as_defined(sizes);
+    expect_ladder_as_defined(conf(5, "4,8"));
+    expect_ladder_as_defined(conf(11, ""));
+    // Groups that interleave the blocks, and racks in no group.
+    Topology named = groups(7, "  levels:\n"
+                               "    - name: su\n      groups:\n"
+                               "        su1: [rack01, rack04]\n        su2: [rack02, rack03, rack06]\n"
+                               "    - name: pod\n      groups:\n        pod1: [su2, rack05]\n");
+    const std::vector<Rung>& ladder = named.hierarchy().ladder();
+    ASSERT_EQ(ladder.size(), 4u); // blocks, su, pod, the cluster
+    const Rung& pod = ladder[2];
+    const Rung::Group& pod1 = pod.groups[static_cast<std::size_t>(pod.group_at[1])];
+    const auto pod1_blocks = pod.blocks_of(pod1);
+    EXPECT_EQ(std::vector<BlockIndex>(pod1_blocks.begin(), pod1_blocks.end()), (std::vector<BlockIndex>{1, 2, 4, 5}));
+    EXPECT_EQ(pod1.child_count, 2); // su2, rack05
+    expect_ladder_as_defined(named);
+    EXPECT_TRUE(test::racks(4).hierarchy().ladder().empty());
+}
+
 std::string group_error(const std::string& hierarchy) {
     try {
         groups(6, hierarchy);
