@@ -84,6 +84,11 @@ class Scheduler {
     bool fits_after_all_ends(std::uint32_t head, Seconds now);
     // The fewest ended jobs, at least `lo`, with which the head job is placed (nullopt: none).
     std::optional<std::size_t> first_fit(std::uint32_t head, std::size_t lo, Seconds now, nvlblock::Placement& p);
+    // The same, knowing that the head job is placed with `placed` (> lo) ended: searched down from there.
+    std::size_t first_fit_below(std::uint32_t head, std::size_t lo, std::size_t placed, Seconds now,
+                                nvlblock::Placement& p);
+    // How many running jobs are expected to end by `t` (at least `lo`, at most every one).
+    std::size_t ended_by(Seconds t, std::size_t lo);
     // Whether the head job is still placed at the reserved time with `taken` busy then; `out`: where.
     // `job` would start on `taken`.
     bool head_still_fits(std::uint32_t head, std::uint32_t job, const std::vector<nvlblock::NodeIndex>& taken,

@@ -52,6 +52,7 @@ struct SimOptions {
     int bf_max_job_test = 500;          // jobs a backfill pass examines
     bool reuse_reservation = true;      // keep a reservation while provably unchanged (false: recompute each pass)
     bool cache_refusals = true;         // a refusal stands until the epoch changes (false: ask the Planner again)
+    bool warm_search = true;            // a head job's new reservation search starts at its last reserved time
     bool note_changes = true;           // name changed nodes to the planner (false: it compares every node)
     Seconds max_time = 3 * 365 * 86400; // safety stop for runs without a horizon
     VictimModel victims;                // how jobs reclaimed for an in-place restart fare
