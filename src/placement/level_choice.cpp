@@ -4,6 +4,7 @@
 #include "model/node_names.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <numeric>
 #include <span>
@@ -88,11 +89,11 @@ void nominals(const Topology& topo, const LevelQuery& q, std::vector<long>& out)
 std::optional<std::vector<int>> pick_children(std::span<const long> caps, const std::vector<bool>& forced, long need,
                                               long limit) {
     std::vector<int> chosen;
-    std::vector<bool> used(caps.size(), false);
+    std::vector<char> used(caps.size(), 0);
     for (std::size_t i = 0; i < caps.size(); ++i)
         if (forced[i]) {
             chosen.push_back(static_cast<int>(i));
-            used[i] = true;
+            used[i] = 1;
             need -= caps[i];
         }
     long left = limit ? limit - static_cast<long>(chosen.size()) : kUnbounded;
@@ -112,7 +113,7 @@ std::optional<std::vector<int>> pick_children(std::span<const long> caps, const 
         const int take = fit >= 0 ? fit : largest;
         if (take < 0)
             return std::nullopt;
-        used[static_cast<std::size_t>(take)] = true;
+        used[static_cast<std::size_t>(take)] = 1;
         chosen.push_back(take);
         need -= caps[static_cast<std::size_t>(take)];
         --left;
@@ -125,6 +126,23 @@ std::optional<std::vector<int>> pick_children(std::span<const long> caps, const 
 long reach_of(std::span<const long> caps, long limit, std::vector<long>& scratch) {
     if (limit == 0 || static_cast<std::size_t>(limit) >= caps.size()) // every child counts: nothing to order
         return std::accumulate(caps.begin(), caps.end(), 0L);
+    // Children that are blocks hold a few dozen nodes at most: counted by
+    // capacity, the largest are read from the top (no selection over them all).
+    constexpr long kCounted = 256;
+    const auto [least, most] = std::ranges::minmax(caps);
+    if (least >= 0 && most < kCounted) {
+        std::array<int, kCounted> with; // only [0, most] is read
+        std::fill_n(with.begin(), most + 1, 0);
+        for (long c : caps)
+            ++with[static_cast<std::size_t>(c)];
+        long sum = 0, left = limit;
+        for (long c = most; c > 0 && left > 0; --c) {
+            const long take = std::min<long>(left, with[static_cast<std::size_t>(c)]);
+            sum += take * c;
+            left -= take;
+        }
+        return sum;
+    }
     scratch.assign(caps.begin(), caps.end());
     // Which of equal capacities are the `limit` largest does not change their sum.
     std::nth_element(scratch.begin(), scratch.begin() + limit, scratch.end(), std::greater<>());
