@@ -185,6 +185,19 @@ Placement Planner::place(std::span<const NodeState> raw_states, Request request,
     return decide(states, request, now, holds);
 }
 
+bool Planner::may_place(std::span<const NodeState> raw_states, const Request& request) const {
+    if (recovery_.ledger().find(request.job_id))
+        return true;
+    std::vector<NodeState> shaped;
+    const std::span<const NodeState> states = answered_states(raw_states, request.available, shaped);
+    if (!request.available.empty() && request.available.size() != states.size())
+        return true; // decide() keeps no index for such a map either
+    const std::shared_ptr<const Tallies> counted = tallies(states);
+    const std::shared_ptr<const RoomIndex> index =
+        room_cache_.index(*topology_, states, *counted, request.available, &changes_);
+    return !index || nvlblock::may_place(*index, request);
+}
+
 std::span<const NodeState> Planner::answered_states(std::span<const NodeState> states,
                                                     std::span<const std::uint8_t> available,
                                                     std::vector<NodeState>& scratch) const {

@@ -68,6 +68,10 @@ class Planner {
     // asks whether the job could ever run: see offered_as_healthy).
     // Changes nothing.
     Placement place(std::span<const NodeState> states, Request request, std::int64_t now) const;
+    // Whether place() could place the request: false only where it refuses
+    // (engine.hpp may_place; a job with a recovery record is always asked).
+    // For callers that need no refusal's facts. Changes nothing.
+    bool may_place(std::span<const NodeState> states, const Request& request) const;
 
     // Time passes: jobs whose wait for their block is over (or whose block
     // is down) and whose block cannot take them now fall back (recovery.hpp).

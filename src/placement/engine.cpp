@@ -828,6 +828,10 @@ Placement refuse_no_fit(const Snapshot& snap, const Carving& carve, std::optiona
 
 } // namespace
 
+bool may_place(const RoomIndex& index, const Request& req) {
+    return req.recovery || index.room_for(req.preemptible) >= static_cast<long>(req.min_nodes);
+}
+
 Placement place(const Snapshot& snap, const Request& req) {
     const Topology& topo = snap.topology();
     if (auto refused = invalid_request(topo, req))

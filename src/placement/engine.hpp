@@ -26,4 +26,12 @@ namespace nvlblock {
 
 Placement place(const Snapshot& snapshot, const Request& request);
 
+class RoomIndex;
+// Whether place() could place `request` over the snapshot that `index`
+// counts: false only where it refuses (speed only: callers that need no
+// refusal's facts, such as the simulator's will-run questions, skip the
+// decision). A request that is not restarting in place takes at most each
+// block's room, and the index keeps their sum.
+bool may_place(const RoomIndex& index, const Request& request);
+
 } // namespace nvlblock

@@ -72,6 +72,8 @@ void RoomIndex::init(const Topology& topo) {
     by_spare_value_.assign(values, 0);
     largest_block_ = largest;
     with_available_ = 0;
+    total_limit_ = 0;
+    lending_extra_ = 0;
 }
 
 // Adds (sign 1) or removes (sign -1) block b's offer from the sets and counts.
@@ -88,6 +90,8 @@ void RoomIndex::add(const Topology& topo, BlockIndex b, int sign) {
     set_bit(spare_is_[static_cast<std::size_t>(o.spare_limit)], b, on);
     by_spare_value_[static_cast<std::size_t>(o.spare_limit)] += sign;
     with_available_ += o.counts.available > 0 ? sign : 0;
+    total_limit_ += sign * o.limit;
+    lending_extra_ += lends ? sign * (o.spare_limit - o.limit) : 0;
     by_spare_[static_cast<std::size_t>(slice_of_[static_cast<std::size_t>(b)])]
              [static_cast<std::size_t>(o.spare_limit)] += sign;
 }

@@ -92,6 +92,11 @@ class RoomIndex {
     }
     // Blocks with spare_limit >= unit whose slice holds `segment` (0: any).
     long spare_at_least(int unit, std::uint32_t segment) const;
+    // The most nodes a request that is not restarting may take over every
+    // block: the sum of what each offers it (the spares of lending blocks
+    // too for preemptible work). A decision never gives a block more than
+    // its view's limit, which is at most this offer (holds only lower it).
+    long room_for(bool preemptible) const { return total_limit_ + (preemptible ? lending_extra_ : 0); }
     // The most nodes any block has (asked by refusals; kept, not recounted).
     int largest_block() const { return largest_block_; }
     // How many failed nodes the map offers (Slurm asks whether the job could
@@ -118,6 +123,7 @@ class RoomIndex {
     std::vector<int> slice_of_;               // per block: its slice, as an index into slices_
     std::vector<std::vector<long>> by_spare_; // per slice: how many blocks have each spare_limit
     long with_available_ = 0;
+    long total_limit_ = 0, lending_extra_ = 0; // sums of limit; of spare_limit - limit on lending blocks
     int largest_block_ = 0;
     long offered_failed_ = 0;
 };

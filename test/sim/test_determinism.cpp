@@ -22,7 +22,8 @@ struct Outcome {
 };
 
 Outcome run_mix(std::uint64_t seed, bool reuse = true, QueueMode queue = QueueMode::kEasy, bool cache = true,
-                PreemptionMode preemption = PreemptionMode::kAll, const char* kinds = "down", bool warm = true) {
+                PreemptionMode preemption = PreemptionMode::kAll, const char* kinds = "down", bool warm = true,
+                bool bound = true) {
     RunInfo info;
     info.seed = seed;
     SimOptions& o = info.options;
@@ -34,6 +35,7 @@ Outcome run_mix(std::uint64_t seed, bool reuse = true, QueueMode queue = QueueMo
     o.reuse_reservation = reuse;
     o.cache_refusals = cache;
     o.warm_search = warm;
+    o.bound_attempts = bound;
     o.preemption = preemption;
     SyntheticSpec spec = parse_synthetic("load=1.2,small_load=0.1,mean_hours=3,max_slices=4");
     resolve_synthetic(spec, o.shape.racks, o.horizon, NVLBLOCK_SOURCE_DIR);
@@ -114,6 +116,27 @@ TEST(Determinism, StartingTheSearchAtTheLastReservedTimeChangesNoDecision) {
                 calls_cold += cold.results[i].place_calls;
             }
             EXPECT_LT(calls_warm, calls_cold) << "seed " << seed << ": the warm start saved no decision";
+        }
+}
+
+TEST(Determinism, SkippingAttemptsTheRoomBoundRulesOutChangesNoDecision) {
+    // A start attempt that the planner's room bound rules out is not asked;
+    // asking every one must give exactly the same run.
+    const char* env = std::getenv("NVLBLOCK_SIM_SEEDS");
+    const int seeds = env ? std::atoi(env) : 3;
+    for (PreemptionMode pm : {PreemptionMode::kAll, PreemptionMode::kLend})
+        for (std::uint64_t seed = 3; seed < 3 + static_cast<std::uint64_t>(seeds); ++seed) {
+            const Outcome bound = run_mix(seed, true, QueueMode::kEasy, true, pm),
+                          asked = run_mix(seed, true, QueueMode::kEasy, true, pm, "down", true, false);
+            EXPECT_TRUE(bound.csv == asked.csv) << "seed " << seed << ": the time series differ";
+            std::uint64_t calls_bound = 0, calls_asked = 0;
+            for (std::size_t i = 0; i < bound.results.size(); ++i) {
+                EXPECT_EQ(bound.results[i].jobs_started, asked.results[i].jobs_started);
+                EXPECT_DOUBLE_EQ(bound.results[i].useful_gpu_hours, asked.results[i].useful_gpu_hours);
+                calls_bound += bound.results[i].place_calls;
+                calls_asked += asked.results[i].place_calls;
+            }
+            EXPECT_LT(calls_bound, calls_asked) << "seed " << seed << ": the bound ruled nothing out";
         }
 }
 

@@ -153,18 +153,33 @@ void World::recovery_timers(std::uint32_t index) {
     }
 }
 
+// Every question is asked where the run records its decisions (hooks), or
+// where the options say so.
+bool World::may_place(std::span<const NodeState> states, const Request& r,
+                      const std::vector<std::uint8_t>* available) const {
+    if (hooks_.on_place || !opt_.bound_attempts)
+        return true;
+    if (!available)
+        return planner_.may_place(states, r);
+    Request mapped = r;
+    mapped.available = std::span<const std::uint8_t>(*available);
+    return planner_.may_place(states, mapped);
+}
+
 Placement World::attempt(SimJob& j, Seconds now, const std::vector<NodeIndex>* exclude) {
     const Request r = request_for(j, now);
     const auto& st = cluster_.states();
-    Placement p;
+    Placement p; // refused until a decision places it
     if (!exclude) {
-        p = decide(st, r, nullptr, now, false);
+        if (may_place(st, r, nullptr))
+            p = decide(st, r, nullptr, now, false);
     } else {
         // The free map with the excluded nodes patched out for this decision.
         Patch<std::uint8_t> avail(cluster_.free_map(), changes());
         for (NodeIndex n : *exclude)
             avail.set(n, 0);
-        p = decide(st, r, &avail.array(), now, false);
+        if (may_place(st, r, &avail.array()))
+            p = decide(st, r, &avail.array(), now, false);
     }
     if (p.placed() || !may_preempt(j) || cluster_.busy_preemptible_count() == 0)
         return p;
@@ -178,6 +193,8 @@ Placement World::attempt(SimJob& j, Seconds now, const std::vector<NodeIndex>* e
     if (exclude)
         for (NodeIndex n : *exclude)
             avail.set(n, 0);
+    if (!may_place(st, r, &avail.array()))
+        return p;
     Placement q = decide(st, r, &avail.array(), now, false);
     return q.placed() ? q : p;
 }

@@ -53,6 +53,7 @@ struct SimOptions {
     bool reuse_reservation = true;      // keep a reservation while provably unchanged (false: recompute each pass)
     bool cache_refusals = true;         // a refusal stands until the epoch changes (false: ask the Planner again)
     bool warm_search = true;            // a head job's new reservation search starts at its last reserved time
+    bool bound_attempts = true;         // a start attempt the planner's room bound refuses is not asked (false: ask)
     bool note_changes = true;           // name changed nodes to the planner (false: it compares every node)
     Seconds max_time = 3 * 365 * 86400; // safety stop for runs without a horizon
     VictimModel victims;                // how jobs reclaimed for an in-place restart fare
@@ -241,6 +242,10 @@ class World {
     // allowed, also on nodes running preemptible work. `exclude`: nodes a
     // backfill reservation keeps.
     nvlblock::Placement attempt(SimJob& j, Seconds now, const std::vector<nvlblock::NodeIndex>* exclude = nullptr);
+    // Whether the planner could place `r` over these arrays (Planner::may_place):
+    // an attempt it would refuse anyway is not asked.
+    bool may_place(std::span<const nvlblock::NodeState> states, const nvlblock::Request& r,
+                   const std::vector<std::uint8_t>* available) const;
 
     // For a job waiting to restart in place: requeues the jobs the Planner
     // names to reclaim spares for it (rule 3b); false if there are none.

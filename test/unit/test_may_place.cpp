@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// The room bound (placement/engine.hpp may_place, Planner::may_place): it
+// says "no" only where the decision refuses, on clusters with spares withheld
+// or lent, reclaimed spares, BlockSizes levels, maps that offer preemptible
+// work or failed nodes, and other jobs' holds; and it says "no" often enough
+// on a busy cluster to spare the decisions it is for.
+#include "core/planner.hpp"
+#include "test_support.hpp"
+#include "writers/explain.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace nvlblock {
+namespace {
+
+struct BoundCount {
+    int ruled_out = 0, asked = 0;
+};
+
+// Random states, maps, holds and requests over `t`: whenever the bound rules
+// a request out, the planner refuses it.
+BoundCount expect_bound_only_refuses(const Topology& t, unsigned seed) {
+    Planner planner(t);
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<std::size_t> node(0, t.node_count() - 1);
+    std::uniform_int_distribution<int> pct(0, 99);
+    std::vector<NodeState> states(t.node_count(), NodeState::kFree);
+    std::vector<std::uint8_t> free_map(states.size()), wide_map(states.size());
+    const std::uint32_t sizes[] = {1, 4, 16, 17, 30, 48, 64, 100, 160};
+    BoundCount n;
+    for (int step = 0; step < 600; ++step) {
+        const int busy = pct(rng); // how full the cluster is this step
+        for (std::size_t i = 0; i < states.size(); ++i) {
+            const int r = pct(rng);
+            states[i] = r < busy ? NodeState::kBusy : r < busy + 3 ? NodeState::kDown : NodeState::kFree;
+            free_map[i] = states[i] == NodeState::kFree;
+            wide_map[i] = states[i] != NodeState::kBusy || pct(rng) < 20; // preemptible work, failed nodes offered
+        }
+        if (step % 50 == 7) { // a job failed on its rack: its nodes are held for it while it waits
+            const NodeIndex first = static_cast<NodeIndex>(node(rng)) / 18 * 18;
+            std::vector<NodeIndex> nodes;
+            for (NodeIndex k = first; k < first + 16 && k < t.node_count(); ++k)
+                nodes.push_back(k);
+            const std::uint32_t job = 500 + static_cast<std::uint32_t>(step);
+            planner.job_started(job, nodes, step);
+            planner.job_failed(job, nodes, std::vector<NodeIndex>{nodes.front()}, step);
+        }
+        Request r;
+        r.job_id = 1000 + static_cast<std::uint32_t>(step);
+        r.min_nodes = r.max_nodes = sizes[static_cast<std::size_t>(pct(rng)) % std::size(sizes)];
+        r.segment = pct(rng) < 20 && r.min_nodes % 4 == 0 ? 4 : 0;
+        r.preemptible = pct(rng) < 30;
+        const int map = pct(rng) % 3;
+        if (map)
+            r.available = map == 1 ? free_map : wide_map;
+        const Placement p = planner.place(states, r, step);
+        if (!planner.may_place(states, r)) {
+            ++n.ruled_out;
+            EXPECT_FALSE(p.placed()) << "step " << step << ": ruled out, yet placed " << r.min_nodes << " nodes";
+        }
+        ++n.asked;
+    }
+    return n;
+}
+
+TEST(MayPlace, RulesOutOnlyWhatTheDecisionRefuses) {
+    const BoundCount idle = expect_bound_only_refuses(test::racks(12), 51);
+    const BoundCount lent = expect_bound_only_refuses(test::racks(12, 18, 16, 2, true), 52);
+    const BoundCount reclaim = expect_bound_only_refuses(test::racks(12, 18, 16, 2, false, "  reserve: reclaim\n"), 53);
+    std::string conf;
+    for (int r = 1; r <= 12; ++r)
+        conf += "BlockName=rack" + std::to_string(r) + " Nodes=gb[" + std::to_string(1000 + (r - 1) * 18) + "-" +
+                std::to_string(1000 + r * 18 - 1) + "]\n";
+    const BoundCount levels = expect_bound_only_refuses(test::conf_topology(conf + "BlockSizes=18,36,72\n"), 54);
+    // Not a bound that never speaks: it rules out a good share of a busy cluster's questions.
+    for (const BoundCount& c : {idle, lent, reclaim, levels})
+        EXPECT_GT(c.ruled_out, c.asked / 10);
+}
+
+TEST(MayPlace, AJobWithARecoveryRecordIsAlwaysAsked) {
+    const Topology t = test::racks(2);
+    Planner planner(t);
+    std::vector<NodeState> states(t.node_count(), NodeState::kBusy);
+    const std::vector<NodeIndex> nodes = test::range(0, 15);
+    planner.job_started(7, nodes, 0);
+    planner.job_failed(7, nodes, std::vector<NodeIndex>{3}, 10);
+    Request r;
+    r.job_id = 7;
+    r.min_nodes = r.max_nodes = 16;
+    EXPECT_TRUE(planner.may_place(states, r)); // its own spares: not a room the bound counts
+    r.job_id = 8;
+    EXPECT_FALSE(planner.may_place(states, r)); // every node busy
+}
+
+} // namespace
+} // namespace nvlblock
