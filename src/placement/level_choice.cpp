@@ -82,6 +82,79 @@ void nominals(const Topology& topo, const LevelQuery& q, std::vector<long>& out)
         }
 }
 
+// Children below this capacity (children that are blocks: a few dozen
+// nodes at most) are counted by capacity instead of compared one by one.
+constexpr long kCounted = 256;
+
+// The greedy of pick_children over every child not `used`: while nodes are
+// needed, one that holds the rest (fewest nodes, the first on ties), else
+// the largest (the first on ties). False when it runs out of children or
+// of `left`.
+bool pick_by_scan(std::span<const long> caps, std::vector<char>& used, long need, long left, std::vector<int>& chosen) {
+    while (need > 0) {
+        if (left <= 0)
+            return false;
+        int fit = -1, largest = -1;
+        for (std::size_t i = 0; i < caps.size(); ++i) {
+            const long cap = caps[i];
+            if (used[i] || cap <= 0)
+                continue;
+            if (cap >= need && (fit < 0 || cap < caps[static_cast<std::size_t>(fit)]))
+                fit = static_cast<int>(i);
+            if (largest < 0 || cap > caps[static_cast<std::size_t>(largest)])
+                largest = static_cast<int>(i);
+        }
+        const int take = fit >= 0 ? fit : largest;
+        if (take < 0)
+            return false;
+        used[static_cast<std::size_t>(take)] = 1;
+        chosen.push_back(take);
+        need -= caps[static_cast<std::size_t>(take)];
+        --left;
+    }
+    return true;
+}
+
+// The same greedy over children counted by capacity (all below kCounted,
+// `most` the largest): each capacity's children in index order, so the
+// first of a capacity not yet taken is the first on ties.
+bool pick_by_capacity(std::span<const long> caps, const std::vector<char>& used, long most, long need, long left,
+                      std::vector<int>& chosen) {
+    std::array<int, kCounted + 1> start; // children of capacity v: order[start[v], start[v + 1])
+    std::fill_n(start.begin(), most + 2, 0);
+    for (std::size_t i = 0; i < caps.size(); ++i)
+        if (!used[i] && caps[i] > 0)
+            ++start[static_cast<std::size_t>(caps[i]) + 1];
+    for (long v = 1; v <= most + 1; ++v)
+        start[static_cast<std::size_t>(v)] += start[static_cast<std::size_t>(v - 1)];
+    std::array<int, kCounted> next; // the first child of capacity v not taken yet
+    std::copy_n(start.begin(), most + 1, next.begin());
+    std::vector<int> order(static_cast<std::size_t>(start[static_cast<std::size_t>(most) + 1]));
+    for (std::size_t i = 0; i < caps.size(); ++i)
+        if (!used[i] && caps[i] > 0)
+            order[static_cast<std::size_t>(next[static_cast<std::size_t>(caps[i])]++)] = static_cast<int>(i);
+    std::copy_n(start.begin(), most + 1, next.begin());
+    auto left_of = [&](long v) { return start[static_cast<std::size_t>(v) + 1] - next[static_cast<std::size_t>(v)]; };
+    long top = most;
+    while (need > 0) {
+        if (left <= 0)
+            return false;
+        for (long v = std::max(need, 1L); v <= most; ++v)
+            if (left_of(v) > 0) { // one holds the rest: the fewest nodes
+                chosen.push_back(order[static_cast<std::size_t>(next[static_cast<std::size_t>(v)])]);
+                return true;
+            }
+        while (top > 0 && left_of(top) == 0)
+            --top;
+        if (top == 0)
+            return false;
+        chosen.push_back(order[static_cast<std::size_t>(next[static_cast<std::size_t>(top)]++)]);
+        need -= top;
+        --left;
+    }
+    return true;
+}
+
 // Children to use inside a group (`caps`: what each holds for the
 // request): the ones holding required nodes, then one that holds the rest
 // (best fit: fewest nodes, the first on ties), else the largest first.
@@ -96,29 +169,12 @@ std::optional<std::vector<int>> pick_children(std::span<const long> caps, const 
             used[i] = 1;
             need -= caps[i];
         }
-    long left = limit ? limit - static_cast<long>(chosen.size()) : kUnbounded;
-    while (need > 0) {
-        if (left <= 0)
-            return std::nullopt;
-        int fit = -1, largest = -1;
-        for (std::size_t i = 0; i < caps.size(); ++i) {
-            const long cap = caps[i];
-            if (used[i] || cap <= 0)
-                continue;
-            if (cap >= need && (fit < 0 || cap < caps[static_cast<std::size_t>(fit)]))
-                fit = static_cast<int>(i);
-            if (largest < 0 || cap > caps[static_cast<std::size_t>(largest)])
-                largest = static_cast<int>(i);
-        }
-        const int take = fit >= 0 ? fit : largest;
-        if (take < 0)
-            return std::nullopt;
-        used[static_cast<std::size_t>(take)] = 1;
-        chosen.push_back(take);
-        need -= caps[static_cast<std::size_t>(take)];
-        --left;
-    }
-    return chosen;
+    const long left = limit ? limit - static_cast<long>(chosen.size()) : kUnbounded;
+    const auto [least, most] = std::ranges::minmax(caps);
+    const bool counted = !caps.empty() && least >= 0 && most < kCounted;
+    if (counted ? pick_by_capacity(caps, used, most, need, left, chosen) : pick_by_scan(caps, used, need, left, chosen))
+        return chosen;
+    return std::nullopt;
 }
 
 // The sum of the `limit` largest child capacities (all of them for 0).
@@ -128,7 +184,6 @@ long reach_of(std::span<const long> caps, long limit, std::vector<long>& scratch
         return std::accumulate(caps.begin(), caps.end(), 0L);
     // Children that are blocks hold a few dozen nodes at most: counted by
     // capacity, the largest are read from the top (no selection over them all).
-    constexpr long kCounted = 256;
     const auto [least, most] = std::ranges::minmax(caps);
     if (least >= 0 && most < kCounted) {
         std::array<int, kCounted> with; // only [0, most] is read
