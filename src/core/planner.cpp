@@ -190,11 +190,9 @@ bool Planner::may_place(std::span<const NodeState> raw_states, const Request& re
         return true;
     std::vector<NodeState> shaped;
     const std::span<const NodeState> states = answered_states(raw_states, request.available, shaped);
-    if (!request.available.empty() && request.available.size() != states.size())
-        return true; // decide() keeps no index for such a map either
-    const std::shared_ptr<const Tallies> counted = tallies(states);
+    // Null for a map of another length, which the engine refuses.
     const std::shared_ptr<const RoomIndex> index =
-        room_cache_.index(*topology_, states, *counted, request.available, &changes_);
+        room_cache_.index(*topology_, states, *tallies(states), request.available, &changes_);
     return !index || nvlblock::may_place(*index, request);
 }
 
@@ -216,9 +214,9 @@ Placement Planner::decide(std::span<const NodeState> states, const Request& requ
     Snapshot snap = holds ? snapshot(states, now) : Snapshot(*topology_, states, tallies(states), {});
     if (!holds)
         snap.set_last_choice(lemons(now));
-    if (request.available.empty() || request.available.size() == states.size())
-        snap.attach_room_index(room_cache_.index(*topology_, states, snap.tallies(), request.available, &changes_),
-                               request.available);
+    // The cache gives no index for a map of another length (the engine refuses it).
+    if (auto index = room_cache_.index(*topology_, states, snap.tallies(), request.available, &changes_))
+        snap.attach_room_index(std::move(index), request.available);
     return nvlblock::place(snap, request);
 }
 

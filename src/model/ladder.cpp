@@ -25,6 +25,27 @@ int group_id(const Rung& r, const Hierarchy& h, BlockIndex b) {
     return 0;
 }
 
+// Spans laid end to end: items (each a span of a Rung's block array, `first`
+// and `count` its fields) in order, each holding the blocks `item_of` gives
+// it, ascending. A counting sort: linear in the blocks.
+template <class Item>
+void lay_end_to_end(std::vector<Item>& items, int Item::*first, int Item::*count, const std::vector<int>& item_of,
+                    std::vector<BlockIndex>& out) {
+    for (int i : item_of)
+        ++(items[static_cast<std::size_t>(i)].*count);
+    int at = 0;
+    for (Item& item : items) {
+        item.*first = at;
+        at += item.*count;
+        item.*count = 0;
+    }
+    out.resize(item_of.size());
+    for (std::size_t b = 0; b < item_of.size(); ++b) {
+        Item& item = items[static_cast<std::size_t>(item_of[b])];
+        out[static_cast<std::size_t>(item.*first + (item.*count)++)] = static_cast<BlockIndex>(b);
+    }
+}
+
 // Each block's group on `r` (its `ids`), the groups numbered in order of
 // their first block, and each group's blocks, ascending.
 void lay_out_groups(Rung& r, const std::vector<int>& ids) {
@@ -37,19 +58,8 @@ void lay_out_groups(Rung& r, const std::vector<int>& ids) {
             r.groups.emplace_back();
         }
         r.group_at[b] = s;
-        ++r.groups[static_cast<std::size_t>(s)].block_count;
     }
-    int at = 0;
-    for (Rung::Group& g : r.groups) {
-        g.first_block = at;
-        at += g.block_count;
-        g.block_count = 0;
-    }
-    r.blocks.resize(ids.size());
-    for (std::size_t b = 0; b < ids.size(); ++b) {
-        Rung::Group& g = r.groups[static_cast<std::size_t>(r.group_at[b])];
-        r.blocks[static_cast<std::size_t>(g.first_block + g.block_count++)] = static_cast<BlockIndex>(b);
-    }
+    lay_end_to_end(r.groups, &Rung::Group::first_block, &Rung::Group::block_count, r.group_at, r.blocks);
 }
 
 // Each group's children: the groups of the rung below (`below`: their ids
@@ -68,24 +78,13 @@ void lay_out_children(Rung& r, const std::vector<int>& below) {
                 r.children.emplace_back();
                 child_id.push_back(id);
             }
-            ++r.children[static_cast<std::size_t>(s)].count;
             r.child_at[static_cast<std::size_t>(b)] = s;
         }
         g.child_count = static_cast<int>(r.children.size()) - g.first_child;
         for (int c = g.first_child; c < g.first_child + g.child_count; ++c)
             slot[static_cast<std::size_t>(child_id[static_cast<std::size_t>(c)])] = -1;
     }
-    int at = 0;
-    for (Rung::Child& c : r.children) {
-        c.first = at;
-        at += c.count;
-        c.count = 0;
-    }
-    r.child_blocks.resize(below.size());
-    for (std::size_t b = 0; b < below.size(); ++b) { // ascending: each child's blocks in order
-        Rung::Child& c = r.children[static_cast<std::size_t>(r.child_at[b])];
-        r.child_blocks[static_cast<std::size_t>(c.first + c.count++)] = static_cast<BlockIndex>(b);
-    }
+    lay_end_to_end(r.children, &Rung::Child::first, &Rung::Child::count, r.child_at, r.child_blocks);
 }
 
 } // namespace

@@ -96,48 +96,45 @@ TEST(Determinism, KeepingAReservationChangesNoDecision) {
         }
 }
 
-TEST(Determinism, StartingTheSearchAtTheLastReservedTimeChangesNoDecision) {
-    // A head job's new reservation search starts where its last one ended;
-    // searching from the fewest jobs whose nodes suffice must give exactly
-    // the same run, with more decisions asked.
+// A shortcut that only spares decisions, against the same runs without it
+// (`without`): the same time series, starts, work and reservations, and
+// fewer decisions asked, on three seeds (NVLBLOCK_SIM_SEEDS: more) and both
+// preemption modes.
+template <class Without>
+void expect_only_decisions_spared(const char* shortcut, Without without) {
     const char* env = std::getenv("NVLBLOCK_SIM_SEEDS");
     const int seeds = env ? std::atoi(env) : 3;
     for (PreemptionMode pm : {PreemptionMode::kAll, PreemptionMode::kLend})
         for (std::uint64_t seed = 3; seed < 3 + static_cast<std::uint64_t>(seeds); ++seed) {
-            const Outcome warm = run_mix(seed, true, QueueMode::kEasy, true, pm),
-                          cold = run_mix(seed, true, QueueMode::kEasy, true, pm, "down", false);
-            EXPECT_TRUE(warm.csv == cold.csv) << "seed " << seed << ": the time series differ";
-            std::uint64_t calls_warm = 0, calls_cold = 0;
-            for (std::size_t i = 0; i < warm.results.size(); ++i) {
-                EXPECT_EQ(warm.results[i].jobs_started, cold.results[i].jobs_started);
-                EXPECT_DOUBLE_EQ(warm.results[i].useful_gpu_hours, cold.results[i].useful_gpu_hours);
-                EXPECT_EQ(warm.results[i].reservations, cold.results[i].reservations);
-                calls_warm += warm.results[i].place_calls;
-                calls_cold += cold.results[i].place_calls;
+            const Outcome with = run_mix(seed, true, QueueMode::kEasy, true, pm), plain = without(seed, pm);
+            EXPECT_TRUE(with.csv == plain.csv) << shortcut << ", seed " << seed << ": the time series differ";
+            std::uint64_t calls_with = 0, calls_plain = 0;
+            for (std::size_t i = 0; i < with.results.size(); ++i) {
+                EXPECT_EQ(with.results[i].jobs_started, plain.results[i].jobs_started);
+                EXPECT_DOUBLE_EQ(with.results[i].useful_gpu_hours, plain.results[i].useful_gpu_hours);
+                EXPECT_EQ(with.results[i].reservations, plain.results[i].reservations);
+                calls_with += with.results[i].place_calls;
+                calls_plain += plain.results[i].place_calls;
             }
-            EXPECT_LT(calls_warm, calls_cold) << "seed " << seed << ": the warm start saved no decision";
+            EXPECT_LT(calls_with, calls_plain) << shortcut << ", seed " << seed << ": no decision spared";
         }
+}
+
+TEST(Determinism, StartingTheSearchAtTheLastReservedTimeChangesNoDecision) {
+    // A head job's new reservation search starts where its last one ended;
+    // searching from the fewest jobs whose nodes suffice must give exactly
+    // the same run, with more decisions asked.
+    expect_only_decisions_spared("the warm search", [](std::uint64_t seed, PreemptionMode pm) {
+        return run_mix(seed, true, QueueMode::kEasy, true, pm, "down", false);
+    });
 }
 
 TEST(Determinism, SkippingAttemptsTheRoomBoundRulesOutChangesNoDecision) {
     // A start attempt that the planner's room bound rules out is not asked;
     // asking every one must give exactly the same run.
-    const char* env = std::getenv("NVLBLOCK_SIM_SEEDS");
-    const int seeds = env ? std::atoi(env) : 3;
-    for (PreemptionMode pm : {PreemptionMode::kAll, PreemptionMode::kLend})
-        for (std::uint64_t seed = 3; seed < 3 + static_cast<std::uint64_t>(seeds); ++seed) {
-            const Outcome bound = run_mix(seed, true, QueueMode::kEasy, true, pm),
-                          asked = run_mix(seed, true, QueueMode::kEasy, true, pm, "down", true, false);
-            EXPECT_TRUE(bound.csv == asked.csv) << "seed " << seed << ": the time series differ";
-            std::uint64_t calls_bound = 0, calls_asked = 0;
-            for (std::size_t i = 0; i < bound.results.size(); ++i) {
-                EXPECT_EQ(bound.results[i].jobs_started, asked.results[i].jobs_started);
-                EXPECT_DOUBLE_EQ(bound.results[i].useful_gpu_hours, asked.results[i].useful_gpu_hours);
-                calls_bound += bound.results[i].place_calls;
-                calls_asked += asked.results[i].place_calls;
-            }
-            EXPECT_LT(calls_bound, calls_asked) << "seed " << seed << ": the bound ruled nothing out";
-        }
+    expect_only_decisions_spared("the room bound", [](std::uint64_t seed, PreemptionMode pm) {
+        return run_mix(seed, true, QueueMode::kEasy, true, pm, "down", true, false);
+    });
 }
 
 TEST(Determinism, RememberingRefusalsChangesNoDecision) {

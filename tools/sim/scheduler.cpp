@@ -365,16 +365,23 @@ std::optional<std::size_t> Scheduler::first_fit(std::uint32_t head, std::size_t 
         k = std::min(all, k + stride);
         stride *= 2;
     }
-    std::size_t hi = k;
-    lo = refused + 1;
-    while (lo < hi) {
-        const std::size_t mid = lo + (hi - lo) / 2;
+    return halve_back(head, refused, k, now, p);
+}
+
+// The fewest ended jobs in (refused, placed] with which the head job is
+// placed, given that it is refused with `refused` ended and placed with
+// `placed`: the interval halved until one count is left.
+std::size_t Scheduler::halve_back(std::uint32_t head, std::size_t refused, std::size_t placed, Seconds now,
+                                  Placement& p) {
+    std::size_t from = refused + 1;
+    while (from < placed) {
+        const std::size_t mid = from + (placed - from) / 2;
         if (probe(head, mid, now, p))
-            hi = mid;
+            placed = mid;
         else
-            lo = mid + 1;
+            from = mid + 1;
     }
-    return hi;
+    return placed;
 }
 
 // The fewest ended jobs, at least `lo`, with which the head job is placed,
@@ -392,15 +399,7 @@ std::size_t Scheduler::first_fit_below(std::uint32_t head, std::size_t lo, std::
         placed = k;
         stride *= 2;
     }
-    std::size_t from = refused + 1;
-    while (from < placed) {
-        const std::size_t mid = from + (placed - from) / 2;
-        if (probe(head, mid, now, p))
-            placed = mid;
-        else
-            from = mid + 1;
-    }
-    return placed;
+    return halve_back(head, refused, placed, now, p);
 }
 
 std::size_t Scheduler::ended_by(Seconds t, std::size_t lo) {

@@ -87,6 +87,9 @@ class Scheduler {
     // The same, knowing that the head job is placed with `placed` (> lo) ended: searched down from there.
     std::size_t first_fit_below(std::uint32_t head, std::size_t lo, std::size_t placed, Seconds now,
                                 nvlblock::Placement& p);
+    // The fewest in (refused, placed], halving between a refusal and a placement.
+    std::size_t halve_back(std::uint32_t head, std::size_t refused, std::size_t placed, Seconds now,
+                           nvlblock::Placement& p);
     // How many running jobs are expected to end by `t` (at least `lo`, at most every one).
     std::size_t ended_by(Seconds t, std::size_t lo);
     // Whether the head job is still placed at the reserved time with `taken` busy then; `out`: where.
