@@ -193,7 +193,7 @@ bool Planner::may_place(std::span<const NodeState> raw_states, const Request& re
     // Null for a map of another length, which the engine refuses.
     const std::shared_ptr<const RoomIndex> index =
         room_cache_.index(*topology_, states, *tallies(states), request.available, &changes_);
-    return !index || nvlblock::may_place(*index, request);
+    return !index || nvlblock::may_place(*topology_, *index, request);
 }
 
 std::span<const NodeState> Planner::answered_states(std::span<const NodeState> states,

@@ -299,20 +299,28 @@ void gather_nodes(const Snapshot& snap, const Request& req, const BlockView& v, 
                   std::vector<NodeIndex>& out) {
     const Block& block = snap.topology().block(v.block);
     const bool from_end = block.settings.lending && req.preemptible && !v.own;
-    int taken = 0;
+    int taken = 0, named = 0; // named: the required and prior nodes, taken first (out[start, +named))
+    const std::size_t start = out.size();
+    // The passes below visit disjoint nodes; only a node taken by name may come again.
     auto take = [&](NodeIndex n) {
-        if (taken < count && usable_by(snap, req, n) && std::find(out.end() - taken, out.end(), n) == out.end()) {
+        const auto first = out.begin() + static_cast<std::ptrdiff_t>(start);
+        if (taken < count && usable_by(snap, req, n) && std::find(first, first + named, n) == first + named) {
             out.push_back(n);
             ++taken;
         }
     };
+    auto take_named = [&](NodeIndex n) {
+        if (snap.topology().block_of(n) != v.block)
+            return;
+        named = taken; // a name may come twice (a --nodelist node the job had)
+        take(n);
+        named = taken;
+    };
     for (NodeIndex n : req.required)
-        if (snap.topology().block_of(n) == v.block)
-            take(n);
+        take_named(n);
     if (v.own)
         for (NodeIndex n : v.own->prior_healthy)
-            if (snap.topology().block_of(n) == v.block)
-                take(n);
+            take_named(n);
     auto sweep = [&](auto pred) {
         if (from_end) {
             for (auto it = block.nodes.rbegin(); it != block.nodes.rend() && taken < count; ++it)
@@ -332,7 +340,7 @@ void gather_nodes(const Snapshot& snap, const Request& req, const BlockView& v, 
     };
     pass([&](NodeIndex n) { return snap.state(n) == NodeState::kFree; });
     pass([&](NodeIndex n) { return snap.state(n) == NodeState::kLent; });
-    pass([&](NodeIndex) { return true; });
+    pass([&](NodeIndex n) { return snap.state(n) != NodeState::kFree && snap.state(n) != NodeState::kLent; });
 }
 
 // A refusal: the reason and the facts (writers/explain.hpp words them).
@@ -828,8 +836,23 @@ Placement refuse_no_fit(const Snapshot& snap, const Carving& carve, std::optiona
 
 } // namespace
 
-bool may_place(const RoomIndex& index, const Request& req) {
-    return req.recovery || index.room_for(req.preemptible) >= static_cast<long>(req.min_nodes);
+bool may_place(const Topology& topo, const RoomIndex& index, const Request& req) {
+    if (req.recovery)
+        return true;
+    const long n = req.min_nodes;
+    if (index.room_for(req.preemptible) < n)
+        return false;
+    // A job of one node count that the hierarchy holds inside one group of
+    // a rung: one of that rung's groups must offer it every node.
+    if (req.max_nodes != req.min_nodes || !req.required.empty() || (req.segment && n % req.segment != 0))
+        return true;
+    LevelQuery q;
+    q.nodes = static_cast<int>(n);
+    q.unit = carving_unit(req, req.min_nodes, topo.largest_slice());
+    q.segmented = req.segment != 0;
+    q.waited = req.waited;
+    const std::optional<HoldingRung> held = holding_rung(topo, q);
+    return !held || index.reach_in_a_group(topo, held->rung, held->children, req.preemptible) >= n;
 }
 
 Placement place(const Snapshot& snap, const Request& req) {

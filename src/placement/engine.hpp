@@ -31,7 +31,9 @@ class RoomIndex;
 // counts: false only where it refuses (speed only: callers that need no
 // refusal's facts, such as the simulator's will-run questions, skip the
 // decision). A request that is not restarting in place takes at most each
-// block's room, and the index keeps their sum.
-bool may_place(const RoomIndex& index, const Request& request);
+// block's room, and the index keeps their sum, over the cluster and over
+// each group of the hierarchy (level_choice.hpp holding_rung: a job the
+// levels hold inside one group needs a group that offers it every node).
+bool may_place(const Topology& topo, const RoomIndex& index, const Request& request);
 
 } // namespace nvlblock

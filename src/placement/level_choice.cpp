@@ -82,6 +82,24 @@ void nominals(const Topology& topo, const LevelQuery& q, std::vector<long>& out)
         }
 }
 
+// The rung that nominally holds a job of n nodes: the lowest whose groups
+// nominally hold it (the cluster at last).
+std::size_t nominal_rung(const std::vector<long>& nominal, long n) {
+    std::size_t t = 0;
+    while (t + 1 < nominal.size() && nominal[t] < n)
+        ++t;
+    return t;
+}
+
+// At most how many children of a group of rung t a job of n nodes may
+// touch: topology/block's ceil(n / child size) (one block on the blocks'
+// rung); nvlblock.yaml groups: any (0).
+long children_limit(bool block_sizes, std::size_t t, const std::vector<long>& nominal, long n) {
+    if (t == 0)
+        return 1;
+    return block_sizes ? (n + nominal[t - 1] - 1) / nominal[t - 1] : 0;
+}
+
 // Children below this capacity (children that are blocks: a few dozen
 // nodes at most) are counted by capacity instead of compared one by one.
 constexpr long kCounted = 256;
@@ -226,9 +244,7 @@ class Confiner {
             return {}; // topology/block places each segment on its own, in one base block
         // The rung that nominally holds the job, and whether it may be
         // confined to one block at all.
-        std::size_t target = 0;
-        while (target + 1 < rungs_.size() && nominal_[target] < n)
-            ++target;
+        std::size_t target = nominal_rung(nominal_, n);
         if (target == 0) {
             if (!block_sizes && (!q_.segmented || fits_one_block()))
                 return {}; // the block choice keeps it in one block
@@ -307,9 +323,7 @@ class Confiner {
     LevelScope at(std::size_t t, bool block_sizes) {
         const Rung& rung = rungs_[t];
         const long n = q_.nodes;
-        // topology/block: at most ceil(n / child size) children; groups: any.
-        const long child_nominal = nominal_[t == 0 ? 0 : t - 1];
-        const long limit = t == 0 ? 1 : block_sizes ? (n + child_nominal - 1) / child_nominal : 0;
+        const long limit = children_limit(block_sizes, t, nominal_, n);
         add_rooms(rung);
         int chosen = -1;
         std::vector<bool> forced;
@@ -443,6 +457,25 @@ bool levels_may_confine(const Topology& topo, const LevelQuery& q) {
     if (!q.segmented && q.nodes <= topo.largest_slice())
         return false;
     return !(q.segmented && h.per_segment() && q.unit <= static_cast<int>(h.base_nodes()));
+}
+
+std::optional<HoldingRung> holding_rung(const Topology& topo, const LevelQuery& q) {
+    const Hierarchy& h = topo.hierarchy();
+    if (!levels_may_confine(topo, q) || !q.required_in.empty() || (h.cross_after() && q.waited >= *h.cross_after()))
+        return std::nullopt;
+    const bool block_sizes = h.kind() == Hierarchy::Kind::kBlockSizes;
+    std::vector<long> nominal;
+    nominals(topo, q, nominal);
+    const std::size_t target = nominal_rung(nominal, q.nodes);
+    if (target == 0 && block_sizes && q.nodes <= topo.largest_slice())
+        return std::nullopt; // Confiner::run leaves it free
+    // Confined to one group of the target rung or refused there
+    // (Confiner::run); with nvlblock.yaml groups, a job the lowest rung
+    // holds (segments) goes to one block or, where none takes it now, to a
+    // group of the lowest level: inside one group of that level either way.
+    if (target == 0 && !block_sizes)
+        return HoldingRung{1, 0};
+    return HoldingRung{target, children_limit(block_sizes, target, nominal, q.nodes)};
 }
 
 LevelScope confine_to_levels(const Topology& topo, const std::vector<BlockRoom>& rooms, const LevelQuery& q) {

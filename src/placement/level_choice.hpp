@@ -30,6 +30,7 @@
 #include "placement/block_choice.hpp"
 #include "placement/request.hpp"
 
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -62,5 +63,18 @@ LevelScope confine_to_levels(const Topology& topo, const std::vector<BlockRoom>&
 // Whether confine_to_levels may confine this count of the job (false: it
 // answers kFree without reading the rooms).
 bool levels_may_confine(const Topology& topo, const LevelQuery& q);
+
+// A rung of the hierarchy's ladder (model/ladder.hpp) one of whose groups
+// must offer this count of the job every node it takes, on at most
+// `children` of the group's children (0: any): the rung that
+// confine_to_levels confines it to or refuses it at, when it may not cross
+// to a higher one (no crossing yet) and names no --nodelist nodes. nullopt
+// where no rung is certain (levels do not confine it, or it may cross).
+// For bounds that rule out a placement without asking (engine.hpp may_place).
+struct HoldingRung {
+    std::size_t rung = 0;
+    long children = 0;
+};
+std::optional<HoldingRung> holding_rung(const Topology& topo, const LevelQuery& q);
 
 } // namespace nvlblock

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
+#include <numeric>
 
 namespace nvlblock {
 namespace {
@@ -71,6 +73,13 @@ void RoomIndex::init(const Topology& topo) {
     spare_is_.assign(values, std::vector<std::uint64_t>((n + 63) / 64, 0));
     by_spare_value_.assign(values, 0);
     largest_block_ = largest;
+    const std::vector<Rung>& ladder = topo.hierarchy().ladder();
+    group_limit_.resize(ladder.size());
+    group_lending_extra_.resize(ladder.size());
+    for (std::size_t r = 0; r < ladder.size(); ++r) {
+        group_limit_[r].assign(ladder[r].groups.size(), 0);
+        group_lending_extra_[r].assign(ladder[r].groups.size(), 0);
+    }
     with_available_ = 0;
     total_limit_ = 0;
     lending_extra_ = 0;
@@ -90,8 +99,15 @@ void RoomIndex::add(const Topology& topo, BlockIndex b, int sign) {
     set_bit(spare_is_[static_cast<std::size_t>(o.spare_limit)], b, on);
     by_spare_value_[static_cast<std::size_t>(o.spare_limit)] += sign;
     with_available_ += o.counts.available > 0 ? sign : 0;
+    const long extra = lends ? o.spare_limit - o.limit : 0;
     total_limit_ += sign * o.limit;
-    lending_extra_ += lends ? sign * (o.spare_limit - o.limit) : 0;
+    lending_extra_ += sign * extra;
+    const std::vector<Rung>& ladder = topo.hierarchy().ladder();
+    for (std::size_t r = 0; r < ladder.size(); ++r) {
+        const auto g = static_cast<std::size_t>(ladder[r].group_at[static_cast<std::size_t>(b)]);
+        group_limit_[r][g] += sign * o.limit;
+        group_lending_extra_[r][g] += sign * extra;
+    }
     by_spare_[static_cast<std::size_t>(slice_of_[static_cast<std::size_t>(b)])]
              [static_cast<std::size_t>(o.spare_limit)] += sign;
 }
@@ -103,6 +119,44 @@ std::uint64_t RoomIndex::with_room_word(std::size_t w, bool preemptible, int at_
         spare |= preemptible ? spare_is_[v][w] : 0;
     }
     return bits | (spare & lends_[w]);
+}
+
+long RoomIndex::largest_limits(long k) const {
+    long sum = 0;
+    for (std::size_t v = by_limit_.size(); v-- > 1 && k > 0;) {
+        const long take = std::min(k, by_limit_[v]);
+        sum += take * static_cast<long>(v);
+        k -= take;
+    }
+    return sum;
+}
+
+long RoomIndex::reach_in_a_group(const Topology& topo, std::size_t rung, long children, bool preemptible) const {
+    const std::vector<Rung>& ladder = topo.hierarchy().ladder();
+    const Rung& r = ladder[rung];
+    // The cluster over its blocks, for work that borrows no spares: read
+    // from the count of blocks by limit, not from every block.
+    if (r.kind == Rung::Kind::kCluster && rung == 1 && children > 0 && !preemptible)
+        return largest_limits(children);
+    long most = 0;
+    std::vector<long> offers;
+    for (std::size_t g = 0; g < r.groups.size(); ++g) {
+        const Rung::Group& group = r.groups[g];
+        if (children <= 0 || children >= group.child_count) {
+            most = std::max(most, group_offer(rung, g, preemptible));
+            continue;
+        }
+        // Its fullest `children` children: each a group of the rung below.
+        offers.clear();
+        for (int c = group.first_child; c < group.first_child + group.child_count; ++c) {
+            const BlockIndex first = r.blocks_of(r.children[static_cast<std::size_t>(c)]).front();
+            const auto below = static_cast<std::size_t>(ladder[rung - 1].group_at[static_cast<std::size_t>(first)]);
+            offers.push_back(group_offer(rung - 1, below, preemptible));
+        }
+        std::nth_element(offers.begin(), offers.begin() + children, offers.end(), std::greater<>());
+        most = std::max(most, std::accumulate(offers.begin(), offers.begin() + children, 0L));
+    }
+    return most;
 }
 
 long RoomIndex::spare_at_least(int unit, std::uint32_t segment) const {

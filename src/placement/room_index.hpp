@@ -97,6 +97,12 @@ class RoomIndex {
     // too for preemptible work). A decision never gives a block more than
     // its view's limit, which is at most this offer (holds only lower it).
     long room_for(bool preemptible) const { return total_limit_ + (preemptible ? lending_extra_ : 0); }
+    // The most nodes a request that is not restarting may take inside one
+    // group of rung `rung` of `topo`'s ladder (model/ladder.hpp), on at most
+    // `children` of its children (0: any): the largest sum of the offers of
+    // its blocks (of its fullest children), counted as room_for() counts the
+    // cluster. A pass over the rung's groups (and their children).
+    long reach_in_a_group(const Topology& topo, std::size_t rung, long children, bool preemptible) const;
     // The most nodes any block has (asked by refusals; kept, not recounted).
     int largest_block() const { return largest_block_; }
     // How many failed nodes the map offers (Slurm asks whether the job could
@@ -107,6 +113,12 @@ class RoomIndex {
     friend class RoomIndexCache;
     void init(const Topology& topo);
     void add(const Topology& topo, BlockIndex b, int sign);
+    // What the group g of rung r offers (room_for's terms).
+    long group_offer(std::size_t r, std::size_t g, bool preemptible) const {
+        return group_limit_[r][g] + (preemptible ? group_lending_extra_[r][g] : 0);
+    }
+    // The sum of the `k` largest limits of all blocks (by_limit_, from the top).
+    long largest_limits(long k) const;
     // Word w of the blocks with limit (or, preemptible, lending spare_limit) >= at_least.
     std::uint64_t with_room_word(std::size_t w, bool preemptible, int at_least) const;
 
@@ -124,6 +136,8 @@ class RoomIndex {
     std::vector<std::vector<long>> by_spare_; // per slice: how many blocks have each spare_limit
     long with_available_ = 0;
     long total_limit_ = 0, lending_extra_ = 0; // sums of limit; of spare_limit - limit on lending blocks
+    // The same sums per group, per rung of the hierarchy's ladder (none without levels).
+    std::vector<std::vector<long>> group_limit_, group_lending_extra_;
     int largest_block_ = 0;
     long offered_failed_ = 0;
 };

@@ -18,6 +18,7 @@ namespace {
 
 struct BoundCount {
     int ruled_out = 0, asked = 0;
+    int level_refusals = 0, levels_ruled_out = 0; // refused by a level of the hierarchy; of those, ruled out
 };
 
 // Random states, maps, holds and requests over `t`: whenever the bound rules
@@ -32,8 +33,15 @@ BoundCount expect_bound_only_refuses(const Topology& t, unsigned seed) {
     const std::uint32_t sizes[] = {1, 4, 16, 17, 30, 48, 64, 100, 160};
     BoundCount n;
     for (int step = 0; step < 600; ++step) {
-        const int busy = pct(rng); // how full the cluster is this step
+        // How full the cluster is this step; on odd steps each rack its own
+        // (full racks beside idle ones: what the levels' groups tell apart).
+        const int cluster_busy = pct(rng);
+        std::vector<int> rack_busy(t.block_count() + 1);
+        for (int& b : rack_busy)
+            b = step % 2 ? pct(rng) : cluster_busy;
         for (std::size_t i = 0; i < states.size(); ++i) {
+            const BlockIndex block = t.block_of(static_cast<NodeIndex>(i));
+            const int busy = rack_busy[block == kNoBlock ? t.block_count() : static_cast<std::size_t>(block)];
             const int r = pct(rng);
             states[i] = r < busy ? NodeState::kBusy : r < busy + 3 ? NodeState::kDown : NodeState::kFree;
             free_map[i] = states[i] == NodeState::kFree;
@@ -53,6 +61,7 @@ BoundCount expect_bound_only_refuses(const Topology& t, unsigned seed) {
         r.min_nodes = r.max_nodes = sizes[static_cast<std::size_t>(pct(rng)) % std::size(sizes)];
         r.segment = pct(rng) < 20 && r.min_nodes % 4 == 0 ? 4 : 0;
         r.preemptible = pct(rng) < 30;
+        r.waited = pct(rng) < 50 ? 0 : 3600; // past a crossing (30 minutes) or not
         const int map = pct(rng) % 3;
         if (map)
             r.available = map == 1 ? free_map : wide_map;
@@ -62,6 +71,10 @@ BoundCount expect_bound_only_refuses(const Topology& t, unsigned seed) {
             EXPECT_FALSE(p.placed()) << "step " << step << ": ruled out, yet placed " << r.min_nodes << " nodes";
         }
         ++n.asked;
+        if (p.reason == Reason::kNoGroupFits) {
+            ++n.level_refusals;
+            n.levels_ruled_out += !planner.may_place(states, r);
+        }
     }
     return n;
 }
@@ -78,6 +91,32 @@ TEST(MayPlace, RulesOutOnlyWhatTheDecisionRefuses) {
     // Not a bound that never speaks: it rules out a good share of a busy cluster's questions.
     for (const BoundCount& c : {idle, lent, reclaim, levels})
         EXPECT_GT(c.ruled_out, c.asked / 10);
+}
+
+// The hierarchy's groups (level_choice.hpp holding_rung): a job the levels
+// hold inside one group is ruled out when no group of its rung offers it
+// every node, under topology.conf's BlockSizes (the base alone, as the
+// simulator's block-aware policies have it, and with levels) and
+// nvlblock.yaml groups (strict and with a crossing, which the bound must
+// not apply once a job may cross).
+TEST(MayPlace, RulesOutWhatNoGroupOfTheJobsLevelHolds) {
+    std::string conf;
+    for (int r = 1; r <= 12; ++r)
+        conf += "BlockName=rack" + std::to_string(r) + " Nodes=gb[" + std::to_string(1000 + (r - 1) * 18) + "-" +
+                std::to_string(1000 + r * 18 - 1) + "]\n";
+    const std::string groups = "hierarchy:\n  levels:\n    - name: su\n      groups:\n"
+                               "        su1: rack[01-04]\n        su2: rack[05-08]\n        su3: rack[09-12]\n"
+                               "    - name: pod\n      groups:\n        pod1: su[1-2]\n        pod2: su3\n";
+    const BoundCount base = expect_bound_only_refuses(test::conf_topology(conf + "BlockSizes=16\n"), 61);
+    const BoundCount sizes = expect_bound_only_refuses(test::conf_topology(conf + "BlockSizes=16,32,64\n"), 62);
+    const BoundCount strict = expect_bound_only_refuses(test::racks(12, 18, 16, 2, false, groups), 63);
+    const BoundCount crossing =
+        expect_bound_only_refuses(test::racks(12, 18, 16, 2, true, groups + "  crossing: 30m\n"), 64);
+    // It speaks for most of the levels' refusals (they would otherwise each cost a decision).
+    for (const BoundCount& c : {base, sizes, strict, crossing}) {
+        EXPECT_GT(c.level_refusals, c.asked / 20);
+        EXPECT_GT(c.levels_ruled_out, c.level_refusals / 3);
+    }
 }
 
 TEST(MayPlace, AJobWithARecoveryRecordIsAlwaysAsked) {
