@@ -23,7 +23,7 @@ struct Outcome {
 
 Outcome run_mix(std::uint64_t seed, bool reuse = true, QueueMode queue = QueueMode::kEasy, bool cache = true,
                 PreemptionMode preemption = PreemptionMode::kAll, const char* kinds = "down", bool warm = true,
-                bool bound = true) {
+                bool bound = true, bool long_first = true) {
     RunInfo info;
     info.seed = seed;
     SimOptions& o = info.options;
@@ -36,6 +36,7 @@ Outcome run_mix(std::uint64_t seed, bool reuse = true, QueueMode queue = QueueMo
     o.cache_refusals = cache;
     o.warm_search = warm;
     o.bound_attempts = bound;
+    o.long_first = long_first;
     o.preemption = preemption;
     SyntheticSpec spec = parse_synthetic("load=1.2,small_load=0.1,mean_hours=3,max_slices=4");
     resolve_synthetic(spec, o.shape.racks, o.horizon, NVLBLOCK_SOURCE_DIR);
@@ -134,6 +135,15 @@ TEST(Determinism, SkippingAttemptsTheRoomBoundRulesOutChangesNoDecision) {
     // asking every one must give exactly the same run.
     expect_only_decisions_spared("the room bound", [](std::uint64_t seed, PreemptionMode pm) {
         return run_mix(seed, true, QueueMode::kEasy, true, pm, "down", true, false);
+    });
+}
+
+TEST(Determinism, AskingLongJobsWithoutTheReservedNodesFirstChangesNoDecision) {
+    // A long backfill candidate is asked without the reserved nodes before
+    // its start attempt; asking the start attempt first must give exactly
+    // the same run.
+    expect_only_decisions_spared("long jobs first", [](std::uint64_t seed, PreemptionMode pm) {
+        return run_mix(seed, true, QueueMode::kEasy, true, pm, "down", true, true, false);
     });
 }
 

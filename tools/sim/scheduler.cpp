@@ -184,11 +184,20 @@ void Scheduler::backfill_job(std::uint32_t head, std::uint32_t index, Seconds no
     if (v && res_.valid && res_.exists && expected_end > res_.shadow && v->long_epoch == w_.epoch() &&
         v->long_reservation == res_.id)
         return;
+    // A long job while the reservation stands is asked without the reserved
+    // nodes first (once the room bound lets its start attempt through): most
+    // are refused there, and need no start attempt.
+    if (opt.long_first && res_.valid && res_.exists && expected_end > res_.shadow &&
+        res_.changes + res_.own_changes == w_.other_changes()) {
+        if (w_.may_attempt(j, now))
+            backfill_long_job(head, index, v, now, false);
+        else
+            refused_now(j, v);
+        return;
+    }
     Placement p = w_.attempt(j, now);
     if (!p.placed()) {
-        j.blocked_epoch = w_.epoch();
-        if (v)
-            v->short_epoch = w_.epoch();
+        refused_now(j, v);
         return;
     }
     // Within a pass the reservation stands unless something other than
@@ -206,13 +215,28 @@ void Scheduler::backfill_job(std::uint32_t head, std::uint32_t index, Seconds no
         res_.own_changes += w_.other_changes() - before;
         return;
     }
-    backfill_long_job(head, index, v, now);
+    backfill_long_job(head, index, v, now, true);
 }
 
-// A long job: it must leave the head job's reservation intact.
-void Scheduler::backfill_long_job(std::uint32_t head, std::uint32_t index, ShapeVerdict* v, Seconds now) {
+// The start attempt refused the job: it and its shape wait for the epoch to change.
+void Scheduler::refused_now(SimJob& j, ShapeVerdict* v) {
+    j.blocked_epoch = w_.epoch();
+    if (v)
+        v->short_epoch = w_.epoch();
+}
+
+// A long job: it must leave the head job's reservation intact. `asked_now`:
+// its start attempt (on every node it may use) placed it already; else it
+// is asked once the job is placed without the reserved nodes. Attempts
+// change nothing, so only which questions are asked differs.
+void Scheduler::backfill_long_job(std::uint32_t head, std::uint32_t index, ShapeVerdict* v, Seconds now,
+                                  bool asked_now) {
     SimJob& j = w_.job(index);
     Placement q = w_.attempt(j, now, &res_.reserved);
+    if (q.placed() && !asked_now && !w_.attempt(j, now).placed()) {
+        refused_now(j, v);
+        return;
+    }
     Placement head_then;
     if (q.placed() && head_still_fits(head, index, q.nodes, now, head_then)) {
         const std::uint64_t before = w_.other_changes();

@@ -166,23 +166,24 @@ bool World::may_place(std::span<const NodeState> states, const Request& r,
     return planner_.may_place(states, mapped);
 }
 
-Placement World::attempt(SimJob& j, Seconds now, const std::vector<NodeIndex>* exclude) {
-    const Request r = request_for(j, now);
-    const auto& st = cluster_.states();
-    Placement p; // refused until a decision places it
+// The maps a start attempt offers the job, in Slurm's order, each given
+// to `ask` until it answers yes: free nodes (less `exclude`); failing that,
+// where the job may preempt, also the nodes of preemptible work.
+template <class Ask>
+bool World::each_offer(const SimJob& j, const std::vector<NodeIndex>* exclude, Ask&& ask) {
     if (!exclude) {
-        if (may_place(st, r, nullptr))
-            p = decide(st, r, nullptr, now, false);
+        if (ask(nullptr))
+            return true;
     } else {
-        // The free map with the excluded nodes patched out for this decision.
+        // The free map with the excluded nodes patched out for this question.
         Patch<std::uint8_t> avail(cluster_.free_map(), changes());
         for (NodeIndex n : *exclude)
             avail.set(n, 0);
-        if (may_place(st, r, &avail.array()))
-            p = decide(st, r, &avail.array(), now, false);
+        if (ask(&avail.array()))
+            return true;
     }
-    if (p.placed() || !may_preempt(j) || cluster_.busy_preemptible_count() == 0)
-        return p;
+    if (!may_preempt(j) || cluster_.busy_preemptible_count() == 0)
+        return false;
     // Slurm offers the nodes of preemptible jobs only when the job cannot
     // start without them, and not those of a job it is preempting already
     // (signalled by a reclaim): their grace time runs.
@@ -193,10 +194,29 @@ Placement World::attempt(SimJob& j, Seconds now, const std::vector<NodeIndex>* e
     if (exclude)
         for (NodeIndex n : *exclude)
             avail.set(n, 0);
-    if (!may_place(st, r, &avail.array()))
-        return p;
-    Placement q = decide(st, r, &avail.array(), now, false);
-    return q.placed() ? q : p;
+    return ask(&avail.array());
+}
+
+Placement World::attempt(SimJob& j, Seconds now, const std::vector<NodeIndex>* exclude) {
+    const Request r = request_for(j, now);
+    Placement p; // refused until a decision places it; else the first refusal
+    bool asked = false;
+    each_offer(j, exclude, [&](const std::vector<std::uint8_t>* map) {
+        if (!may_place(cluster_.states(), r, map))
+            return false;
+        Placement q = decide(cluster_.states(), r, map, now, false);
+        if (q.placed() || !asked)
+            p = std::move(q);
+        asked = true;
+        return p.placed();
+    });
+    return p;
+}
+
+bool World::may_attempt(const SimJob& j, Seconds now) {
+    const Request r = request_for(j, now);
+    return each_offer(j, nullptr,
+                      [&](const std::vector<std::uint8_t>* map) { return may_place(cluster_.states(), r, map); });
 }
 
 bool World::reclaim_for(const SimJob& j, Seconds now) {

@@ -47,13 +47,15 @@ struct SimOptions {
     Seconds horizon = 0;      // 0: run until every job has finished
     Seconds window_start = 0; // the measured window
     Seconds window_end = 0;
-    Seconds bucket = 3600;              // time-series resolution
-    Seconds bf_interval = 30;           // at most one backfill pass per this many seconds (0: every pass)
-    int bf_max_job_test = 500;          // jobs a backfill pass examines
-    bool reuse_reservation = true;      // keep a reservation while provably unchanged (false: recompute each pass)
-    bool cache_refusals = true;         // a refusal stands until the epoch changes (false: ask the Planner again)
-    bool warm_search = true;            // a head job's new reservation search starts at its last reserved time
-    bool bound_attempts = true;         // a start attempt the planner's room bound refuses is not asked (false: ask)
+    Seconds bucket = 3600;         // time-series resolution
+    Seconds bf_interval = 30;      // at most one backfill pass per this many seconds (0: every pass)
+    int bf_max_job_test = 500;     // jobs a backfill pass examines
+    bool reuse_reservation = true; // keep a reservation while provably unchanged (false: recompute each pass)
+    bool cache_refusals = true;    // a refusal stands until the epoch changes (false: ask the Planner again)
+    bool warm_search = true;       // a head job's new reservation search starts at its last reserved time
+    bool bound_attempts = true;    // a start attempt the planner's room bound refuses is not asked (false: ask)
+    bool long_first =
+        true; // backfill: a long job is asked without the reserved nodes first (false: after its start attempt)
     bool note_changes = true;           // name changed nodes to the planner (false: it compares every node)
     Seconds max_time = 3 * 365 * 86400; // safety stop for runs without a horizon
     VictimModel victims;                // how jobs reclaimed for an in-place restart fare
@@ -242,6 +244,9 @@ class World {
     // allowed, also on nodes running preemptible work. `exclude`: nodes a
     // backfill reservation keeps.
     nvlblock::Placement attempt(SimJob& j, Seconds now, const std::vector<nvlblock::NodeIndex>* exclude = nullptr);
+    // Whether attempt(j, now) could place the job: false only where the
+    // planner's room bound (may_place) rules out every map it would offer.
+    bool may_attempt(const SimJob& j, Seconds now);
     // Whether the planner could place `r` over these arrays (Planner::may_place):
     // an attempt it would refuse anyway is not asked.
     bool may_place(std::span<const nvlblock::NodeState> states, const nvlblock::Request& r,
@@ -289,6 +294,8 @@ class World {
                   const std::string& detail = "");
 
   private:
+    template <class Ask>
+    bool each_offer(const SimJob& j, const std::vector<nvlblock::NodeIndex>* exclude, Ask&& ask);
     // fault_end: whether the site requeues this run's exit status (a draw per job and run).
     bool site_requeues(const SimJob& j) const;
     // fault_end: what the core hears (the plugin's nvlb_job_ended).
