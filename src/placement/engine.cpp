@@ -727,9 +727,14 @@ std::optional<Placement> place_largest_count(const Snapshot& snap, const Carving
             continue;
         Placement p;
         p.reason = Reason::kPlaced;
+        // Gathered in block order, the nodes are usually sorted already
+        // (blocks of ascending nodes, taken from the start): then not sorted again.
+        std::sort(takes->begin(), takes->end(),
+                  [](const BlockTake& a, const BlockTake& b) { return a.block < b.block; });
         for (const BlockTake& t : *takes)
             gather_nodes(snap, req, carve.views.of(t.block), t.count, p.nodes);
-        std::sort(p.nodes.begin(), p.nodes.end());
+        if (!std::is_sorted(p.nodes.begin(), p.nodes.end()))
+            std::sort(p.nodes.begin(), p.nodes.end());
         p.blocks = static_cast<std::uint32_t>(takes->size());
         p.group = std::move(scope.group);
         return p;
