@@ -33,7 +33,10 @@ class Patch {
         }
     }
 
+    // A node that has the value already is left alone (nothing to note or put back).
     void set(nvlblock::NodeIndex n, T value) {
+        if (array_[n] == value)
+            return;
         saved_.emplace_back(n, array_[n]);
         array_[n] = value;
         if (journal_)

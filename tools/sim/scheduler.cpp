@@ -296,6 +296,24 @@ void Scheduler::track_whatif(std::size_t n) {
 }
 
 bool Scheduler::probe(std::uint32_t head, std::size_t k, Seconds now, Placement& out) {
+    whatif_at(k);
+    // The same arrays as a probe that placed the head job earlier in this
+    // search: the same answer (the searches end with the count they found).
+    if (k == placed_k_) {
+        out = placed_;
+        return true;
+    }
+    const nvlblock::Request r = w_.request_for(w_.job(head), now);
+    out = w_.may_place(res_.states, r, &res_.available) ? w_.decide(res_.states, r, &res_.available, now, true)
+                                                        : Placement{};
+    if (out.placed()) {
+        placed_k_ = k;
+        placed_ = out;
+    }
+    return out.placed();
+}
+
+void Scheduler::whatif_at(std::size_t k) {
     // Nodes whose job is among the first k to end are free (if healthy) in
     // this what-if. Only nodes of the jobs ranked between the last probe's k
     // and this one differ from the last probe's arrays (the cluster does not
@@ -321,8 +339,6 @@ bool Scheduler::probe(std::uint32_t head, std::size_t k, Seconds now, Placement&
         }
     }
     probed_ = k;
-    out = w_.decide(res_.states, w_.request_for(w_.job(head), now), &res_.available, now, true);
-    return out.placed();
 }
 
 std::size_t Scheduler::rank_running(int need) {
@@ -460,7 +476,7 @@ void Scheduler::compute_reservation(std::uint32_t head, Seconds now) {
     res_.id = ++reservation_ids_;
     res_.shadow = kNever;
     res_.preempt = w_.may_preempt(w_.job(head));
-    probed_ = kNotProbed;
+    probed_ = placed_k_ = kNotProbed;
     // The head job needs at least its node count free, which bounds the search below.
     const SimJob& h = w_.job(head);
     const ClusterState& cl = w_.cluster();

@@ -79,8 +79,11 @@ class Scheduler {
     void backfill_long_job(std::uint32_t head, std::uint32_t index, ShapeVerdict* v, Seconds now, bool asked_now);
     void refused_now(SimJob& j, ShapeVerdict* v);
     void compute_reservation(std::uint32_t head, Seconds now);
-    // The head job placed as if the first k running jobs (by expected end) had ended.
+    // The head job placed as if the first k running jobs (by expected end) had
+    // ended (the room bound answers where it rules the head job out).
     bool probe(std::uint32_t head, std::size_t k, Seconds now, nvlblock::Placement& out);
+    // The reservation's what-if arrays as if the first k running jobs had ended.
+    void whatif_at(std::size_t k);
     // Whether the head job is placed with every running job ended (the cluster's kept what-if).
     bool fits_after_all_ends(std::uint32_t head, Seconds now);
     // The fewest ended jobs, at least `lo`, with which the head job is placed (nullopt: none).
@@ -128,6 +131,9 @@ class Scheduler {
     // probe changes only the nodes of the jobs between it and the next k.
     static constexpr std::size_t kNotProbed = static_cast<std::size_t>(-1);
     std::size_t probed_ = kNotProbed;
+    // This search's last probe that placed the head job: its k and placement.
+    std::size_t placed_k_ = kNotProbed;
+    nvlblock::Placement placed_;
 };
 
 } // namespace nvlblock::sim
