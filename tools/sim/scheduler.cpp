@@ -28,6 +28,20 @@ std::uint64_t Scheduler::shape_key(const SimJob& j, Seconds now) const {
            (static_cast<std::uint64_t>(w_.crosses_levels(j, now)) << 49);
 }
 
+// The verdicts of the job's shape now, found once per job and shape
+// (the backfill asks for them of every job it walks, every pass).
+Scheduler::ShapeVerdict& Scheduler::verdict_of(std::uint32_t index, Seconds now) {
+    const std::uint64_t key = shape_key(w_.job(index), now);
+    if (index >= verdict_at_.size())
+        verdict_at_.resize(w_.jobs().size());
+    auto& [known, verdict] = verdict_at_[index];
+    if (!verdict || known != key) {
+        known = key;
+        verdict = &verdicts_[key]; // an unordered_map's elements stay where they are
+    }
+    return *verdict;
+}
+
 // Jobs restarting in place are decided by their own ledger record, not by their shape.
 bool Scheduler::cacheable(const SimJob& j) {
     return !w_.policy().recovery ||
@@ -78,14 +92,10 @@ bool Scheduler::try_start(std::uint32_t index, Seconds now) {
     const bool caching = w_.options().cache_refusals;
     if (World::preempting(j, now) || (caching && j.blocked_epoch == w_.epoch()))
         return false;
-    const bool cache = caching && cacheable(j);
-    const std::uint64_t key = shape_key(j, now);
-    if (cache) {
-        auto it = verdicts_.find(key);
-        if (it != verdicts_.end() && it->second.short_epoch == w_.epoch()) {
-            j.blocked_epoch = w_.epoch();
-            return false;
-        }
+    ShapeVerdict* v = caching && cacheable(j) ? &verdict_of(index, now) : nullptr;
+    if (v && v->short_epoch == w_.epoch()) {
+        j.blocked_epoch = w_.epoch();
+        return false;
     }
     if (w_.usable_nodes(j) < static_cast<int>(j.shape.nodes)) {
         j.blocked_epoch = w_.epoch();
@@ -98,9 +108,7 @@ bool Scheduler::try_start(std::uint32_t index, Seconds now) {
         j.blocked_epoch = w_.epoch(); // waits for the jobs it preempted: not a refusal of its shape
         return false;
     }
-    j.blocked_epoch = w_.epoch();
-    if (cache)
-        verdicts_[key].short_epoch = w_.epoch();
+    refused_now(j, v);
     return false;
 }
 
@@ -166,15 +174,10 @@ void Scheduler::backfill_job(std::uint32_t head, std::uint32_t index, Seconds no
     SimJob& j = w_.job(index);
     if (opt.cache_refusals && j.blocked_epoch == w_.epoch())
         return;
-    const bool cache = opt.cache_refusals && cacheable(j);
-    const std::uint64_t key = shape_key(j, now);
-    ShapeVerdict* v = nullptr;
-    if (cache) {
-        v = &verdicts_[key];
-        if (v->short_epoch == w_.epoch()) {
-            j.blocked_epoch = w_.epoch();
-            return;
-        }
+    ShapeVerdict* v = opt.cache_refusals && cacheable(j) ? &verdict_of(index, now) : nullptr;
+    if (v && v->short_epoch == w_.epoch()) {
+        j.blocked_epoch = w_.epoch();
+        return;
     }
     if (w_.usable_nodes(j) < static_cast<int>(j.shape.nodes)) {
         j.blocked_epoch = w_.epoch();

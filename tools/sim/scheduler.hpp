@@ -101,12 +101,14 @@ class Scheduler {
     bool head_still_fits(std::uint32_t head, std::uint32_t job, const std::vector<nvlblock::NodeIndex>& taken,
                          Seconds now, nvlblock::Placement& out);
     std::uint64_t shape_key(const SimJob& j, Seconds now) const;
+    ShapeVerdict& verdict_of(std::uint32_t index, Seconds now);
     bool cacheable(const SimJob& j);
 
     World& w_;
     Reservation res_;
     std::uint64_t reservation_ids_ = 0;
     std::unordered_map<std::uint64_t, ShapeVerdict> verdicts_;
+    std::vector<std::pair<std::uint64_t, ShapeVerdict*>> verdict_at_; // per job: its shape's key and verdicts
     Seconds last_backfill_ = -kNever;
     Seconds tick_at_ = -1; // a backfill tick already scheduled for this time
     // The what-if of node i, its job ended (released) or not.
