@@ -52,6 +52,7 @@ class TopologyEditor {
         for (BlockIndex b : {from, to})
             if (b != kNoBlock && problem.refusal == TopologyChange::Refusal::kNone)
                 problem = refresh(out, b);
+        out.count_group_holds(); // a block's size changed: what its groups hold too
         return out;
     }
 

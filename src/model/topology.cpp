@@ -283,7 +283,34 @@ Topology build_topology(TopologySpec spec, const std::vector<std::string>* unive
 
     index_blocks(t.blocks_, t.node_names_.size(), t.block_of_, t.largest_slice_);
     t.nodes_in_blocks_ = owner.size();
+    t.count_group_holds();
     return t;
+}
+
+void Topology::count_group_holds() {
+    group_holds_.clear();
+    const std::vector<Rung>& rungs = hierarchy_.ladder();
+    if (hierarchy_.kind() != Hierarchy::Kind::kGroups || rungs.empty())
+        return;
+    for (int unit = 1; unit <= largest_slice_ + 1; ++unit) {
+        // What a block holds in whole units (none where its slice takes no unit).
+        auto block_holds = [&](const Block& b) -> long {
+            if (unit > b.settings.slice)
+                return 0;
+            const long room = std::max(0, b.ordinary_capacity());
+            return unit > 1 ? room / unit * unit : room;
+        };
+        std::vector<long>& holds = group_holds_.emplace_back(rungs.size() - 1, 0);
+        for (const Block& b : blocks_)
+            holds[0] = std::max(holds[0], block_holds(b));
+        for (std::size_t r = 1; r + 1 < rungs.size(); ++r)
+            for (const Group& g : hierarchy_.levels()[static_cast<std::size_t>(rungs[r].level)].groups) {
+                long held = 0;
+                for (BlockIndex b : g.blocks)
+                    held += block_holds(blocks_[static_cast<std::size_t>(b)]);
+                holds[r] = std::max(holds[r], held);
+            }
+    }
 }
 
 } // namespace nvlblock

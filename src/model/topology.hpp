@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -210,6 +211,17 @@ class Topology {
     BlockIndex block_of(NodeIndex n) const { return block_of_.at(n); }
     std::size_t nodes_in_blocks() const { return nodes_in_blocks_; }
     int largest_slice() const { return largest_slice_; }
+    // nvlblock.yaml groups: per rung of the hierarchy's ladder below the
+    // cluster, the most ordinary capacity (size less spares) one group
+    // holds in whole units of `unit` nodes, on blocks whose slice takes a
+    // unit (rung 0: one block). What a multi-block decision asks of every
+    // level (placement/level_choice.cpp, nominals): kept, not recounted over
+    // the blocks per decision. Empty without groups.
+    std::span<const long> group_holds(int unit) const {
+        if (group_holds_.empty())
+            return {};
+        return group_holds_[static_cast<std::size_t>(std::clamp(unit, 1, static_cast<int>(group_holds_.size())) - 1)];
+    }
 
   private:
     friend Topology build_topology(TopologySpec spec, const std::vector<std::string>* universe);
@@ -229,6 +241,9 @@ class Topology {
     std::vector<BlockIndex> block_of_;
     std::size_t nodes_in_blocks_ = 0;
     int largest_slice_ = 0; // asked on every decision: kept, not recomputed
+    // group_holds(unit) for units 1 to largest_slice_ + 1 (past every slice: nothing).
+    std::vector<std::vector<long>> group_holds_;
+    void count_group_holds();
 };
 
 // Validate a spec and index its nodes. With a universe (the node names of

@@ -46,10 +46,6 @@ std::string group_name(const Topology& topo, const Rung& r, std::span<const Bloc
     return block_hostlist(topo, std::vector<BlockIndex>(blocks.begin(), blocks.end()));
 }
 
-int segment_cap_of(int room, int unit) {
-    return unit > 1 ? room / unit * unit : room;
-}
-
 // What a group of each rung of the ladder nominally holds for this
 // request, lowest first: topology.conf's sizes; for nvlblock.yaml groups,
 // what the largest holds for this kind of job when idle (ordinary capacity,
@@ -64,22 +60,11 @@ void nominals(const Topology& topo, const LevelQuery& q, std::vector<long>& out)
             out[t] = static_cast<long>(h.base_nodes()) << rungs[t].shift;
         return;
     }
-    auto block_cap = [&](const Block& b) {
-        if (q.unit > b.settings.slice)
-            return 0;
-        return segment_cap_of(std::max(0, b.ordinary_capacity()), q.unit);
-    };
-    long largest = 0;
-    for (const Block& b : topo.blocks())
-        largest = std::max<long>(largest, block_cap(b));
-    out.front() = q.segmented ? largest : topo.largest_slice();
+    // Counted once per unit with the topology (Topology::group_holds).
+    const std::span<const long> holds = topo.group_holds(q.unit);
+    out.front() = q.segmented ? holds.front() : topo.largest_slice();
     for (std::size_t t = 1; t + 1 < rungs.size(); ++t)
-        for (const Group& g : h.levels()[static_cast<std::size_t>(rungs[t].level)].groups) {
-            long cap = 0;
-            for (BlockIndex b : g.blocks)
-                cap += block_cap(topo.block(b));
-            out[t] = std::max(out[t], cap);
-        }
+        out[t] = holds[t];
 }
 
 // The rung that nominally holds a job of n nodes: the lowest whose groups

@@ -100,6 +100,27 @@ TEST(TopologyChange, MovesAFreeNodeIntoAKnownBlock) {
     EXPECT_EQ(ask(p, {n, "gb0051", Target::kConfigured, ""}, {}, false).outcome, Outcome::kUnchanged);
 }
 
+TEST(TopologyChange, WhatEachGroupHoldsFollowsAMovedNode) {
+    // Four racks of 18 (slices of 12, 2 spares: 16 ordinary nodes each) in
+    // two scalable units. What the largest block and group hold is kept
+    // with the topology (Topology::group_holds, asked by every multi-rack
+    // decision): a node moved from rack03 (su2) to rack01 (su1) changes it.
+    Planner p(test::racks(4, 18, 12, 2, false,
+                          "hierarchy:\n  levels:\n    - name: su\n      groups:\n"
+                          "        su1: rack[01-02]\n        su2: rack[03-04]\n"));
+    auto holds = [&](int unit) {
+        const std::span<const long> h = p.topology().group_holds(unit);
+        return std::vector<long>(h.begin(), h.end());
+    };
+    EXPECT_EQ(holds(1), (std::vector<long>{16, 32}));
+    EXPECT_EQ(holds(5), (std::vector<long>{15, 30})); // whole units of 5
+    EXPECT_EQ(holds(13), (std::vector<long>{0, 0}));  // larger than every slice
+    EXPECT_EQ(holds(100), (std::vector<long>{0, 0}));
+    ASSERT_EQ(ask(p, into(p.topology(), 36, "rack01"), {}, false).outcome, Outcome::kChanged);
+    EXPECT_EQ(holds(1), (std::vector<long>{17, 33})); // rack01 holds 17, su1 33; rack03 15, su2 31
+    EXPECT_EQ(holds(4), (std::vector<long>{16, 32}));
+}
+
 TEST(TopologyChange, AnUnknownBlockIsRefusedNamingTheKnownOnes) {
     Planner p(three_of_17());
     const Answered c = ask(p, into(p.topology(), 3, "rack09"), {}, false);
