@@ -42,6 +42,8 @@ class Patch {
         if (journal_)
             journal_->note(n);
     }
+    // The changes stay: nothing is put back.
+    void keep() { saved_.clear(); }
     const std::vector<T>& array() const { return array_; }
 
   private:

@@ -240,24 +240,32 @@ void Scheduler::backfill_long_job(std::uint32_t head, std::uint32_t index, Shape
         refused_now(j, v);
         return;
     }
-    Placement head_then;
-    if (q.placed() && head_still_fits(head, index, q.nodes, now, head_then)) {
-        const std::uint64_t before = w_.other_changes();
-        const bool started = w_.start(index, q, now);
-        res_.own_changes += w_.other_changes() - before;
-        if (!started)
-            return; // it waits for the jobs it preempted
+    if (q.placed()) {
+        // The reservation's what-if with the job's nodes busy: patched for
+        // the head job's question, and kept if the job starts.
         const NodeState busy = w_.running_state(j);
         const std::uint8_t usable = whatif_available(busy, j.preemptible, res_.preempt);
+        Patch<NodeState> states(res_.states, w_.changes());
+        Patch<std::uint8_t> available(res_.available, w_.changes());
         for (NodeIndex n : q.nodes) {
-            res_.states[n] = busy;
-            res_.available[n] = usable;
-            note_whatif(n);
+            states.set(n, busy);
+            available.set(n, usable);
         }
-        // The head job keeps its time; its nodes are where it would now be placed then.
-        res_.reserved = head_then.nodes;
-        res_.starts = w_.counters().started;
-        return;
+        const Placement head_then =
+            w_.decide(res_.states, w_.request_for(w_.job(head), now), &res_.available, now, true);
+        if (head_then.placed()) {
+            const std::uint64_t before = w_.other_changes();
+            const bool started = w_.start(index, q, now);
+            res_.own_changes += w_.other_changes() - before;
+            if (!started)
+                return; // it waits for the jobs it preempted (the what-if is put back)
+            states.keep();
+            available.keep();
+            // The head job keeps its time; its nodes are where it would now be placed then.
+            res_.reserved = head_then.nodes;
+            res_.starts = w_.counters().started;
+            return;
+        }
     }
     if (v) { // found once per job: an unordered_map's elements stay where they are
         v->long_epoch = w_.epoch();
@@ -518,23 +526,6 @@ void Scheduler::compute_reservation(std::uint32_t head, Seconds now) {
     res_.changes = w_.other_changes();
     res_.own_changes = 0;
     w_.reset_finished_expected_end_max();
-}
-
-bool Scheduler::head_still_fits(std::uint32_t head, std::uint32_t job, const std::vector<NodeIndex>& taken, Seconds now,
-                                Placement& out) {
-    // The reservation's what-if with `taken` busy, patched for this one
-    // decision and restored when the patches go out of scope.
-    const SimJob& j = w_.job(job);
-    const NodeState busy = w_.running_state(j);
-    const std::uint8_t usable = whatif_available(busy, j.preemptible, res_.preempt);
-    Patch<NodeState> states(res_.states, w_.changes());
-    Patch<std::uint8_t> available(res_.available, w_.changes());
-    for (NodeIndex node : taken) {
-        states.set(node, busy);
-        available.set(node, usable);
-    }
-    out = w_.decide(res_.states, w_.request_for(w_.job(head), now), &res_.available, now, true);
-    return out.placed();
 }
 
 } // namespace nvlblock::sim

@@ -96,10 +96,6 @@ class Scheduler {
                            nvlblock::Placement& p);
     // How many running jobs are expected to end by `t` (at least `lo`, at most every one).
     std::size_t ended_by(Seconds t, std::size_t lo);
-    // Whether the head job is still placed at the reserved time with `taken` busy then; `out`: where.
-    // `job` would start on `taken`.
-    bool head_still_fits(std::uint32_t head, std::uint32_t job, const std::vector<nvlblock::NodeIndex>& taken,
-                         Seconds now, nvlblock::Placement& out);
     std::uint64_t shape_key(const SimJob& j, Seconds now) const;
     ShapeVerdict& verdict_of(std::uint32_t index, Seconds now);
     bool cacheable(const SimJob& j);
