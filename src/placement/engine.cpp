@@ -554,6 +554,17 @@ int carving_unit(const Request& req, std::uint32_t count, int largest_slice) {
     return static_cast<int>(count) <= largest_slice ? static_cast<int>(count) : 1;
 }
 
+// The level question for one node count of the request (place_largest_count
+// adds its --nodelist and preferred blocks).
+LevelQuery level_query(const Request& req, std::uint32_t count, int largest_slice) {
+    LevelQuery q;
+    q.nodes = static_cast<int>(count);
+    q.unit = carving_unit(req, count, largest_slice);
+    q.segmented = req.segment != 0;
+    q.waited = req.waited;
+    return q;
+}
+
 // The request's own faults, before any block is looked at.
 std::optional<Placement> invalid_request(const Topology& topo, const Request& req) {
     if (req.min_nodes == 0 || req.max_nodes < req.min_nodes)
@@ -626,14 +637,10 @@ ViewScope view_scope(const Topology& topo, const Request& req, const std::vector
         return scope;
     int least = std::numeric_limits<int>::max();
     for (std::uint32_t count : counts) {
-        const int unit = carving_unit(req, count, topo.largest_slice());
-        LevelQuery q;
-        q.nodes = static_cast<int>(count);
-        q.unit = unit;
-        q.segmented = req.segment != 0;
+        const LevelQuery q = level_query(req, count, topo.largest_slice());
         if (levels_may_confine(topo, q))
             return scope;
-        least = std::min(least, unit);
+        least = std::min(least, q.unit);
     }
     scope.at_least = std::max(1, least);
     if (counts.size() == 1 && static_cast<std::uint32_t>(least) == counts.front() && !req.exclusive_topo)
@@ -698,19 +705,15 @@ std::optional<Placement> place_largest_count(const Snapshot& snap, const Carving
                                              const std::vector<int>& required_in,
                                              std::optional<Placement>& level_refusal) {
     const Request& req = carve.req;
-    LevelQuery level_query;
-    level_query.segmented = req.segment != 0;
-    level_query.waited = req.waited;
-    level_query.prefer = req.prefer_blocks;
-    if (!req.required.empty())
-        level_query.required_in = required_in;
     for (std::uint32_t count : counts) {
         const int c = static_cast<int>(count);
-        const int unit = carve.unit_for(count);
+        LevelQuery q = level_query(req, count, carve.largest_slice);
+        q.prefer = req.prefer_blocks;
+        if (!req.required.empty())
+            q.required_in = required_in;
+        const int unit = q.unit;
         std::vector<BlockRoom> rooms = carve.rooms_for(false, unit);
-        level_query.nodes = c;
-        level_query.unit = unit;
-        LevelScope scope = confine_to_levels(snap.topology(), rooms, level_query);
+        LevelScope scope = confine_to_levels(snap.topology(), rooms, q);
         if (scope.verdict == LevelScope::Verdict::kRefused) {
             Refusal why = shaped(Refusal::Kind::kLevel, req);
             why.level = std::move(scope.refusal);
@@ -851,12 +854,7 @@ bool may_place(const Topology& topo, const RoomIndex& index, const Request& req)
     // a rung: one of that rung's groups must offer it every node.
     if (req.max_nodes != req.min_nodes || !req.required.empty() || (req.segment && n % req.segment != 0))
         return true;
-    LevelQuery q;
-    q.nodes = static_cast<int>(n);
-    q.unit = carving_unit(req, req.min_nodes, topo.largest_slice());
-    q.segmented = req.segment != 0;
-    q.waited = req.waited;
-    const std::optional<HoldingRung> held = holding_rung(topo, q);
+    const std::optional<HoldingRung> held = holding_rung(topo, level_query(req, req.min_nodes, topo.largest_slice()));
     return !held || index.reach_in_a_group(topo, held->rung, held->children, req.preemptible) >= n;
 }
 
