@@ -309,10 +309,10 @@ void gather_nodes(const Snapshot& snap, const Request& req, const BlockView& v, 
             ++taken;
         }
     };
+    // A name may come twice (a --nodelist node the job had): looked for among every node named so far.
     auto take_named = [&](NodeIndex n) {
         if (snap.topology().block_of(n) != v.block)
             return;
-        named = taken; // a name may come twice (a --nodelist node the job had)
         take(n);
         named = taken;
     };

@@ -47,15 +47,14 @@ struct SimOptions {
     Seconds horizon = 0;      // 0: run until every job has finished
     Seconds window_start = 0; // the measured window
     Seconds window_end = 0;
-    Seconds bucket = 3600;         // time-series resolution
-    Seconds bf_interval = 30;      // at most one backfill pass per this many seconds (0: every pass)
-    int bf_max_job_test = 500;     // jobs a backfill pass examines
-    bool reuse_reservation = true; // keep a reservation while provably unchanged (false: recompute each pass)
-    bool cache_refusals = true;    // a refusal stands until the epoch changes (false: ask the Planner again)
-    bool warm_search = true;       // a head job's new reservation search starts at its last reserved time
-    bool bound_attempts = true;    // a start attempt the planner's room bound refuses is not asked (false: ask)
-    bool long_first =
-        true; // backfill: a long job is asked without the reserved nodes first (false: after its start attempt)
+    Seconds bucket = 3600;              // time-series resolution
+    Seconds bf_interval = 30;           // at most one backfill pass per this many seconds (0: every pass)
+    int bf_max_job_test = 500;          // jobs a backfill pass examines
+    bool reuse_reservation = true;      // keep a reservation while provably unchanged (false: recompute each pass)
+    bool cache_refusals = true;         // a refusal stands until the epoch changes (false: ask the Planner again)
+    bool warm_search = true;            // a head job's new reservation search starts at its last reserved time
+    bool bound_attempts = true;         // a start attempt the planner's room bound refuses is not asked (false: ask)
+    bool long_first = true;             // backfill asks a long job without the reserved nodes first (false: last)
     bool note_changes = true;           // name changed nodes to the planner (false: it compares every node)
     Seconds max_time = 3 * 365 * 86400; // safety stop for runs without a horizon
     VictimModel victims;                // how jobs reclaimed for an in-place restart fare
