@@ -23,7 +23,7 @@ enum {
     NVLB_NODE_FACT_COMPLETING = 1u << 3,   /* in cg_node_bitmap */
     NVLB_NODE_FACT_FUTURE = 1u << 4,       /* FUTURE */
     NVLB_NODE_FACT_POWERED_DOWN = 1u << 5, /* powered down or powering down */
-    NVLB_NODE_FACT_UNREGISTERED = 1u << 6, /* UNKNOWN, not drained, failing or powered off */
+    NVLB_NODE_FACT_UNREGISTERED = 1u << 6, /* not up, yet not DOWN, drained, failing nor powered off */
     NVLB_NODE_FACT_LENT = 1u << 7,         /* runs only preemptible work */
 };
 uint8_t nvlb_node_state_of(uint32_t node_facts);

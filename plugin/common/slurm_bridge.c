@@ -72,19 +72,22 @@ static bool _bit(bitstr_t *b, int i)
 }
 
 /*
- * A node slurmctld has not heard from since it started: its state is UNKNOWN
- * (slurmctld restores only DOWN, DRAIN and FAIL from its state file; a node
- * running no job stays UNKNOWN until its slurmd registers, a few seconds).
- * It is not in up_node_bitmap, yet nothing says it failed: Slurm marks it
- * DOWN itself if it never answers (SlurmdTimeout). Read as failed, a rack
- * whose job was requeued just before a slurmctld restart looked wholly
- * failed for a moment, and the core declared a block fault on it and let
- * the job waiting there fall back. So it reads as busy: not usable, not
- * failed.
+ * A node slurmctld has not heard from since it started, of which nothing
+ * says it failed. slurmctld restores only DOWN, DRAIN and FAIL from its state
+ * file: every other node is UNKNOWN, out of up_node_bitmap, until its slurmd
+ * registers (a few seconds), and Slurm marks it DOWN itself if it never
+ * answers (SlurmdTimeout). The nodes of a job restored COMPLETING (killed in
+ * a requeue) leave UNKNOWN at once: releasing them makes them IDLE+COMPLETING,
+ * still out of up_node_bitmap. Read as failed, a rack whose job was requeued
+ * just before a slurmctld restart looked wholly failed for a moment, and the
+ * core declared a block fault on it and let the job waiting there fall back
+ * (seen with UNKNOWN nodes, and, with the COMPLETING ones, in the kill storm
+ * of cluster.reliability). So such a node reads as busy: not usable, not
+ * failed. `up`: whether it is in up_node_bitmap (or would be).
  */
-static bool _unregistered(node_record_t *node_ptr)
+static bool _unregistered(node_record_t *node_ptr, bool up)
 {
-	return node_ptr && IS_NODE_UNKNOWN(node_ptr) && !IS_NODE_DRAIN(node_ptr) && !IS_NODE_FAIL(node_ptr) &&
+	return node_ptr && !up && !IS_NODE_DOWN(node_ptr) && !IS_NODE_DRAIN(node_ptr) && !IS_NODE_FAIL(node_ptr) &&
 	       !IS_NODE_FUTURE(node_ptr) && !IS_NODE_POWERED_DOWN(node_ptr) && !IS_NODE_POWERING_DOWN(node_ptr) &&
 	       !IS_NODE_INVALID_REG(node_ptr);
 }
@@ -97,10 +100,10 @@ static uint32_t _facts_of_record(node_record_t *node_ptr)
 
 	if (!node_ptr)
 		return 0; /* not up: down */
-	if (_unregistered(node_ptr))
-		facts |= NVLB_NODE_FACT_UNREGISTERED;
 	if (!IS_NODE_DOWN(node_ptr) && !IS_NODE_UNKNOWN(node_ptr))
 		facts |= NVLB_NODE_FACT_UP;
+	if (_unregistered(node_ptr, facts & NVLB_NODE_FACT_UP))
+		facts |= NVLB_NODE_FACT_UNREGISTERED;
 	if (!IS_NODE_DRAIN(node_ptr) && !IS_NODE_FAIL(node_ptr) && !IS_NODE_NO_RESPOND(node_ptr) &&
 	    !IS_NODE_INVALID_REG(node_ptr))
 		facts |= NVLB_NODE_FACT_AVAIL;
@@ -145,10 +148,10 @@ static uint32_t _facts_of_bitmaps(int i)
 {
 	uint32_t facts = 0;
 
-	if (_unregistered(node_record_table_ptr[i]))
-		facts |= NVLB_NODE_FACT_UNREGISTERED;
 	if (bit_test(up_node_bitmap, i))
 		facts |= NVLB_NODE_FACT_UP;
+	if (_unregistered(node_record_table_ptr[i], facts & NVLB_NODE_FACT_UP))
+		facts |= NVLB_NODE_FACT_UNREGISTERED;
 	if (bit_test(avail_node_bitmap, i))
 		facts |= NVLB_NODE_FACT_AVAIL;
 	if (bit_test(idle_node_bitmap, i))

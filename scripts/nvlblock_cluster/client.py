@@ -133,6 +133,23 @@ class Cluster:
     def path(self, *parts: str) -> str:
         return os.path.join(self.dir, *parts)
 
+    def state_saved_since(self, t: float, files=("job_state", "node_state")) -> bool:
+        """Whether slurmctld wrote each of its state `files` after `t`
+        (time.time()). It saves them asynchronously, at most every 5 s
+        (SAVE_MAX_WAIT in state_save.c): a crash loses what changed since the
+        last save, a requeue or a node declared down included."""
+        try:
+            return all(os.stat(self.path("state", f)).st_mtime > t for f in files)
+        except FileNotFoundError:
+            return False
+
+    def signal_slurmd(self, node: str, sig: int) -> None:
+        """Send `sig` to a node's slurmd as `up` (or start-node) recorded it:
+        SIGSTOP keeps it from answering (nor registering with a restarted
+        slurmctld) until SIGCONT, its jobs untouched."""
+        with open(self.path("run", "cluster.json")) as f:
+            os.kill(json.load(f)["daemons"][node]["pid"], sig)
+
     def ctld_pid(self) -> int:
         """slurmctld's pid as `nvlcluster up` (or restart-ctld) recorded it."""
         with open(self.path("run", "cluster.json")) as f:

@@ -19,7 +19,7 @@ enum SlurmNodeFact : unsigned {
     kNodeCompleting = 1u << 3,   // in cg_node_bitmap: a job's epilog still runs
     kNodeFuture = 1u << 4,       // FUTURE: configured, not yet there
     kNodePoweredDown = 1u << 5,  // powered down or powering down
-    kNodeUnregistered = 1u << 6, // UNKNOWN: has not registered since slurmctld started
+    kNodeUnregistered = 1u << 6, // not up, nor said failed: not registered since slurmctld started
     kNodeLent = 1u << 7,         // runs only preemptible work (the topology's `preemptible:`)
 };
 

@@ -3,10 +3,13 @@
 """State across slurmctld restarts: slurmctld killed with SIGKILL
 in the middle of a recovery (the failure recorded in
 StateSaveLocation/nvlblock_state, the job not yet restarted) comes back,
-and the job still restarts in place with the ledger consistent; a corrupt
-nvlblock_state at start is moved aside with an error and slurmctld runs.
+and the job still restarts in place with the ledger consistent; killed while
+the requeued job's nodes still complete, its rack is no block fault when
+slurmctld comes back; a corrupt nvlblock_state at start is moved aside with an
+error and slurmctld runs.
 """
 import os
+import signal
 import sys
 import time
 
@@ -51,13 +54,8 @@ class Restart(ClusterTest):
             # DOWN state and the requeue itself. Wait until both are saved,
             # then crash it well before the job may start again.
 
-            def saved_since_failure():
-                try:
-                    return all(os.stat(c.path("state", f)).st_mtime > t_fail_wall
-                               for f in ("job_state", "node_state"))
-                except FileNotFoundError:
-                    return False
-            c.wait_for(saved_since_failure, 30, "slurmctld to save job and node state after the failure")
+            c.wait_for(lambda: c.state_saved_since(t_fail_wall), 30,
+                       "slurmctld to save job and node state after the failure")
             self.assertEqual(c.state(job), "PENDING")
             old_pid = c.ctld_pid()
             # The kill must land inside the recovery (before the requeue
@@ -104,6 +102,43 @@ class Restart(ClusterTest):
             b = c.topology_block(rack)
             self.assertEqual((b["Failed"], b["SparesUsed"], b["SparesFree"], b["Held"]), ("1", "1", "1", "0"), b)
             self.assertEqual(c.topology_summary()["Pending"], "0")
+
+    def test_sigkill_while_a_requeued_job_completes_is_no_block_fault(self):
+        # slurmctld killed while a requeued job's nodes still complete comes
+        # back with the job COMPLETING; releasing its nodes makes them
+        # IDLE+COMPLETING, out of up_node_bitmap until their slurmds register
+        # again. They read as failed: the rack a block fault (16 of 18), the
+        # job's hold fallen back at once (seen in cluster.reliability's kill
+        # storm). Here the job's other slurmds are stopped (SIGSTOP) across
+        # the restart, so that the moment lasts.
+        # SlurmdTimeout 60 s: the stopped slurmds are not declared down
+        # while stopped (about 20 s), which would make the rack's failure real.
+        flags = ["--status-interval", "1", "--recovery-wait", "120", "--slurmd-timeout", "60"]
+        with Cluster("restart-cg", racks=2, flags=flags) as c:
+            job = c.sbatch("-N16", "--requeue")
+            nodes = c.wait_running(job)
+            rack = rack_name_of(nodes[0])
+            failed, others = nodes[6], [n for n in nodes if n != nodes[6]]
+            for n in others:
+                c.signal_slurmd(n, signal.SIGSTOP)
+            try:
+                t_fail = time.time()
+                c.set_down(failed)
+                c.wait_for(lambda: state_lines(c, "record"), 30, "the failure to be recorded in nvlblock_state")
+                c.wait_for(lambda: c.state_saved_since(t_fail, ("job_state",)), 30,
+                           "slurmctld to save the requeue")
+                self.assertEqual(c.state(job), "COMPLETING")
+                c.restart_ctld(kill=True)
+                time.sleep(5)  # five status passes over the restored nodes
+                self.assertEqual(c.log_lines(rf"JobId={job} fallback"), [])
+                self.assertNotEqual(c.topology_block(rack)["Health"], "down", c.topology_block(rack))
+            finally:
+                for n in others:
+                    c.signal_slurmd(n, signal.SIGCONT)
+            new = c.wait_restarted(job, 150)
+            self.assertOnRack(new, rack)
+            self.assertNotIn(failed, new)
+            c.wait_log(rf"nvlblock: recovery JobId={job} restarted in place on {rack}", 15)
 
     def test_corrupt_state_is_moved_aside(self):
         with Cluster("corrupt", racks=2) as c:
