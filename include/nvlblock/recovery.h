@@ -53,7 +53,7 @@ typedef struct nvlb_job_end {
     uint32_t job_id;
     uint32_t facts;     /* NVLB_END_* */
     int64_t ended_at;   /* now */
-    int64_t started_at; /* when the run that ended began (start_time); 0 when unknown */
+    int64_t started_at; /* when the run that ended began (start_time); 0 when unknown: no restart is counted */
     const nvlb_ended_node_t* nodes;
     size_t node_count;
 } nvlb_job_end_t;

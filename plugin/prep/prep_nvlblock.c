@@ -238,6 +238,21 @@ static uint32_t _job_facts(job_record_t *job_ptr)
 	return facts;
 }
 
+/*
+ * When the run that ends began, or 0 when the record does not say: a run
+ * starts before it ends, so a start_time later than end_time is the
+ * scheduler's estimate for a requeued job (backfill writes it into pending
+ * jobs). That is what a slurmctld restarted after a crash shows when it ends
+ * the failed run again (a job restored PENDING and COMPLETING): counted as a
+ * run's start, the failed run passed for a restart in place.
+ */
+static time_t _run_start(job_record_t *job_ptr)
+{
+	if (!job_ptr->start_time || (job_ptr->end_time && (job_ptr->start_time > job_ptr->end_time)))
+		return 0;
+	return job_ptr->start_time;
+}
+
 /* The job's end, as one event: Slurm's facts, for the core to decide. */
 extern int prep_p_epilog_slurmctld(job_record_t *job_ptr, bool *async)
 {
@@ -262,7 +277,7 @@ extern int prep_p_epilog_slurmctld(job_record_t *job_ptr, bool *async)
 	end.job_id = job_ptr->job_id;
 	end.facts = _job_facts(job_ptr);
 	end.ended_at = time(NULL);
-	end.started_at = job_ptr->start_time;
+	end.started_at = _run_start(job_ptr);
 	end.nodes = ended;
 	end.node_count = count;
 	if (nvlb_job_ended(planner, &end, NULL) != NVLB_OK)

@@ -79,7 +79,7 @@ struct JobEnd {
     std::uint32_t job_id = 0;
     unsigned facts = 0;          // JobEndFact bits
     std::int64_t ended_at = 0;   // when its nodes were released
-    std::int64_t started_at = 0; // when the run that ended began (0: unknown)
+    std::int64_t started_at = 0; // when the run that ended began (0: unknown, so no restart is counted)
     std::vector<EndedNode> nodes;
 };
 

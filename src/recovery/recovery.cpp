@@ -58,9 +58,13 @@ JobEndOutcome Recovery::job_ended(const Topology& topo, const JobEnd& end) {
     }
     // A job restarting after an earlier failure ran on these nodes: the
     // restart counts before anything else (a new failure would replace the
-    // record, and an end would count as abandoned).
-    if (ledger_.find(end.job_id))
-        job_started(topo, end.job_id, nodes, end.started_at ? end.started_at : end.ended_at);
+    // record, and an end would count as abandoned). Only a run known to have
+    // begun after the failure: a slurmctld restarted after a crash ends the
+    // failed run itself again, and what its record then says of a start is
+    // the scheduler's estimate for the requeued job, not a run (the shim
+    // reports no start).
+    if (ledger_.find(end.job_id) && end.started_at)
+        job_started(topo, end.job_id, nodes, end.started_at);
     watches_.erase(end.job_id);
     const RequeuePath path = requeue_path(end.facts);
     if (path == RequeuePath::kNone) {

@@ -286,6 +286,27 @@ TEST_F(JobEndTest, ARestartedJobsNextEndCountsItsRestartFirst) {
     EXPECT_EQ(planner.ledger().find(kJob)->failed_at, 3000);
 }
 
+TEST_F(JobEndTest, TheFailedRunEndedAgainWithoutAStartIsNoRestart) {
+    // slurmctld, killed after requeueing the job and restarted, restores it
+    // PENDING and COMPLETING on its old nodes and ends that run once more;
+    // its record shows no start of a run (0, or the scheduler's estimate,
+    // which the shim does not pass). Seen in the kill storm: the failed run
+    // passed for a restart in place on its failed nodes and the hold ended.
+    JobEnd first = end_of(kEndNodeFail);
+    sign(first, 20, kNodeDown);
+    ASSERT_EQ(planner.job_ended(first), JobEndOutcome::kOpened);
+    log();
+    JobEnd again = end_of(kEndPending | kEndCompleting, 1009);
+    again.started_at = 0;
+    sign(again, 20, kNodeDown);
+    EXPECT_EQ(planner.job_ended(again), JobEndOutcome::kOpened);
+    const LedgerCounters& c = planner.ledger().counters();
+    EXPECT_EQ(c.in_place, 0u);
+    EXPECT_EQ(c.failures, 1u);
+    EXPECT_EQ(planner.ledger().find(kJob)->failed_at, 1000); // one failure, one clock
+    EXPECT_NE(log().find("failure reported again (gb0021): the same run"), std::string::npos);
+}
+
 TEST_F(JobEndTest, APriorNodeDrainedAfterTheRequeueNeedsASpareToo) {
     JobEnd e = end_of(kEndNodeFail);
     sign(e, 20, kNodeDown);
