@@ -343,24 +343,34 @@ class Sampler(threading.Thread):
 # Recoveries, from slurmctld's log
 
 
-def recoveries(c):
-    """Per-recovery outcomes from nvlblock's log lines (one per decision)."""
-    lost = {}
+def recoveries(c, repaired_at=None):
+    """Per-recovery outcomes from nvlblock's log lines (one per decision).
+    With `repaired_at` (time.time() when the failed nodes were started
+    again), `in_place_on_failed_nodes` counts the restarts in place logged
+    before it that name more prior nodes than the failure left: a restart
+    on nodes still down is no restart (the failed run itself, ended again
+    by a slurmctld restarted after a crash, once passed for one)."""
+    lost, size = {}, {}
     out = {"failures": 0, "in_place": 0, "elsewhere": 0, "abandoned": 0, "fallbacks": 0, "reclaims": 0,
-           "in_place_seconds": [], "elsewhere_seconds": [], "log": []}
+           "in_place_on_failed_nodes": 0, "in_place_seconds": [], "elsewhere_seconds": [], "log": []}
     for line in c.log_lines(r"nvlblock: recovery JobId="):
         # Kept in the result: each figure can be traced to its decision.
         out["log"].append(line[line.find("nvlblock: recovery"):])
         m = re.search(r"JobId=(\d+) lost (\d+) of (\d+) nodes", line)
         if m:
             out["failures"] += 1
-            lost[int(m.group(1))] = int(m.group(2))
+            lost[int(m.group(1))], size[int(m.group(1))] = int(m.group(2)), int(m.group(3))
             continue
         m = re.search(r"JobId=(\d+) restarted (in place|elsewhere) .* (-?\d+) s after the failure", line)
         if m:
             kind = "in_place" if m.group(2) == "in place" else "elsewhere"
             out[kind] += 1
             out[kind + "_seconds"].append(int(m.group(3)))
+            prior = re.search(r": (\d+) prior nodes", line)
+            job, at = int(m.group(1)), local_epoch(line[1:line.find("]")][:19])
+            if (kind == "in_place" and prior and repaired_at and at is not None and at < repaired_at
+                    and job in lost and int(prior.group(1)) > size[job] - lost[job]):
+                out["in_place_on_failed_nodes"] += 1
             continue
         if " fallback after " in line:
             out["fallbacks"] += 1
