@@ -15,6 +15,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import harness  # noqa: E402
 from harness import Cluster, Churn, Sampler, log, rack_name_of  # noqa: E402,F401
+from nvlblock_cluster.common import poll  # noqa: E402
 
 # cred_expire=10 on test clusters: a requeued job may start 11 s later; a
 # failed job's nodes are held 11 + 30 s at least, so the recovery wait is
@@ -143,13 +144,8 @@ def wait_for_a_state_save(c, within=7.0):
     slice jobs FAILED after the mid-storm kill, never requeued). Killed just
     after a save, what is lost is Slurm's last fraction of a second."""
     t = time.time()
-    end = time.monotonic() + within
-    while time.monotonic() < end and not c.state_saved_since(t, ("job_state",)):
-        time.sleep(0.05)
-    # Nodes are saved in the same pass, right after the jobs.
-    end = time.monotonic() + 0.5
-    while time.monotonic() < end and not c.state_saved_since(t):
-        time.sleep(0.05)
+    poll(lambda: c.state_saved_since(t, ("job_state",)), within, 0.05)
+    poll(lambda: c.state_saved_since(t), 0.5, 0.05)  # nodes: the same pass, right after the jobs
 
 
 def reconfigure(c, sampler):
