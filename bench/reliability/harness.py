@@ -34,6 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 from nvlblock_cluster.client import parse_kv  # noqa: E402
+from nvlblock_cluster.common import log_time  # noqa: E402
 from nvlblock_cluster.hostlist import expand_hostlist  # noqa: E402
 from nvlblock_cluster.naming import rack_name_of  # noqa: E402,F401
 from nvlblock_cluster.scratch import ScratchCluster as Cluster, log  # noqa: E402,F401
@@ -367,7 +368,7 @@ def recoveries(c, repaired_at=None):
             out[kind] += 1
             out[kind + "_seconds"].append(int(m.group(3)))
             prior = re.search(r": (\d+) prior nodes", line)
-            job, at = int(m.group(1)), local_epoch(line[1:line.find("]")][:19])
+            job, at = int(m.group(1)), log_time(line)
             if (kind == "in_place" and prior and repaired_at and at is not None and at < repaired_at
                     and job in lost and int(prior.group(1)) > size[job] - lost[job]):
                 out["in_place_on_failed_nodes"] += 1

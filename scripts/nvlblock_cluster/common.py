@@ -3,9 +3,11 @@
 messages, polling and the repository's paths."""
 
 import os
+import re
 import sys
 import time
-from typing import Callable, Tuple, TypeVar
+from datetime import datetime
+from typing import Callable, Optional, Tuple, TypeVar
 
 T = TypeVar("T")
 
@@ -39,6 +41,13 @@ def log(msg: str, tag: str = "nvlcluster", clock: bool = False, stdout: bool = F
     up per call, so a redirected sys.stderr is honoured."""
     head = f"[{tag} {time.strftime('%H:%M:%S')}]" if clock else f"{tag}:"
     print(f"{head} {msg}", file=sys.stdout if stdout else sys.stderr, flush=True)
+
+
+def log_time(line: str) -> Optional[float]:
+    """Seconds since the epoch of a Slurm log line ("[2026-12-02T17:03:49.747] ...",
+    local time), or None for a line without that stamp."""
+    m = re.match(r"\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?)\]", line)
+    return datetime.fromisoformat(m.group(1)).timestamp() if m else None
 
 
 def poll(predicate: Callable[[], T], timeout: float, interval: float = 0.2) -> Tuple[bool, T]:

@@ -43,6 +43,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nvltest import Cluster, ClusterTest, Rack, REQUEUE_DELAY, job_time, main, rack_name_of, rack_nodes  # noqa: E402
+from nvlblock_cluster.common import log_time  # noqa: E402
 
 # GraceTime of partition lend: a preempted job there gets SIGCONT and
 # SIGTERM, and Slurm requeues it this long afterwards (at its next time-limit
@@ -95,12 +96,6 @@ def reclaim_cluster(name, racks, reclaim_from=None, flags=()):
             yield c
     finally:
         os.unlink(path)
-
-
-def log_time(line):
-    """Seconds since the epoch of a slurmctld log line ([2026-12-02T17:03:49.747] ...)."""
-    m = re.match(r"\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?\]", line)
-    return time.mktime(time.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S")) + float(m.group(2) or 0)
 
 
 class Reclaim(ClusterTest):
