@@ -188,12 +188,40 @@ Placement Planner::place(std::span<const NodeState> raw_states, Request request,
 bool Planner::may_place(std::span<const NodeState> raw_states, const Request& request) const {
     if (recovery_.ledger().find(request.job_id))
         return true;
+    if (const RoomIndex* index = remembered_index(raw_states, request.available))
+        return nvlblock::may_place(*topology_, *index, request);
     std::vector<NodeState> shaped;
     const std::span<const NodeState> states = answered_states(raw_states, request.available, shaped);
     // Null for a map of another length, which the engine refuses.
     const std::shared_ptr<const RoomIndex> index =
         room_cache_.index(*topology_, states, *tallies(states), request.available, &changes_);
-    return !index || nvlblock::may_place(*topology_, *index, request);
+    if (!index)
+        return true;
+    // Remembered only where the journal vouches for both arrays and they are
+    // answered as they are: then nothing noted and no cache change means the
+    // same index.
+    const bool tracked =
+        changes_.tracks(raw_states.data()) && (request.available.empty() || changes_.tracks(request.available.data()));
+    if (tracked && states.data() == raw_states.data())
+        bound_memo_ = {raw_states.data(),
+                       raw_states.size(),
+                       request.available.data(),
+                       request.available.size(),
+                       changes_.end(),
+                       room_cache_.generation(),
+                       index.get()};
+    else
+        bound_memo_ = {};
+    return nvlblock::may_place(*topology_, *index, request);
+}
+
+const RoomIndex* Planner::remembered_index(std::span<const NodeState> states,
+                                           std::span<const std::uint8_t> available) const {
+    const BoundMemo& m = bound_memo_;
+    const bool same = m.index && m.states == states.data() && m.size == states.size() && m.map == available.data() &&
+                      m.map_size == available.size() && m.journal == changes_.end() &&
+                      m.rooms == room_cache_.generation();
+    return same ? m.index : nullptr;
 }
 
 std::span<const NodeState> Planner::answered_states(std::span<const NodeState> states,

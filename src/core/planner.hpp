@@ -189,6 +189,21 @@ class Planner {
     mutable TallyCache tally_cache_;
     // Blocks by room under each map asked with, updated the same way.
     mutable RoomIndexCache room_cache_;
+    // The index may_place last used, for tracked arrays answered as they
+    // are: a backfill pass asks the bound of many jobs in a row with nothing
+    // noted between them, and then needs no cache lookups (a cache, not
+    // state: the same index the lookups would return).
+    struct BoundMemo {
+        const NodeState* states = nullptr;
+        std::size_t size = 0;
+        const std::uint8_t* map = nullptr;
+        std::size_t map_size = 0;
+        ChangeJournal::Position journal = 0;
+        std::uint64_t rooms = 0; // room_cache_.generation()
+        const RoomIndex* index = nullptr;
+    };
+    mutable BoundMemo bound_memo_;
+    const RoomIndex* remembered_index(std::span<const NodeState> states, std::span<const std::uint8_t> available) const;
     // What the caller noted changing: both caches read it.
     ChangeJournal changes_;
     HealthClock health_;

@@ -172,6 +172,7 @@ long RoomIndex::spare_at_least(int unit, std::uint32_t segment) const {
 }
 
 void RoomIndexCache::reset() {
+    ++generation_;
     topo_ = nullptr;
     slots_ = {};
 }
@@ -188,6 +189,7 @@ RoomIndexCache::Slot& RoomIndexCache::slot_for(std::span<const NodeState> states
         slot = &*std::min_element(slots_.begin(), slots_.end(),
                                   [](const Slot& a, const Slot& b) { return a.used < b.used; });
         slot->mark = {};
+        ++generation_; // the slot's index now answers for other arrays
     }
     slot->used = ++clock_;
     slot->states_source = states.data();
@@ -197,6 +199,7 @@ RoomIndexCache::Slot& RoomIndexCache::slot_for(std::span<const NodeState> states
 
 void RoomIndexCache::build(Slot& slot, const Topology& topo, std::span<const NodeState> states, const Tallies& tallies,
                            std::span<const std::uint8_t> available) {
+    ++generation_;
     slot.mapped = !available.empty();
     slot.states.assign(states.begin(), states.end());
     slot.map.assign(available.begin(), available.end());
@@ -268,6 +271,7 @@ std::shared_ptr<const RoomIndex> RoomIndexCache::index(const Topology& topo, std
     find_touched(slot, topo, states, available, journal);
     if (touched_.empty() && offered_failed_change_ == 0) // a node outside every block may change the count alone
         return slot.index;
+    ++generation_;
     // A snapshot may still hold this index: update a copy then.
     if (slot.index.use_count() > 1)
         slot.index = std::make_shared<RoomIndex>(*slot.index);

@@ -158,6 +158,10 @@ class RoomIndexCache {
                                            const ChangeJournal* journal = nullptr);
     // Forget everything (the topology changed).
     void reset();
+    // Changes whenever an index this cache returned may have changed or
+    // gone (built, updated, its slot given to other arrays, reset): a caller
+    // holding an index's address may use it again while this stays the same.
+    std::uint64_t generation() const { return generation_; }
 
   private:
     struct Slot {
@@ -179,8 +183,9 @@ class RoomIndexCache {
                  std::span<const std::uint8_t> available, std::size_t i);
 
     const Topology* topo_ = nullptr;
-    std::array<Slot, 6> slots_; // (states, map) pairs: the simulator asks of five
+    std::array<Slot, 8> slots_; // (states, map) pairs: the simulator asks of six
     std::uint64_t clock_ = 0;
+    std::uint64_t generation_ = 0;
     TouchedBlocks touched_;
     long offered_failed_change_ = 0; // found by find_touched
 };

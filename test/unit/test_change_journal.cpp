@@ -153,6 +153,62 @@ TEST(ChangeJournal, APlannerToldWhatChangedAnswersAsOneThatScans) {
     EXPECT_GT(shaped, 100); // the offered-failed path was asked
 }
 
+// may_place asked of the same tracked arrays many times in a row (as a
+// backfill pass asks the bound of each job it walks) answers as a planner
+// that compares every node: after noted changes, and after questions about
+// other arrays (nine of them: more than the room index cache keeps) that
+// note nothing but give the cache's slots to other arrays.
+TEST(ChangeJournal, TheBoundAskedAgainAndAgainAnswersAsOneThatScans) {
+    const Topology t = racks(20);
+    Planner told(t), scans(t);
+    TrackedCluster c(told);
+    // Other arrays, all busy: an index of theirs answers no to every question.
+    // Decided (place), not bounded: the bound's own questions forget the index they last used.
+    std::vector<std::vector<NodeState>> others(9, std::vector<NodeState>(c.states.size(), NodeState::kBusy));
+    const std::vector<std::uint8_t> none(c.states.size(), 0);
+    std::mt19937 rng(47);
+    std::uniform_int_distribution<std::size_t> node(0, t.node_count() - 1), block(0, t.block_count() - 1);
+    std::uniform_int_distribution<int> st(0, 4), pct(0, 99);
+    const std::uint32_t sizes[] = {1, 4, 8, 12, 16, 24, 40, 64};
+    int yes = 0, no = 0;
+    for (int step = 0; step < 1500; ++step) {
+        // A block filled or emptied now and then: the bound's answers turn.
+        if (pct(rng) < 50) {
+            const bool busy = pct(rng) < 75;
+            for (NodeIndex n : t.block(static_cast<BlockIndex>(block(rng))).nodes)
+                c.set(n, busy ? NodeState::kBusy : NodeState::kFree, false);
+        }
+        if (pct(rng) < 30 && pct(rng) < 50) // other arrays asked: every slot theirs, nothing noted
+            for (const std::vector<NodeState>& other : others) {
+                Request r;
+                r.job_id = 1;
+                r.min_nodes = r.max_nodes = 2;
+                if (pct(rng) < 50)
+                    r.available = none;
+                EXPECT_FALSE(told.place(other, r, step).placed());
+            }
+        const bool mapped = pct(rng) < 70;
+        for (int ask = 0; ask < 4; ++ask) {
+            Request r;
+            r.job_id = 5000 + static_cast<std::uint32_t>(step * 4 + ask);
+            r.min_nodes = r.max_nodes = sizes[static_cast<std::size_t>(pct(rng)) % std::size(sizes)];
+            r.preemptible = pct(rng) < 20;
+            if (mapped)
+                r.available = c.free_map;
+            const std::vector<NodeState> copy = c.states;
+            const std::vector<std::uint8_t> copy_map(r.available.begin(), r.available.end());
+            Request asked = r;
+            if (mapped)
+                asked.available = copy_map;
+            const bool want = scans.may_place(copy, asked);
+            ASSERT_EQ(told.may_place(c.states, r), want) << "step " << step << ", question " << ask;
+            (want ? yes : no) += 1;
+        }
+    }
+    EXPECT_GT(yes, 1000);
+    EXPECT_GT(no, 300);
+}
+
 // The index's count of offered failed nodes, brought up to date from the
 // noted nodes alone, equals a count over every node after each change.
 TEST(ChangeJournal, TheOfferedFailedCountFollowsTheNotedChanges) {
