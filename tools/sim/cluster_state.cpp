@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "cluster_state.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace nvlblock::sim {
@@ -13,7 +14,10 @@ ClusterState::ClusterState(const nvlblock::Topology& topo)
       node_preemptible_(topo.node_count(), 0), causes_(topo.node_count(), 0), free_map_(topo.node_count(), 1),
       preemptor_map_(topo.node_count(), 1), ended_states_(topo.node_count(), NodeState::kFree),
       ended_map_(topo.node_count(), 1), completing_until_(topo.node_count(), -1), latent_(topo.node_count(), 0),
-      latent_process_(topo.node_count(), 0), healthy_(static_cast<int>(topo.node_count())) {}
+      latent_process_(topo.node_count(), 0), healthy_(static_cast<int>(topo.node_count())) {
+    map_changes_.set_limit(std::max<std::size_t>(64, topo.node_count() / 8)); // past that, a full compare is as cheap
+    map_changes_.track(free_map_.data());
+}
 
 void ClusterState::allocate(const std::vector<NodeIndex>& nodes, std::int32_t job, bool preemptible, NodeState state) {
     for (NodeIndex n : nodes) {

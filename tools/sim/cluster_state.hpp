@@ -50,9 +50,12 @@ class ClusterState {
     // building a node-sized array: free nodes; free nodes and healthy nodes
     // running preemptible work. A caller patches one for a decision and
     // restores it before the cluster changes.
-    std::vector<std::uint8_t>& free_map() { return free_map_; }
     std::vector<std::uint8_t>& preemptor_map() { return preemptor_map_; }
     const std::vector<std::uint8_t>& free_map() const { return free_map_; }
+    // The nodes whose state or maps changed, noted here alone (the
+    // planner's journal also holds what-if arrays' changes): for a copy
+    // that follows the free map (withheld_map.hpp).
+    const nvlblock::ChangeJournal& map_changes() const { return map_changes_; }
     const std::vector<std::uint8_t>& preemptor_map() const { return preemptor_map_; }
 
     // The cluster as it will be once every running job has ended (the
@@ -112,10 +115,12 @@ class ClusterState {
         ended_map_[n] = ended_states_[n] == nvlblock::NodeState::kFree ? 1 : 0;
         if (journal_) // every change of a state is followed by this call
             journal_->note(n);
+        map_changes_.note(n);
     }
 
     std::vector<nvlblock::NodeState> states_;
     nvlblock::ChangeJournal* journal_ = nullptr;
+    nvlblock::ChangeJournal map_changes_; // this cluster's own: the nodes whose state or maps changed
     std::vector<std::int32_t> node_job_;
     std::vector<std::uint8_t> node_preemptible_;
     std::vector<std::uint16_t> causes_;

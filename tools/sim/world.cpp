@@ -174,13 +174,8 @@ bool World::each_offer(const SimJob& j, const std::vector<NodeIndex>* exclude, A
     if (!exclude) {
         if (ask(nullptr))
             return true;
-    } else {
-        // The free map with the excluded nodes patched out for this question.
-        Patch<std::uint8_t> avail(cluster_.free_map(), changes());
-        for (NodeIndex n : *exclude)
-            avail.set(n, 0);
-        if (ask(&avail.array()))
-            return true;
+    } else if (ask(&withheld_.of(cluster_.free_map(), cluster_.map_changes(), *exclude, changes()))) {
+        return true; // the free map less the excluded nodes
     }
     if (!may_preempt(j) || cluster_.busy_preemptible_count() == 0)
         return false;

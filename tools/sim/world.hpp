@@ -14,6 +14,7 @@
 #include "policy.hpp"
 #include "sim_types.hpp"
 #include "victim_model.hpp"
+#include "withheld_map.hpp"
 
 #include "core/planner.hpp"
 
@@ -321,6 +322,7 @@ class World {
     SimHooks hooks_;
     nvlblock::Planner planner_;
     ClusterState cluster_;
+    WithheldMap withheld_; // the free map less the nodes a start attempt excludes
     bool reclaims_ = false;
     nvlblock::JobSelector selector_;
     std::map<std::tuple<std::uint32_t, std::uint32_t, bool>, bool> can_ever_run_; // by job shape
