@@ -301,10 +301,14 @@ void gather_nodes(const Snapshot& snap, const Request& req, const BlockView& v, 
     const bool from_end = block.settings.lending && req.preemptible && !v.own;
     int taken = 0, named = 0; // named: the required and prior nodes, taken first (out[start, +named))
     const std::size_t start = out.size();
+    // A block with no held node needs no holder looked up per node (most blocks, most decisions).
+    const bool held = snap.has_held_nodes(v.block);
     // The passes below visit disjoint nodes; only a node taken by name may come again.
     auto take = [&](NodeIndex n) {
+        if (taken >= count || !(held ? usable_by(snap, req, n) : node_available(snap, req, n)))
+            return;
         const auto first = out.begin() + static_cast<std::ptrdiff_t>(start);
-        if (taken < count && usable_by(snap, req, n) && std::find(first, first + named, n) == first + named) {
+        if (named == 0 || std::find(first, first + named, n) == first + named) {
             out.push_back(n);
             ++taken;
         }
@@ -734,6 +738,10 @@ std::optional<Placement> place_largest_count(const Snapshot& snap, const Carving
         // (blocks of ascending nodes, taken from the start): then not sorted again.
         std::sort(takes->begin(), takes->end(),
                   [](const BlockTake& a, const BlockTake& b) { return a.block < b.block; });
+        std::size_t total = 0;
+        for (const BlockTake& t : *takes)
+            total += static_cast<std::size_t>(t.count);
+        p.nodes.reserve(total); // gathered block by block: one allocation, not one per doubling
         for (const BlockTake& t : *takes)
             gather_nodes(snap, req, carve.views.of(t.block), t.count, p.nodes);
         if (!std::is_sorted(p.nodes.begin(), p.nodes.end()))
