@@ -188,12 +188,12 @@ void Scheduler::backfill_job(std::uint32_t head, std::uint32_t index, Seconds no
         v->long_reservation == res_.id)
         return;
     // A long job while the reservation stands is asked without the reserved
-    // nodes first (once the room bound lets its start attempt through): most
-    // are refused there, and need no start attempt.
+    // nodes alone (once the room bound lets its start attempt through): its
+    // start attempt would place it wherever that does (backfill_long_job).
     if (opt.long_first && res_.valid && res_.exists && expected_end > res_.shadow &&
         res_.changes + res_.own_changes == w_.other_changes()) {
         if (w_.may_attempt(j, now))
-            backfill_long_job(head, index, v, now, false);
+            backfill_long_job(head, index, v, now);
         else
             refused_now(j, v);
         return;
@@ -218,7 +218,7 @@ void Scheduler::backfill_job(std::uint32_t head, std::uint32_t index, Seconds no
         res_.own_changes += w_.other_changes() - before;
         return;
     }
-    backfill_long_job(head, index, v, now, true);
+    backfill_long_job(head, index, v, now);
 }
 
 // The start attempt refused the job: it and its shape wait for the epoch to change.
@@ -228,18 +228,16 @@ void Scheduler::refused_now(SimJob& j, ShapeVerdict* v) {
         v->short_epoch = w_.epoch();
 }
 
-// A long job: it must leave the head job's reservation intact. `asked_now`:
-// its start attempt (on every node it may use) placed it already; else it
-// is asked once the job is placed without the reserved nodes. Attempts
-// change nothing, so only which questions are asked differs.
-void Scheduler::backfill_long_job(std::uint32_t head, std::uint32_t index, ShapeVerdict* v, Seconds now,
-                                  bool asked_now) {
+// A long job: it must leave the head job's reservation intact. Asked
+// without the reserved nodes; its start attempt (on every node it may use)
+// is not asked: placed on fewer nodes, it is placed on more (placement is
+// monotone in free nodes, which the refusal cache relies on too), and the
+// start attempt's placement is not used. Test
+// Determinism.AskingLongJobsWithoutTheReservedNodesFirstChangesNoDecision
+// runs the order that asks it first.
+void Scheduler::backfill_long_job(std::uint32_t head, std::uint32_t index, ShapeVerdict* v, Seconds now) {
     SimJob& j = w_.job(index);
     Placement q = w_.attempt(j, now, &res_.reserved);
-    if (q.placed() && !asked_now && !w_.attempt(j, now).placed()) {
-        refused_now(j, v);
-        return;
-    }
     if (q.placed()) {
         // The reservation's what-if with the job's nodes busy: patched for
         // the head job's question, and kept if the job starts.

@@ -76,7 +76,7 @@ class Scheduler {
     bool backfill_due(Seconds now);
     void drop_stale_reservation(std::uint32_t head);
     void backfill_job(std::uint32_t head, std::uint32_t index, Seconds now);
-    void backfill_long_job(std::uint32_t head, std::uint32_t index, ShapeVerdict* v, Seconds now, bool asked_now);
+    void backfill_long_job(std::uint32_t head, std::uint32_t index, ShapeVerdict* v, Seconds now);
     void refused_now(SimJob& j, ShapeVerdict* v);
     void compute_reservation(std::uint32_t head, Seconds now);
     // The head job placed as if the first k running jobs (by expected end) had
