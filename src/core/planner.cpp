@@ -203,25 +203,23 @@ bool Planner::may_place(std::span<const NodeState> raw_states, const Request& re
     const bool tracked =
         changes_.tracks(raw_states.data()) && (request.available.empty() || changes_.tracks(request.available.data()));
     if (tracked && states.data() == raw_states.data())
-        bound_memo_ = {raw_states.data(),
-                       raw_states.size(),
-                       request.available.data(),
-                       request.available.size(),
-                       changes_.end(),
-                       room_cache_.generation(),
-                       index.get()};
-    else
-        bound_memo_ = {};
+        bound_memo_[next_memo_++ % bound_memo_.size()] = {raw_states.data(),
+                                                          raw_states.size(),
+                                                          request.available.data(),
+                                                          request.available.size(),
+                                                          changes_.end(),
+                                                          room_cache_.generation(),
+                                                          index.get()};
     return nvlblock::may_place(*topology_, *index, request);
 }
 
 const RoomIndex* Planner::remembered_index(std::span<const NodeState> states,
                                            std::span<const std::uint8_t> available) const {
-    const BoundMemo& m = bound_memo_;
-    const bool same = m.index && m.states == states.data() && m.size == states.size() && m.map == available.data() &&
-                      m.map_size == available.size() && m.journal == changes_.end() &&
-                      m.rooms == room_cache_.generation();
-    return same ? m.index : nullptr;
+    for (const BoundMemo& m : bound_memo_)
+        if (m.index && m.states == states.data() && m.size == states.size() && m.map == available.data() &&
+            m.map_size == available.size() && m.journal == changes_.end() && m.rooms == room_cache_.generation())
+            return m.index;
+    return nullptr;
 }
 
 std::span<const NodeState> Planner::answered_states(std::span<const NodeState> states,

@@ -25,6 +25,7 @@
 #include "recovery/recovery.hpp"
 #include "state/ledger_file.hpp"
 
+#include <array>
 #include <memory>
 #include <span>
 
@@ -189,10 +190,12 @@ class Planner {
     mutable TallyCache tally_cache_;
     // Blocks by room under each map asked with, updated the same way.
     mutable RoomIndexCache room_cache_;
-    // The index may_place last used, for tracked arrays answered as they
-    // are: a backfill pass asks the bound of many jobs in a row with nothing
-    // noted between them, and then needs no cache lookups (a cache, not
-    // state: the same index the lookups would return).
+    // The indexes may_place last used (one per pair of arrays, the last
+    // four pairs), for tracked arrays answered as they are: a backfill pass
+    // asks the bound of many jobs in a row, of the free map and of the free
+    // map less the reserved nodes, with nothing noted between them, and then
+    // needs no cache lookups (a cache, not state: the same index the lookups
+    // would return).
     struct BoundMemo {
         const NodeState* states = nullptr;
         std::size_t size = 0;
@@ -202,7 +205,8 @@ class Planner {
         std::uint64_t rooms = 0; // room_cache_.generation()
         const RoomIndex* index = nullptr;
     };
-    mutable BoundMemo bound_memo_;
+    mutable std::array<BoundMemo, 4> bound_memo_;
+    mutable std::size_t next_memo_ = 0;
     const RoomIndex* remembered_index(std::span<const NodeState> states, std::span<const std::uint8_t> available) const;
     // What the caller noted changing: both caches read it.
     ChangeJournal changes_;

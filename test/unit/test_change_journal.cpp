@@ -163,7 +163,7 @@ TEST(ChangeJournal, TheBoundAskedAgainAndAgainAnswersAsOneThatScans) {
     Planner told(t), scans(t);
     TrackedCluster c(told);
     // Other arrays, all busy: an index of theirs answers no to every question.
-    // Decided (place), not bounded: the bound's own questions forget the index they last used.
+    // Decided (place), not bounded: they give the room cache's slots away without a memo of their own.
     std::vector<std::vector<NodeState>> others(9, std::vector<NodeState>(c.states.size(), NodeState::kBusy));
     const std::vector<std::uint8_t> none(c.states.size(), 0);
     std::mt19937 rng(47);
