@@ -48,8 +48,9 @@ class ClusterState {
     // Availability maps kept with the states (1: usable), so that a decision
     // needing one patches the nodes that differ (patch.hpp) instead of
     // building a node-sized array: free nodes; free nodes and healthy nodes
-    // running preemptible work. A caller patches one for a decision and
-    // restores it before the cluster changes.
+    // running preemptible work. A caller patches the second for a decision
+    // and restores it before the cluster changes; the free map less other
+    // nodes is an array of its own (withheld_map.hpp).
     std::vector<std::uint8_t>& preemptor_map() { return preemptor_map_; }
     const std::vector<std::uint8_t>& free_map() const { return free_map_; }
     // The nodes whose state or maps changed, noted here alone (the
