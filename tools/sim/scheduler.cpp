@@ -71,13 +71,15 @@ int Scheduler::pass(Seconds now) {
         for (std::uint32_t index : waiting)
             w_.reclaim_for(w_.job(index), now);
     }
-    for (auto it = pending.begin(); it != pending.end();) {
-        const std::uint32_t index = it->second;
-        ++it; // before a start erases this entry
+    for (PendingQueue::Cursor c = pending.first(); !c.done;) {
+        const std::uint32_t index = c.key.second;
+        pending.advance(c); // before a start erases this entry
         if (w_.job(index).eligible_at > now)
             continue;
-        if (try_start(index, now))
+        if (try_start(index, now)) {
+            pending.settle(c);
             continue;
+        }
         blocked = true;
         head = index;
         break;
@@ -150,20 +152,20 @@ void Scheduler::backfill(std::uint32_t head, Seconds now) {
     ++w_.counters().backfill_passes;
     drop_stale_reservation(head);
     auto& pending = w_.pending();
-    auto it = pending.find({w_.job(head).queued_at, head});
-    if (it == pending.end())
+    const PendingQueue::Key head_key{w_.job(head).queued_at, head};
+    if (!pending.contains(head_key))
         return;
-    ++it;
     int examined = 0;
-    while (it != pending.end()) {
-        const std::uint32_t index = it->second;
-        ++it; // before a start erases this entry
+    for (PendingQueue::Cursor c = pending.after(head_key); !c.done;) {
+        const std::uint32_t index = c.key.second;
+        pending.advance(c); // before a start erases this entry
         const SimJob& j = w_.job(index);
         if (j.eligible_at > now || World::preempting(j, now))
             continue;
         if (++examined > w_.options().bf_max_job_test)
             break;
         backfill_job(head, index, now);
+        pending.settle(c);
     }
 }
 

@@ -589,10 +589,9 @@ void World::timer(Seconds at, bool changes_decisions) {
 }
 
 bool World::any_eligible_pending(Seconds now) const {
-    for (const auto& [submit, index] : pending_)
-        if (jobs_[index].eligible_at <= now)
-            return true;
-    return false;
+    bool any = false;
+    pending_.for_each([&](PendingQueue::Key k) { return any = jobs_[k.second].eligible_at <= now; });
+    return any;
 }
 
 Levels World::levels(Seconds now) const {

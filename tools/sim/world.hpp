@@ -11,6 +11,7 @@
 #include "event_queue.hpp"
 #include "failure_kinds.hpp"
 #include "metrics.hpp"
+#include "pending_queue.hpp"
 #include "policy.hpp"
 #include "sim_types.hpp"
 #include "victim_model.hpp"
@@ -205,8 +206,8 @@ class World {
 
     // Pending jobs in priority order (queued_at, then arrival) and running
     // jobs by expected end (start + time limit).
-    std::set<std::pair<Seconds, std::uint32_t>>& pending() { return pending_; }
-    const std::set<std::pair<Seconds, std::uint32_t>>& pending() const { return pending_; }
+    PendingQueue& pending() { return pending_; }
+    const PendingQueue& pending() const { return pending_; }
     const std::set<std::pair<Seconds, std::uint32_t>>& running_by_end() const { return running_by_end_; }
     int pending_closed_loop() const { return pending_closed_; }
 
@@ -334,7 +335,8 @@ class World {
     EventQueue events_;
     Counters counters_;
     std::vector<SimJob> jobs_;
-    std::set<std::pair<Seconds, std::uint32_t>> pending_, running_by_end_;
+    PendingQueue pending_;
+    std::set<std::pair<Seconds, std::uint32_t>> running_by_end_;
     int pending_closed_ = 0;
     std::uint64_t epoch_ = 1, other_changes_ = 0;
     Seconds finished_max_ = -kNever;
