@@ -40,6 +40,19 @@ TEST(TraceReader, ReadsTheProjectFormatSortedBySubmitTime) {
     std::remove(path.c_str());
 }
 
+// Rows are split into the same vector row after row (no allocation per
+// field): a short row after a long one leaves no field of the long one.
+TEST(SplitCsvLine, TrimsBlanksDropsCarriageReturnsAndReusesTheFields) {
+    std::vector<std::string> f;
+    split_csv_line(std::string_view(" a ,b\tc,\t, 4 2\r"), f);
+    EXPECT_EQ(f, (std::vector<std::string>{"a", "b\tc", "", "4 2"}));
+    split_csv_line(std::string_view("x"), f);
+    EXPECT_EQ(f, (std::vector<std::string>{"x"}));
+    split_csv_line(std::string_view(",\r1\r,"), f);
+    EXPECT_EQ(f, (std::vector<std::string>{"", "1", ""}));
+    EXPECT_EQ(split_csv_line(std::string(" p , q ")), (std::vector<std::string>{"p", "q"}));
+}
+
 TEST(TraceReader, RefusesAColumnNamedTwiceInTheHeader) {
     // Found by fuzzing (simfiles): a duplicate name used to leave a column
     // index past the width of the rows next() returns (a heap overflow).

@@ -3,23 +3,37 @@
 
 namespace nvlblock::sim {
 
+// Fields of a line: split at commas, carriage returns dropped, blanks
+// trimmed around each. `out` keeps its strings from line to line (a trace
+// of hundreds of thousands of rows allocates nothing per field).
+void split_csv_line(std::string_view line, std::vector<std::string>& out) {
+    std::size_t n = 0;
+    for (std::size_t pos = 0;; ++n) {
+        const std::size_t comma = line.find(',', pos);
+        std::string_view field = line.substr(pos, comma == std::string_view::npos ? comma : comma - pos);
+        if (n == out.size())
+            out.emplace_back();
+        std::string& f = out[n];
+        f.assign(field);
+        if (field.find('\r') != std::string_view::npos)
+            std::erase(f, '\r');
+        const auto b = f.find_first_not_of(" \t");
+        if (b == std::string::npos) {
+            f.clear();
+        } else {
+            f.erase(f.find_last_not_of(" \t") + 1);
+            f.erase(0, b);
+        }
+        if (comma == std::string_view::npos)
+            break;
+        pos = comma + 1;
+    }
+    out.resize(n + 1);
+}
+
 std::vector<std::string> split_csv_line(const std::string& line) {
     std::vector<std::string> out;
-    std::string cur;
-    for (char c : line) {
-        if (c == ',') {
-            out.push_back(cur);
-            cur.clear();
-        } else if (c != '\r') {
-            cur += c;
-        }
-    }
-    out.push_back(cur);
-    for (auto& f : out) { // trim blanks around fields
-        const auto b = f.find_first_not_of(" \t");
-        const auto e = f.find_last_not_of(" \t");
-        f = b == std::string::npos ? std::string() : f.substr(b, e - b + 1);
-    }
+    split_csv_line(line, out);
     return out;
 }
 
@@ -51,12 +65,12 @@ std::size_t CsvReader::column(const std::string& name) const {
 }
 
 bool CsvReader::next(std::vector<std::string>& fields) {
-    std::string line;
+    std::string& line = row_; // kept: one allocation for the file, not one per row
     while (std::getline(in_, line)) {
         ++line_;
         if (line.empty() || line[0] == '#' || line.find_first_not_of(" \t\r") == std::string::npos)
             continue;
-        fields = split_csv_line(line);
+        split_csv_line(line, fields);
         if (fields.size() < width_)
             fields.resize(width_);
         return true;

@@ -9,6 +9,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace nvlblock::sim {
@@ -40,8 +41,10 @@ class CsvReader {
     std::map<std::string, std::size_t> columns_;
     std::size_t width_ = 0; // fields in the header: every row is read at least this wide
     unsigned line_ = 0;
+    std::string row_; // the line next() reads
 };
 
 std::vector<std::string> split_csv_line(const std::string& line);
+void split_csv_line(std::string_view line, std::vector<std::string>& out);
 
 } // namespace nvlblock::sim

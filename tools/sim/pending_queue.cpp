@@ -21,7 +21,7 @@ bool PendingQueue::insert(Key k) {
     const std::size_t pos = lower_bound(k);
     if (pos < entries_.size() && entries_[pos].key == k) {
         if (!entries_[pos].gone)
-            return false; // queued already
+            return false;           // queued already
         entries_[pos].gone = false; // back in its old place (a requeue keeps its submit time)
     } else {
         entries_.insert(entries_.begin() + static_cast<std::ptrdiff_t>(pos), Entry{k, false});
