@@ -49,27 +49,37 @@ std::string group_name(const Topology& topo, const Rung& r, std::span<const Bloc
 // What a group of each rung of the ladder nominally holds for this
 // request, lowest first: topology.conf's sizes; for nvlblock.yaml groups,
 // what the largest holds for this kind of job when idle (ordinary capacity,
-// size less spares, in whole segments).
-void nominals(const Topology& topo, const LevelQuery& q, std::vector<long>& out) {
-    const Hierarchy& h = topo.hierarchy();
-    const std::vector<Rung>& rungs = h.ladder();
-    out.assign(rungs.size(), 0);
-    out.back() = kUnbounded; // the cluster
-    if (h.kind() == Hierarchy::Kind::kBlockSizes) {
-        for (std::size_t t = 0; t + 1 < rungs.size(); ++t)
-            out[t] = static_cast<long>(h.base_nodes()) << rungs[t].shift;
-        return;
+// size less spares, in whole segments). Read where asked: every decision of
+// a job larger than a slice asks, and a list of them was an allocation each.
+class Nominals {
+  public:
+    Nominals(const Topology& topo, const LevelQuery& q)
+        : h_(topo.hierarchy()), largest_slice_(topo.largest_slice()), segmented_(q.segmented) {
+        if (h_.kind() != Hierarchy::Kind::kBlockSizes)
+            holds_ = topo.group_holds(q.unit); // counted once per unit with the topology
     }
-    // Counted once per unit with the topology (Topology::group_holds).
-    const std::span<const long> holds = topo.group_holds(q.unit);
-    out.front() = q.segmented ? holds.front() : topo.largest_slice();
-    for (std::size_t t = 1; t + 1 < rungs.size(); ++t)
-        out[t] = holds[t];
-}
+
+    std::size_t size() const { return h_.ladder().size(); }
+
+    long operator[](std::size_t t) const {
+        const std::vector<Rung>& rungs = h_.ladder();
+        if (h_.kind() == Hierarchy::Kind::kBlockSizes)
+            return t + 1 < rungs.size() ? static_cast<long>(h_.base_nodes()) << rungs[t].shift : kUnbounded;
+        if (t == 0)
+            return segmented_ ? holds_.front() : largest_slice_;
+        return t + 1 < rungs.size() ? holds_[t] : kUnbounded; // the last rung: the cluster
+    }
+
+  private:
+    const Hierarchy& h_;
+    long largest_slice_;
+    bool segmented_;
+    std::span<const long> holds_;
+};
 
 // The rung that nominally holds a job of n nodes: the lowest whose groups
 // nominally hold it (the cluster at last).
-std::size_t nominal_rung(const std::vector<long>& nominal, long n) {
+std::size_t nominal_rung(const Nominals& nominal, long n) {
     std::size_t t = 0;
     while (t + 1 < nominal.size() && nominal[t] < n)
         ++t;
@@ -79,7 +89,7 @@ std::size_t nominal_rung(const std::vector<long>& nominal, long n) {
 // At most how many children of a group of rung t a job of n nodes may
 // touch: topology/block's ceil(n / child size) (one block on the blocks'
 // rung); nvlblock.yaml groups: any (0).
-long children_limit(bool block_sizes, std::size_t t, const std::vector<long>& nominal, long n) {
+long children_limit(bool block_sizes, std::size_t t, const Nominals& nominal, long n) {
     if (t == 0)
         return 1;
     return block_sizes ? (n + nominal[t - 1] - 1) / nominal[t - 1] : 0;
@@ -217,9 +227,7 @@ struct Candidate {
 class Confiner {
   public:
     Confiner(const Topology& topo, const std::vector<BlockRoom>& rooms, const LevelQuery& q)
-        : topo_(topo), rooms_(rooms), q_(q), rungs_(topo.hierarchy().ladder()) {
-        nominals(topo, q, nominal_);
-    }
+        : topo_(topo), rooms_(rooms), q_(q), rungs_(topo.hierarchy().ladder()), nominal_(topo, q) {}
 
     LevelScope run() {
         const Hierarchy& h = topo_.hierarchy();
@@ -424,7 +432,7 @@ class Confiner {
     const std::vector<BlockRoom>& rooms_;
     const LevelQuery& q_;
     const std::vector<Rung>& rungs_; // the hierarchy's ladder, laid out once
-    std::vector<long> nominal_;      // per rung: what a group of it nominally holds for this request
+    Nominals nominal_;               // per rung: what a group of it nominally holds for this request
     std::vector<long> caps_;         // per child of the rung asked: what the request may take in it
     std::vector<Candidate> cands_;   // per group of the rung asked
     std::vector<long> scratch_;      // reach_of's
@@ -449,8 +457,7 @@ std::optional<HoldingRung> holding_rung(const Topology& topo, const LevelQuery& 
     if (!levels_may_confine(topo, q) || !q.required_in.empty() || (h.cross_after() && q.waited >= *h.cross_after()))
         return std::nullopt;
     const bool block_sizes = h.kind() == Hierarchy::Kind::kBlockSizes;
-    std::vector<long> nominal;
-    nominals(topo, q, nominal);
+    const Nominals nominal(topo, q);
     const std::size_t target = nominal_rung(nominal, q.nodes);
     if (target == 0 && block_sizes && q.nodes <= topo.largest_slice())
         return std::nullopt; // Confiner::run leaves it free
