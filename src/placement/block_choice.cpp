@@ -16,7 +16,7 @@ auto fit_key(const BlockRoom& r, int need) {
 // Best fit for `need` among rooms not yet taken that hold it in whole
 // segments; ties go to the lower block index (rooms are in index order),
 // which keeps decisions deterministic.
-const BlockRoom* best_fit(const std::vector<BlockRoom>& rooms, const std::vector<bool>& taken, int need) {
+const BlockRoom* best_fit(const std::vector<BlockRoom>& rooms, const std::vector<char>& taken, int need) {
     const BlockRoom* best = nullptr;
     for (std::size_t i = 0; i < rooms.size(); ++i) {
         const BlockRoom& r = rooms[i];
@@ -41,7 +41,7 @@ bool fits_better(const BlockRoom& a, const BlockRoom& b, int need) {
 std::optional<std::vector<BlockTake>> choose_blocks(const std::vector<BlockRoom>& rooms, int nodes, int segment) {
     if (nodes <= 0 || segment <= 0 || nodes % segment)
         return std::nullopt;
-    std::vector<bool> taken(rooms.size(), false);
+    std::vector<char> taken(rooms.size(), 0);
     if (const BlockRoom* one = best_fit(rooms, taken, nodes))
         return std::vector<BlockTake>{{one->block, nodes}};
 
@@ -51,18 +51,24 @@ std::optional<std::vector<BlockTake>> choose_blocks(const std::vector<BlockRoom>
     if (total < nodes)
         return std::nullopt;
 
-    // Largest rooms first, so the job spans as few blocks as possible.
+    // Largest rooms first (the lower index first among equals), so the job
+    // spans as few blocks as possible.
     std::vector<std::size_t> order(rooms.size());
     for (std::size_t i = 0; i < order.size(); ++i)
         order[i] = i;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return rooms[a].segment_cap > rooms[b].segment_cap; });
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return rooms[a].segment_cap != rooms[b].segment_cap ? rooms[a].segment_cap > rooms[b].segment_cap : a < b;
+    });
     std::vector<BlockTake> out;
     int rem = nodes;
     for (std::size_t i : order) {
         if (rem == 0)
             break;
-        if (const BlockRoom* last = best_fit(rooms, taken, rem)) {
+        // The rooms taken so far are those before i in this order: no room
+        // left holds more than i's, so none holds the rest unless i's does
+        // (the scan below is skipped, not changed).
+        const BlockRoom* last = rooms[i].segment_cap >= rem ? best_fit(rooms, taken, rem) : nullptr;
+        if (last) {
             out.push_back({last->block, rem});
             rem = 0;
             break;
