@@ -304,7 +304,9 @@ void gather_nodes(const Snapshot& snap, const Request& req, const BlockView& v, 
     // A block with no held node needs no holder looked up per node (most blocks, most decisions).
     const bool held = snap.has_held_nodes(v.block);
     // The passes below visit disjoint nodes; only a node taken by name may come again.
-    auto take = [&](NodeIndex n) {
+    // Inlined into each sweep (a dozen of them): called for every node gathered, a
+    // call each cost more than its work.
+    auto take = [&](NodeIndex n) __attribute__((always_inline)) {
         if (taken >= count || !(held ? usable_by(snap, req, n) : node_available(snap, req, n)))
             return;
         const auto first = out.begin() + static_cast<std::ptrdiff_t>(start);
