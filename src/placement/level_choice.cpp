@@ -172,7 +172,7 @@ bool pick_by_capacity(std::span<const long> caps, const std::vector<char>& used,
 // request): the ones holding required nodes, then one that holds the rest
 // (best fit: fewest nodes, the first on ties), else the largest first.
 // `limit`: at most this many children (0: any).
-std::optional<std::vector<int>> pick_children(std::span<const long> caps, const std::vector<bool>& forced, long need,
+std::optional<std::vector<int>> pick_children(std::span<const long> caps, const std::vector<char>& forced, long need,
                                               long limit) {
     std::vector<int> chosen;
     std::vector<char> used(caps.size(), 0);
@@ -319,7 +319,7 @@ class Confiner {
         const long limit = children_limit(block_sizes, t, nominal_, n);
         add_rooms(rung);
         int chosen = -1;
-        std::vector<bool> forced;
+        std::vector<char> forced; // bytes, not bits: read once per child
         if (!q_.required_in.empty()) {
             // The group holding the required nodes (topology/block: the first
             // one that holds any; they must all be in it).
@@ -340,12 +340,12 @@ class Confiner {
                 go_up_ = !block_sizes;
                 return refuse(LevelRefusal::Kind::kRequiredSplit, t, limit);
             }
-            forced.assign(static_cast<std::size_t>(group.child_count), false);
+            forced.assign(static_cast<std::size_t>(group.child_count), 0);
             long forced_count = 0;
             for (int i = 0; i < group.child_count; ++i)
                 if (std::ranges::any_of(rung.blocks_of(rung.children[static_cast<std::size_t>(group.first_child + i)]),
                                         [&](BlockIndex b) { return req(b) > 0; })) {
-                    forced[static_cast<std::size_t>(i)] = true;
+                    forced[static_cast<std::size_t>(i)] = 1;
                     ++forced_count;
                 }
             if (limit && forced_count > limit) {
@@ -367,7 +367,7 @@ class Confiner {
             }
             if (chosen < 0)
                 return no_fit(t, limit);
-            forced.assign(static_cast<std::size_t>(rung.groups[static_cast<std::size_t>(chosen)].child_count), false);
+            forced.assign(static_cast<std::size_t>(rung.groups[static_cast<std::size_t>(chosen)].child_count), 0);
         }
         auto picked = pick_children(caps_of(rung.groups[static_cast<std::size_t>(chosen)]), forced, n, limit);
         if (!picked)
@@ -382,9 +382,9 @@ class Confiner {
         s.verdict = LevelScope::Verdict::kConfined;
         if (rung.kind != Rung::Kind::kCluster)
             s.group = group_name(topo_, rung, rung.blocks_of(group));
-        std::vector<bool> take(static_cast<std::size_t>(group.child_count), false);
+        std::vector<char> take(static_cast<std::size_t>(group.child_count), 0);
         for (int i : picked)
-            take[static_cast<std::size_t>(i)] = true;
+            take[static_cast<std::size_t>(i)] = 1;
         for (const BlockRoom& room : rooms_) {
             const int child = rung.child_at[static_cast<std::size_t>(room.block)] - group.first_child;
             if (child >= 0 && child < group.child_count && take[static_cast<std::size_t>(child)])

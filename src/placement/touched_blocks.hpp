@@ -15,14 +15,14 @@ class TouchedBlocks {
   public:
     // Sized for `topo`'s blocks; nothing touched.
     void size_for(const Topology& topo) {
-        seen_.assign(topo.block_count(), false);
+        seen_.assign(topo.block_count(), 0);
         list_.clear();
     }
     // Node n changed: its block (if any) is touched.
     void touch(const Topology& topo, NodeIndex n) {
         const BlockIndex b = topo.block_of(n);
         if (b != kNoBlock && !seen_[static_cast<std::size_t>(b)]) {
-            seen_[static_cast<std::size_t>(b)] = true;
+            seen_[static_cast<std::size_t>(b)] = 1;
             list_.push_back(b);
         }
     }
@@ -31,13 +31,13 @@ class TouchedBlocks {
     // Nothing touched again (the blocks found are recounted).
     void clear() {
         for (BlockIndex b : list_)
-            seen_[static_cast<std::size_t>(b)] = false;
+            seen_[static_cast<std::size_t>(b)] = 0;
         list_.clear();
     }
 
   private:
     std::vector<BlockIndex> list_;
-    std::vector<bool> seen_;
+    std::vector<char> seen_; // bytes, not bits: asked for every changed node
 };
 
 } // namespace nvlblock
