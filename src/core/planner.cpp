@@ -215,9 +215,12 @@ bool Planner::may_place(std::span<const NodeState> raw_states, const Request& re
 
 const RoomIndex* Planner::remembered_index(std::span<const NodeState> states,
                                            std::span<const std::uint8_t> available) const {
+    // Read once: the entries' pointers could alias them for the compiler.
+    const ChangeJournal::Position journal = changes_.end();
+    const std::uint64_t rooms = room_cache_.generation();
     for (const BoundMemo& m : bound_memo_)
-        if (m.index && m.states == states.data() && m.size == states.size() && m.map == available.data() &&
-            m.map_size == available.size() && m.journal == changes_.end() && m.rooms == room_cache_.generation())
+        if (m.map == available.data() && m.states == states.data() && m.journal == journal && m.rooms == rooms &&
+            m.index && m.size == states.size() && m.map_size == available.size())
             return m.index;
     return nullptr;
 }
