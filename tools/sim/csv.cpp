@@ -31,12 +31,6 @@ void split_csv_line(std::string_view line, std::vector<std::string>& out) {
     out.resize(n + 1);
 }
 
-std::vector<std::string> split_csv_line(const std::string& line) {
-    std::vector<std::string> out;
-    split_csv_line(line, out);
-    return out;
-}
-
 CsvReader::CsvReader(const std::string& path) : path_(path), in_(path) {
     if (!in_)
         throw CsvError(path + ": cannot open");
@@ -45,7 +39,8 @@ CsvReader::CsvReader(const std::string& path) : path_(path), in_(path) {
         ++line_;
         if (line.empty() || line[0] == '#' || line.find_first_not_of(" \t\r") == std::string::npos)
             continue;
-        const auto names = split_csv_line(line);
+        std::vector<std::string> names;
+        split_csv_line(line, names);
         // A repeated name would leave one of its columns unreachable and
         // the row width below shorter than the header: refuse it.
         for (std::size_t i = 0; i < names.size(); ++i)

@@ -44,7 +44,8 @@ class CsvReader {
     std::string row_; // the line next() reads
 };
 
-std::vector<std::string> split_csv_line(const std::string& line);
+// The fields of a line into `out`, its strings reused: split at commas, carriage
+// returns dropped, blanks trimmed around each.
 void split_csv_line(std::string_view line, std::vector<std::string>& out);
 
 } // namespace nvlblock::sim
