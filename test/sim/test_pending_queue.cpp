@@ -108,7 +108,6 @@ TEST(PendingQueue, AWalkThatChangesTheQueueReadsWhatASetWalkReads) {
             q.advance(c);
             change(
                 step, k, [&](Key n) { q.insert(n); }, [&](Key n) { q.erase(n); });
-            q.settle(c);
         }
         step = 0;
         for (auto it = ref.begin(); it != ref.end(); ++step) {

@@ -43,21 +43,12 @@ class PendingQueue {
     // The first job (done if none), or the first after `k` (which need not be queued).
     Cursor first() const { return live_from(head_); }
     Cursor after(Key k) const;
-    // The next job after the cursor's.
+    // The next job after the cursor's. Where jobs came or went since the
+    // cursor was placed, its key is looked up again: as a std::set iterator
+    // that was not erased, a job that came in before it is not walked.
     void advance(Cursor& c) const {
         if (!c.done)
             c = c.layout == layout_ ? live_from(c.at + 1) : after(c.key);
-    }
-    // The cursor's own job again, or the next one if it left, after jobs
-    // came or went (a std::set iterator that was not erased: a job that
-    // came in before it is not walked).
-    void settle(Cursor& c) const {
-        if (c.done)
-            return;
-        if (c.layout != layout_)
-            c = live_from(lower_bound(c.key));
-        else if (entries_[c.at].gone)
-            c = live_from(c.at);
     }
 
     // Every queued job in order.

@@ -76,10 +76,8 @@ int Scheduler::pass(Seconds now) {
         pending.advance(c); // before a start erases this entry
         if (w_.job(index).eligible_at > now)
             continue;
-        if (try_start(index, now)) {
-            pending.settle(c);
+        if (try_start(index, now))
             continue;
-        }
         blocked = true;
         head = index;
         break;
@@ -165,7 +163,6 @@ void Scheduler::backfill(std::uint32_t head, Seconds now) {
         if (++examined > w_.options().bf_max_job_test)
             break;
         backfill_job(head, index, now);
-        pending.settle(c);
     }
 }
 
