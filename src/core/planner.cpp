@@ -185,18 +185,18 @@ Placement Planner::place(std::span<const NodeState> raw_states, Request request,
     return decide(states, request, now, holds);
 }
 
-bool Planner::may_place(std::span<const NodeState> raw_states, const Request& request) const {
+long Planner::bound_shortfall(std::span<const NodeState> raw_states, const Request& request) const {
     if (recovery_.ledger().find(request.job_id))
-        return true;
+        return 0;
     if (const RoomIndex* index = remembered_index(raw_states, request.available))
-        return nvlblock::may_place(*topology_, *index, request);
+        return nvlblock::bound_shortfall(*topology_, *index, request);
     std::vector<NodeState> shaped;
     const std::span<const NodeState> states = answered_states(raw_states, request.available, shaped);
     // Null for a map of another length, which the engine refuses.
     const std::shared_ptr<const RoomIndex> index =
         room_cache_.index(*topology_, states, *tallies(states), request.available, &changes_);
     if (!index)
-        return true;
+        return 0;
     // Remembered only where the journal vouches for both arrays and they are
     // answered as they are: then nothing noted and no cache change means the
     // same index.
@@ -210,7 +210,7 @@ bool Planner::may_place(std::span<const NodeState> raw_states, const Request& re
                                                           changes_.end(),
                                                           room_cache_.generation(),
                                                           index.get()};
-    return nvlblock::may_place(*topology_, *index, request);
+    return nvlblock::bound_shortfall(*topology_, *index, request);
 }
 
 const RoomIndex* Planner::remembered_index(std::span<const NodeState> states,

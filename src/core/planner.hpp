@@ -72,7 +72,12 @@ class Planner {
     // Whether place() could place the request: false only where it refuses
     // (engine.hpp may_place; a job with a recovery record is always asked).
     // For callers that need no refusal's facts. Changes nothing.
-    bool may_place(std::span<const NodeState> states, const Request& request) const;
+    bool may_place(std::span<const NodeState> states, const Request& request) const {
+        return bound_shortfall(states, request) == 0;
+    }
+    // How many nodes short of may_place's yes the request is (0: it may be
+    // placed; engine.hpp bound_shortfall). Changes nothing.
+    long bound_shortfall(std::span<const NodeState> states, const Request& request) const;
 
     // Time passes: jobs whose wait for their block is over (or whose block
     // is down) and whose block cannot take them now fall back (recovery.hpp).

@@ -854,18 +854,25 @@ Placement refuse_no_fit(const Snapshot& snap, const Carving& carve, std::optiona
 
 } // namespace
 
-bool may_place(const Topology& topo, const RoomIndex& index, const Request& req) {
+long bound_shortfall(const Topology& topo, const RoomIndex& index, const Request& req) {
     if (req.recovery)
-        return true;
+        return 0;
     const long n = req.min_nodes;
-    if (index.room_for(req.preemptible) < n)
-        return false;
+    const long room = index.room_for(req.preemptible);
+    if (room < n)
+        return n - room;
     // A job of one node count that the hierarchy holds inside one group of
     // a rung: one of that rung's groups must offer it every node.
     if (req.max_nodes != req.min_nodes || !req.required.empty() || (req.segment && n % req.segment != 0))
-        return true;
+        return 0;
     const std::optional<HoldingRung> held = holding_rung(topo, level_query(req, req.min_nodes, topo.largest_slice()));
-    return !held || index.reach_in_a_group(topo, held->rung, held->children, req.preemptible) >= n;
+    if (!held)
+        return 0;
+    return std::max(0L, n - index.reach_in_a_group(topo, held->rung, held->children, req.preemptible));
+}
+
+bool may_place(const Topology& topo, const RoomIndex& index, const Request& req) {
+    return bound_shortfall(topo, index, req) == 0;
 }
 
 Placement place(const Snapshot& snap, const Request& req) {

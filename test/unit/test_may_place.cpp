@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 namespace nvlblock {
@@ -20,6 +21,35 @@ struct BoundCount {
     int ruled_out = 0, asked = 0;
     int level_refusals = 0, levels_ruled_out = 0; // refused by a level of the hierarchy; of those, ruled out
 };
+
+// A request the bound rules out `s` nodes short (bound_shortfall) stays ruled
+// out with any s - 1 busy nodes freed (the simulator keeps such a refusal
+// until that many were), and is at least one node short; the nodes freed
+// are put back.
+void expect_shortfall_stands(const Planner& planner, std::vector<NodeState>& states, Request r, std::mt19937& rng,
+                             int step) {
+    const long shortfall = planner.bound_shortfall(states, r);
+    ASSERT_GE(shortfall, 1) << "step " << step;
+    std::vector<NodeIndex> busy;
+    for (std::size_t i = 0; i < states.size(); ++i)
+        if (states[i] == NodeState::kBusy)
+            busy.push_back(static_cast<NodeIndex>(i));
+    std::shuffle(busy.begin(), busy.end(), rng);
+    busy.resize(std::min(busy.size(), static_cast<std::size_t>(shortfall - 1)));
+    // The maps offer the freed nodes too: a copy, so that the caller's stay as they were.
+    std::vector<std::uint8_t> map(r.available.begin(), r.available.end());
+    for (NodeIndex n : busy) {
+        states[n] = NodeState::kFree;
+        if (!map.empty())
+            map[n] = 1;
+    }
+    if (!map.empty())
+        r.available = map;
+    EXPECT_FALSE(planner.may_place(states, r))
+        << "step " << step << ": " << busy.size() << " nodes freed of a shortfall of " << shortfall;
+    for (NodeIndex n : busy)
+        states[n] = NodeState::kBusy;
+}
 
 // Random states, maps, holds and requests over `t`: whenever the bound rules
 // a request out, the planner refuses it.
@@ -69,6 +99,7 @@ BoundCount expect_bound_only_refuses(const Topology& t, unsigned seed) {
         if (!planner.may_place(states, r)) {
             ++n.ruled_out;
             EXPECT_FALSE(p.placed()) << "step " << step << ": ruled out, yet placed " << r.min_nodes << " nodes";
+            expect_shortfall_stands(planner, states, r, rng, step);
         }
         ++n.asked;
         if (p.reason == Reason::kNoGroupFits) {

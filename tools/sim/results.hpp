@@ -86,6 +86,7 @@ struct PolicyResult {
     double not_requeued_gpu_hours = 0;
 
     std::uint64_t events = 0, passes = 0, backfill_passes = 0, place_calls = 0, reservations = 0;
+    std::uint64_t bound_calls = 0; // questions to the planner's room bound (not written out: a cost)
     double wall_seconds = 0;
 
     std::vector<SeriesPoint> series;

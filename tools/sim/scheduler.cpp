@@ -93,7 +93,7 @@ bool Scheduler::try_start(std::uint32_t index, Seconds now) {
     if (World::preempting(j, now) || (caching && j.blocked_epoch == w_.epoch()))
         return false;
     ShapeVerdict* v = caching && cacheable(j) ? &verdict_of(index, now) : nullptr;
-    if (v && v->short_epoch == w_.epoch()) {
+    if (v && still_refused(*v)) {
         j.blocked_epoch = w_.epoch();
         return false;
     }
@@ -101,14 +101,15 @@ bool Scheduler::try_start(std::uint32_t index, Seconds now) {
         j.blocked_epoch = w_.epoch();
         return false;
     }
-    Placement p = w_.attempt(j, now);
+    long shortfall = 0;
+    Placement p = w_.attempt(j, now, nullptr, &shortfall);
     if (p.placed()) {
         if (w_.start(index, p, now))
             return true;
         j.blocked_epoch = w_.epoch(); // waits for the jobs it preempted: not a refusal of its shape
         return false;
     }
-    refused_now(j, v);
+    refused_now(j, v, shortfall);
     return false;
 }
 
@@ -174,7 +175,7 @@ void Scheduler::backfill_job(std::uint32_t head, std::uint32_t index, Seconds no
     if (opt.cache_refusals && j.blocked_epoch == w_.epoch())
         return;
     ShapeVerdict* v = opt.cache_refusals && cacheable(j) ? &verdict_of(index, now) : nullptr;
-    if (v && v->short_epoch == w_.epoch()) {
+    if (v && still_refused(*v)) {
         j.blocked_epoch = w_.epoch();
         return;
     }
@@ -191,15 +192,16 @@ void Scheduler::backfill_job(std::uint32_t head, std::uint32_t index, Seconds no
     // start attempt would place it wherever that does (backfill_long_job).
     if (opt.long_first && res_.valid && res_.exists && expected_end > res_.shadow &&
         res_.changes + res_.own_changes == w_.other_changes()) {
-        if (w_.may_attempt(j, now))
+        if (const long shortfall = w_.attempt_shortfall(j, now); shortfall == 0)
             backfill_long_job(head, index, v, now);
         else
-            refused_now(j, v);
+            refused_now(j, v, shortfall);
         return;
     }
-    Placement p = w_.attempt(j, now);
+    long shortfall = 0;
+    Placement p = w_.attempt(j, now, nullptr, &shortfall);
     if (!p.placed()) {
-        refused_now(j, v);
+        refused_now(j, v, shortfall);
         return;
     }
     // Within a pass the reservation stands unless something other than
@@ -220,11 +222,25 @@ void Scheduler::backfill_job(std::uint32_t head, std::uint32_t index, Seconds no
     backfill_long_job(head, index, v, now);
 }
 
-// The start attempt refused the job: it and its shape wait for the epoch to change.
-void Scheduler::refused_now(SimJob& j, ShapeVerdict* v) {
+// The start attempt refused the job: it and its shape wait for the epoch to
+// change, or, ruled out by the room bound, for enough nodes to be freed.
+void Scheduler::refused_now(SimJob& j, ShapeVerdict* v, long shortfall) {
     j.blocked_epoch = w_.epoch();
-    if (v)
-        v->short_epoch = w_.epoch();
+    if (!v)
+        return;
+    v->short_epoch = w_.epoch();
+    v->shortfall = w_.options().keep_bound_refusals ? shortfall : 0;
+    v->shortfall_changes = w_.other_changes();
+    v->shortfall_freed = w_.freed();
+}
+
+// Refused at this epoch; or ruled out by the room bound, with nothing but
+// job ends since, which freed fewer nodes than it lacked: each freed node
+// raises every room the bound compares by at most one
+// (nvlblock::bound_shortfall), so it still rules the shape out.
+bool Scheduler::still_refused(const ShapeVerdict& v) const {
+    return v.short_epoch == w_.epoch() || (v.shortfall > 0 && v.shortfall_changes == w_.other_changes() &&
+                                           w_.freed() - v.shortfall_freed < static_cast<std::uint64_t>(v.shortfall));
 }
 
 // A long job: it must leave the head job's reservation intact. Asked

@@ -69,6 +69,11 @@ class Scheduler {
         std::uint64_t short_epoch = 0; // refused with all usable nodes at this epoch
         std::uint64_t long_epoch = 0;  // refused without the reserved nodes at this epoch
         std::uint64_t long_reservation = 0;
+        // Ruled out by the room bound this many nodes short, when
+        // World::other_changes() and World::freed() read as below: it stands
+        // while nothing but finishes changed and they freed fewer nodes.
+        long shortfall = 0;
+        std::uint64_t shortfall_changes = 0, shortfall_freed = 0;
     };
 
     bool try_start(std::uint32_t index, Seconds now);
@@ -77,7 +82,10 @@ class Scheduler {
     void drop_stale_reservation(std::uint32_t head);
     void backfill_job(std::uint32_t head, std::uint32_t index, Seconds now);
     void backfill_long_job(std::uint32_t head, std::uint32_t index, ShapeVerdict* v, Seconds now);
-    void refused_now(SimJob& j, ShapeVerdict* v);
+    // `shortfall`: the room bound's (0: a decision refused it).
+    void refused_now(SimJob& j, ShapeVerdict* v, long shortfall = 0);
+    // Whether the shape's last refusal still stands.
+    bool still_refused(const ShapeVerdict& v) const;
     void compute_reservation(std::uint32_t head, Seconds now);
     // The head job placed as if the first k running jobs (by expected end) had
     // ended (the room bound answers where it rules the head job out).

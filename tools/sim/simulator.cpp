@@ -377,6 +377,7 @@ void fault_and_cost_figures(PolicyResult& r, const Counters& c) {
     r.passes = c.passes;
     r.backfill_passes = c.backfill_passes;
     r.place_calls = c.place_calls;
+    r.bound_calls = c.bound_calls;
     r.reservations = c.reservations;
 }
 

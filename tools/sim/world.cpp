@@ -155,15 +155,16 @@ void World::recovery_timers(std::uint32_t index) {
 
 // Every question is asked where the run records its decisions (hooks), or
 // where the options say so.
-bool World::may_place(std::span<const NodeState> states, const Request& r,
-                      const std::vector<std::uint8_t>* available) const {
+long World::bound_shortfall(std::span<const NodeState> states, const Request& r,
+                            const std::vector<std::uint8_t>* available) {
     if (hooks_.on_place || !opt_.bound_attempts)
-        return true;
+        return 0;
+    ++counters_.bound_calls;
     if (!available)
-        return planner_.may_place(states, r);
+        return planner_.bound_shortfall(states, r);
     Request mapped = r;
     mapped.available = std::span<const std::uint8_t>(*available);
-    return planner_.may_place(states, mapped);
+    return planner_.bound_shortfall(states, mapped);
 }
 
 // The maps a start attempt offers the job, in Slurm's order, each given
@@ -192,26 +193,36 @@ bool World::each_offer(const SimJob& j, const std::vector<NodeIndex>* exclude, A
     return ask(&avail.array());
 }
 
-Placement World::attempt(SimJob& j, Seconds now, const std::vector<NodeIndex>* exclude) {
+Placement World::attempt(SimJob& j, Seconds now, const std::vector<NodeIndex>* exclude, long* shortfall) {
     const Request r = request_for(j, now);
     Placement p; // refused until a decision places it; else the first refusal
     bool asked = false;
+    long fewest = 0; // the bound's shortfall over the maps it ruled out
     each_offer(j, exclude, [&](const std::vector<std::uint8_t>* map) {
-        if (!may_place(cluster_.states(), r, map))
+        if (const long s = bound_shortfall(cluster_.states(), r, map); s > 0) {
+            fewest = fewest == 0 ? s : std::min(fewest, s);
             return false;
+        }
         Placement q = decide(cluster_.states(), r, map, now, false);
         if (q.placed() || !asked)
             p = std::move(q);
         asked = true;
         return p.placed();
     });
+    if (shortfall)
+        *shortfall = asked ? 0 : fewest;
     return p;
 }
 
-bool World::may_attempt(const SimJob& j, Seconds now) {
+long World::attempt_shortfall(const SimJob& j, Seconds now) {
     const Request r = request_for(j, now);
-    return each_offer(j, nullptr,
-                      [&](const std::vector<std::uint8_t>* map) { return may_place(cluster_.states(), r, map); });
+    long fewest = 0;
+    const bool may = each_offer(j, nullptr, [&](const std::vector<std::uint8_t>* map) {
+        const long s = bound_shortfall(cluster_.states(), r, map);
+        fewest = fewest == 0 ? s : std::min(fewest, s);
+        return s == 0;
+    });
+    return may ? 0 : fewest;
 }
 
 bool World::reclaim_for(const SimJob& j, Seconds now) {
@@ -400,6 +411,7 @@ bool World::start(std::uint32_t index, const Placement& p, Seconds now) {
 
 void World::finish(std::uint32_t index, Seconds now) {
     SimJob& j = jobs_[index];
+    const int free_before = cluster_.free_count();
     close_in_job_restart(j, now);
     standby_nodes_ -= static_cast<int>(j.standbys.size());
     j.standbys.clear();
@@ -423,6 +435,7 @@ void World::finish(std::uint32_t index, Seconds now) {
     j.nodes.clear();
     j.remaining = 0;
     ++epoch_;
+    freed_ += static_cast<std::uint64_t>(std::max(0, cluster_.free_count() - free_before));
     finished_max_ = std::max(finished_max_, j.run_start + j.limit);
 }
 

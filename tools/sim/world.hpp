@@ -56,6 +56,7 @@ struct SimOptions {
     bool cache_refusals = true;         // a refusal stands until the epoch changes (false: ask the Planner again)
     bool warm_search = true;            // a head job's new reservation search starts at its last reserved time
     bool bound_attempts = true;         // a start attempt the planner's room bound refuses is not asked (false: ask)
+    bool keep_bound_refusals = true;    // ...and stays refused until ends freed the nodes it lacked (false: epoch)
     bool long_first = true;             // backfill asks a long job without the reserved nodes first (false: last)
     bool note_changes = true;           // name changed nodes to the planner (false: it compares every node)
     Seconds max_time = 3 * 365 * 86400; // safety stop for runs without a horizon
@@ -165,6 +166,7 @@ struct alignas(64) SimJob {
 
 struct Counters {
     std::uint64_t events = 0, passes = 0, backfill_passes = 0, place_calls = 0, reservations = 0;
+    std::uint64_t bound_calls = 0; // questions to the planner's room bound (not reported: a cost, like place_calls)
     std::uint64_t submitted = 0, started = 0, completed = 0, rejected = 0;
     std::uint64_t failure_kills = 0, preemptions = 0, reclaims = 0;
     std::uint64_t reclaim_requeues = 0, victims_checkpointed = 0;       // victims requeued; of those, checkpointed
@@ -222,6 +224,11 @@ class World {
     // Changes other than jobs finishing (a backfill reservation survives
     // finishes of jobs it already counted as gone by its start time).
     std::uint64_t other_changes() const { return other_changes_; }
+    // Nodes freed by jobs finishing, since the run began: while other_changes()
+    // stays, the room any map offers a job has grown by at most this much
+    // since (a refusal by the room bound stands while it grew by less than the
+    // refusal's shortfall).
+    std::uint64_t freed() const { return freed_; }
     // The latest expected end (start + limit) of the jobs finished since the last reset.
     Seconds finished_expected_end_max() const { return finished_max_; }
     void reset_finished_expected_end_max() { finished_max_ = -kNever; }
@@ -248,14 +255,23 @@ class World {
     // A start attempt as Slurm makes it: on free nodes; failing that, where
     // allowed, also on nodes running preemptible work. `exclude`: nodes a
     // backfill reservation keeps.
-    nvlblock::Placement attempt(SimJob& j, Seconds now, const std::vector<nvlblock::NodeIndex>* exclude = nullptr);
-    // Whether attempt(j, now) could place the job: false only where the
-    // planner's room bound (may_place) rules out every map it would offer.
-    bool may_attempt(const SimJob& j, Seconds now);
-    // Whether the planner could place `r` over these arrays (Planner::may_place):
-    // an attempt it would refuse anyway is not asked.
+    // `shortfall` (if given): attempt_shortfall's answer when the room bound
+    // ruled out every map, else 0 (a decision was asked).
+    nvlblock::Placement attempt(SimJob& j, Seconds now, const std::vector<nvlblock::NodeIndex>* exclude = nullptr,
+                                long* shortfall = nullptr);
+    // 0 where attempt(j, now) could place the job; else how many nodes short
+    // the planner's room bound finds it on every map it would offer (the
+    // fewest over those maps).
+    long attempt_shortfall(const SimJob& j, Seconds now);
+    // How many nodes short the planner's room bound finds `r` over these
+    // arrays (Planner::bound_shortfall; 0: it may be placed): an attempt it
+    // would refuse anyway is not asked.
+    long bound_shortfall(std::span<const nvlblock::NodeState> states, const nvlblock::Request& r,
+                         const std::vector<std::uint8_t>* available);
     bool may_place(std::span<const nvlblock::NodeState> states, const nvlblock::Request& r,
-                   const std::vector<std::uint8_t>* available) const;
+                   const std::vector<std::uint8_t>* available) {
+        return bound_shortfall(states, r, available) == 0;
+    }
 
     // For a job waiting to restart in place: requeues the jobs the Planner
     // names to reclaim spares for it (rule 3b); false if there are none.
@@ -338,7 +354,7 @@ class World {
     PendingQueue pending_;
     std::set<std::pair<Seconds, std::uint32_t>> running_by_end_;
     int pending_closed_ = 0;
-    std::uint64_t epoch_ = 1, other_changes_ = 0;
+    std::uint64_t epoch_ = 1, other_changes_ = 0, freed_ = 0;
     Seconds finished_max_ = -kNever;
     std::set<std::uint32_t> signalled_; // jobs whose grace time runs (grace_until >= 0)
     int standby_nodes_ = 0;             // healthy standbys of running jobs (nvrx)
