@@ -3,8 +3,11 @@
 // The pending queue as one sorted array (tools/sim/pending_queue.hpp): it
 // holds and walks the same jobs in the same order as the std::set it
 // replaced, including walks during which jobs leave (starts) and come back
-// (requeues), the case a std::set iterator that is not erased survives.
+// (requeues), the case a std::set iterator that is not erased survives; and
+// beside each job the time before which it may not start, which the
+// backfill's walk reads instead of the job.
 #include "pending_queue.hpp"
+#include "sim_test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -121,6 +124,59 @@ TEST(PendingQueue, AWalkThatChangesTheQueueReadsWhatASetWalkReads) {
         ASSERT_EQ(walked(q), std::vector<Key>(ref.begin(), ref.end())) << "seed " << seed;
         next_job += 1000;
     }
+}
+
+Seconds not_before_of(const PendingQueue& q, Key k) {
+    for (PendingQueue::Cursor c = q.first(); !c.done; q.advance(c))
+        if (c.key == k)
+            return c.not_before;
+    ADD_FAILURE() << "job " << k.second << " is not queued";
+    return -1;
+}
+
+TEST(PendingQueue, EachJobKeepsTheTimeBeforeWhichItMayNotStart) {
+    PendingQueue q;
+    for (std::uint32_t i = 0; i < 200; ++i)
+        q.insert({static_cast<Seconds>(i), i}, 1000 + i);
+    q.insert({-5, 500}, 7); // into the middle: the entries behind it move
+    EXPECT_EQ(not_before_of(q, {-5, 500}), 7);
+    EXPECT_EQ(not_before_of(q, {150, 150}), 1150);
+    q.hold({150, 150}, 2000);
+    EXPECT_EQ(not_before_of(q, {150, 150}), 2000);
+    q.hold({150, 150}, 10); // never earlier
+    EXPECT_EQ(not_before_of(q, {150, 150}), 2000);
+    for (std::uint32_t i = 0; i < 190; ++i) // gaps outnumber jobs: closed
+        q.erase({static_cast<Seconds>(i), i});
+    EXPECT_EQ(not_before_of(q, {195, 195}), 1195);
+    q.insert({150, 150}, 30); // requeued in its old place: its new time
+    EXPECT_EQ(not_before_of(q, {150, 150}), 30);
+    q.hold({1, 1}, 99); // not queued: nothing
+    EXPECT_EQ(q.size(), 12u);
+}
+
+// A job that preempted others waits for them to go (a grace time): the
+// queue's time for it is then the end of that wait, as for every queued job
+// it is World::not_before(job).
+TEST(PendingQueue, AJobWaitingForTheJobsItPreemptedIsNotBeforeTheirEnd) {
+    SimOptions o = test::two_racks();
+    o.victims.grace_time = 120;
+    o.victims.kill_wait = 30;
+    World w(o, make_policy(PolicyKind::kNvlblock, o.shape, PreemptionMode::kAll));
+    for (const char* name : {"P1", "P2"}) { // preemptible work fills both racks' slices
+        const std::uint32_t p = w.submit(test::job(name, 0, 16, 5000, true), 0);
+        ASSERT_TRUE(w.job(p).preemptible);
+        const nvlblock::Placement at = w.attempt(w.job(p), 0);
+        ASSERT_TRUE(at.placed());
+        ASSERT_TRUE(w.start(p, at, 0));
+    }
+    const std::uint32_t j = w.submit(test::job("J", 40, 16, 600), 40);
+    const nvlblock::Placement at = w.attempt(w.job(j), 50);
+    ASSERT_TRUE(at.placed());
+    EXPECT_FALSE(w.start(j, at, 50)); // it waits for P1 or P2
+    EXPECT_EQ(w.job(j).preempting_until, 50 + 120 + 30);
+    EXPECT_EQ(not_before_of(w.pending(), {w.job(j).queued_at, j}), 200);
+    for (PendingQueue::Cursor c = w.pending().first(); !c.done; w.pending().advance(c))
+        EXPECT_EQ(c.not_before, World::not_before(w.job(c.key.second))) << "job " << c.key.second;
 }
 
 } // namespace

@@ -5,9 +5,11 @@
 // bf_max_job_test jobs of it: as a std::set, a deep queue's walks were mostly
 // waits for tree nodes scattered over the heap. Here a walk reads entries
 // side by side. A job that leaves (it starts) leaves a gap, skipped by walks
-// and closed when gaps outnumber jobs, so that a start costs no move of the
-// entries behind it; a job that comes back in the middle (a requeue) moves
-// them once.
+// and closed when gaps pass a sixteenth of the jobs, so that a start costs
+// no move of the entries behind it; a job that comes back in the middle (a
+// requeue) moves them once. Beside each key is the time before which its
+// job may not start (World::not_before), so that a walk need not read the
+// job to skip it.
 #pragma once
 
 #include "sim_types.hpp"
@@ -29,12 +31,17 @@ class PendingQueue {
     struct Cursor {
         std::size_t at = 0; // array position of `key`, or where it was
         Key key{};
+        Seconds not_before = 0;   // its job's (insert, hold)
         std::uint64_t layout = 0; // layout_ when `at` was found
         bool done = false;
     };
 
     // As std::set's: false (and no change) where `k` is queued already, or not queued.
-    bool insert(Key k);
+    // `not_before`: the job may not start before then (its eligible time), kept
+    // beside its key so that a walk need not read the job to skip it.
+    bool insert(Key k, Seconds not_before = 0);
+    // The queued job `k` may not start before `t` either (it waits for jobs it preempted).
+    void hold(Key k, Seconds t);
     bool erase(Key k);
     bool contains(Key k) const;
     std::size_t size() const { return live_; }
@@ -62,6 +69,7 @@ class PendingQueue {
   private:
     struct Entry {
         Key key;
+        Seconds not_before = 0;
         bool gone = false; // its job left: a gap, keeping its key so the array stays sorted
     };
     std::size_t lower_bound(Key k) const;
@@ -73,8 +81,10 @@ class PendingQueue {
         c.at = pos;
         c.layout = layout_;
         c.done = pos == entries_.size();
-        if (!c.done)
+        if (!c.done) {
             c.key = entries_[pos].key;
+            c.not_before = entries_[pos].not_before;
+        }
         return c;
     }
     void close_gaps();

@@ -90,15 +90,15 @@ int Scheduler::pass(Seconds now) {
 bool Scheduler::try_start(std::uint32_t index, Seconds now) {
     SimJob& j = w_.job(index);
     const bool caching = w_.options().cache_refusals;
-    if (World::preempting(j, now) || (caching && j.blocked_epoch == w_.epoch()))
+    if (World::preempting(j, now) || (caching && blocked(index)))
         return false;
     ShapeVerdict* v = caching && cacheable(j) ? &verdict_of(index, now) : nullptr;
     if (v && still_refused(*v)) {
-        j.blocked_epoch = w_.epoch();
+        block(index, v);
         return false;
     }
     if (w_.usable_nodes(j) < static_cast<int>(j.shape.nodes)) {
-        j.blocked_epoch = w_.epoch();
+        block(index, nullptr);
         return false;
     }
     long shortfall = 0;
@@ -106,10 +106,10 @@ bool Scheduler::try_start(std::uint32_t index, Seconds now) {
     if (p.placed()) {
         if (w_.start(index, p, now))
             return true;
-        j.blocked_epoch = w_.epoch(); // waits for the jobs it preempted: not a refusal of its shape
+        block(index, nullptr); // waits for the jobs it preempted: not a refusal of its shape
         return false;
     }
-    refused_now(j, v, shortfall);
+    refused_now(index, v, shortfall);
     return false;
 }
 
@@ -157,9 +157,9 @@ void Scheduler::backfill(std::uint32_t head, Seconds now) {
     int examined = 0;
     for (PendingQueue::Cursor c = pending.after(head_key); !c.done;) {
         const std::uint32_t index = c.key.second;
-        pending.advance(c); // before a start erases this entry
-        const SimJob& j = w_.job(index);
-        if (j.eligible_at > now || World::preempting(j, now))
+        const Seconds not_before = c.not_before; // not eligible yet, or waiting for the jobs it preempted
+        pending.advance(c);                      // before a start erases this entry
+        if (not_before > now)
             continue;
         if (++examined > w_.options().bf_max_job_test)
             break;
@@ -171,16 +171,16 @@ void Scheduler::backfill(std::uint32_t head, Seconds now) {
 // job's reservation intact (or is gone by then).
 void Scheduler::backfill_job(std::uint32_t head, std::uint32_t index, Seconds now) {
     const SimOptions& opt = w_.options();
-    SimJob& j = w_.job(index);
-    if (opt.cache_refusals && j.blocked_epoch == w_.epoch())
+    if (opt.cache_refusals && blocked(index))
         return;
+    SimJob& j = w_.job(index);
     ShapeVerdict* v = opt.cache_refusals && cacheable(j) ? &verdict_of(index, now) : nullptr;
     if (v && still_refused(*v)) {
-        j.blocked_epoch = w_.epoch();
+        block(index, v);
         return;
     }
     if (w_.usable_nodes(j) < static_cast<int>(j.shape.nodes)) {
-        j.blocked_epoch = w_.epoch();
+        block(index, nullptr);
         return;
     }
     const Seconds expected_end = now + j.limit;
@@ -195,13 +195,13 @@ void Scheduler::backfill_job(std::uint32_t head, std::uint32_t index, Seconds no
         if (const long shortfall = w_.attempt_shortfall(j, now); shortfall == 0)
             backfill_long_job(head, index, v, now);
         else
-            refused_now(j, v, shortfall);
+            refused_now(index, v, shortfall);
         return;
     }
     long shortfall = 0;
     Placement p = w_.attempt(j, now, nullptr, &shortfall);
     if (!p.placed()) {
-        refused_now(j, v, shortfall);
+        refused_now(index, v, shortfall);
         return;
     }
     // Within a pass the reservation stands unless something other than
@@ -224,14 +224,31 @@ void Scheduler::backfill_job(std::uint32_t head, std::uint32_t index, Seconds no
 
 // The start attempt refused the job: it and its shape wait for the epoch to
 // change, or, ruled out by the room bound, for enough nodes to be freed.
-void Scheduler::refused_now(SimJob& j, ShapeVerdict* v, long shortfall) {
-    j.blocked_epoch = w_.epoch();
+void Scheduler::refused_now(std::uint32_t index, ShapeVerdict* v, long shortfall) {
+    block(index, v);
     if (!v)
         return;
     v->short_epoch = w_.epoch();
     v->shortfall = w_.options().keep_bound_refusals ? shortfall : 0;
     v->shortfall_changes = w_.other_changes();
     v->shortfall_freed = w_.freed();
+}
+
+void Scheduler::block(std::uint32_t index, const ShapeVerdict* v) {
+    if (index >= blocked_.size())
+        blocked_.resize(w_.jobs().size());
+    blocked_[index] = {w_.epoch(), w_.other_changes(), v};
+}
+
+// Refused at this epoch; or refused through its shape's verdict, which
+// still stands, with nothing but job ends since (each other change moves
+// other_changes(): a crossing of levels, a requeue, a recovery opening or
+// closing, so the job's shape key and cacheable() are as they were).
+bool Scheduler::blocked(std::uint32_t index) const {
+    if (index >= blocked_.size())
+        return false;
+    const Blocked& b = blocked_[index];
+    return b.epoch == w_.epoch() || (b.verdict && b.changes == w_.other_changes() && still_refused(*b.verdict));
 }
 
 // Refused at this epoch; or ruled out by the room bound, with nothing but

@@ -26,10 +26,12 @@
 // of the reservation, is World::decide -> Planner::place.
 //
 // Efficiency: a refusal stands until World::epoch() changes (placement is
-// monotone in free nodes), per job and per request shape; a job needing more
-// nodes than are usable at all is not even tried; the reservation is computed
-// only when a later job could start at all, and reused until the epoch or the
-// head job changes.
+// monotone in free nodes), per job and per request shape, and a refusal by
+// the room bound until jobs ending freed the nodes it lacked; a job needing
+// more nodes than are usable at all is not even tried; the reservation is
+// computed only when a later job could start at all, and reused until the
+// epoch or the head job changes. The backfill's walk reads the queue's
+// entries and the per-job Blocked records, not the jobs it skips.
 #pragma once
 
 #include "world.hpp"
@@ -76,6 +78,19 @@ class Scheduler {
         std::uint64_t shortfall_changes = 0, shortfall_freed = 0;
     };
 
+    // Why a job is not asked again (per job, beside the others so that a
+    // walk reads no job it skips): refused at `epoch`; through its shape's
+    // `verdict` when World::other_changes() read `changes` (nothing but
+    // job ends since: the job's shape, and whether it is cached, are the
+    // same, so the verdict still speaks for it).
+    struct Blocked {
+        std::uint64_t epoch = 0, changes = 0;
+        const ShapeVerdict* verdict = nullptr;
+    };
+    bool blocked(std::uint32_t index) const;
+    // Refused now, through `v` where not null.
+    void block(std::uint32_t index, const ShapeVerdict* v);
+
     bool try_start(std::uint32_t index, Seconds now);
     void backfill(std::uint32_t head, Seconds now);
     bool backfill_due(Seconds now);
@@ -83,7 +98,7 @@ class Scheduler {
     void backfill_job(std::uint32_t head, std::uint32_t index, Seconds now);
     void backfill_long_job(std::uint32_t head, std::uint32_t index, ShapeVerdict* v, Seconds now);
     // `shortfall`: the room bound's (0: a decision refused it).
-    void refused_now(SimJob& j, ShapeVerdict* v, long shortfall = 0);
+    void refused_now(std::uint32_t index, ShapeVerdict* v, long shortfall = 0);
     // Whether the shape's last refusal still stands.
     bool still_refused(const ShapeVerdict& v) const;
     void compute_reservation(std::uint32_t head, Seconds now);
@@ -113,6 +128,7 @@ class Scheduler {
     std::uint64_t reservation_ids_ = 0;
     std::unordered_map<std::uint64_t, ShapeVerdict> verdicts_;
     std::vector<std::pair<std::uint64_t, ShapeVerdict*>> verdict_at_; // per job: its shape's key and verdicts
+    std::vector<Blocked> blocked_;                                    // per job
     Seconds last_backfill_ = -kNever;
     Seconds tick_at_ = -1; // a backfill tick already scheduled for this time
     // The what-if of node i, its job ended (released) or not.

@@ -71,7 +71,7 @@ std::uint32_t World::submit(JobSpec spec, Seconds now) {
     }
     if (j.spec.closed_loop)
         ++pending_closed_;
-    pending_.insert({j.queued_at, index});
+    pending_.insert({j.queued_at, index}, not_before(j));
     jobs_.push_back(std::move(j));
     crossing_timer(jobs_.back());
     return index;
@@ -350,6 +350,7 @@ bool World::start(std::uint32_t index, const Placement& p, Seconds now) {
     // for the kill wait (COMPLETING nodes cannot be allocated).
     if ((grace > 0 || kill_wait > 0) && !victims.empty()) {
         j.preempting_until = now + grace + kill_wait;
+        pending_.hold({j.queued_at, index}, j.preempting_until);
         return false;
     }
     pending_.erase({j.queued_at, index});
@@ -500,7 +501,7 @@ void World::kill(std::uint32_t index, Seconds now, LossCause cause, const std::v
         j.queued_at = now;
     if (expedited)
         j.queued_at -= kNever; // before every job that is not expedited, in its own order
-    pending_.insert({j.queued_at, index});
+    pending_.insert({j.queued_at, index}, not_before(j));
     if (j.spec.closed_loop)
         ++pending_closed_;
     if (j.eligible_at > now)

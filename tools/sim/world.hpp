@@ -19,6 +19,7 @@
 
 #include "core/planner.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <iosfwd>
 #include <map>
@@ -136,8 +137,7 @@ struct alignas(64) SimJob {
     enum class State : std::uint8_t { kPending, kRunning, kDone, kRejected };
 
     Seconds eligible_at = 0;
-    Seconds preempting_until = -1;   // it preempted jobs that keep their nodes until then
-    std::uint64_t blocked_epoch = 0; // failed to place at this epoch (nothing freed since)
+    Seconds preempting_until = -1; // it preempted jobs that keep their nodes until then
     JobShape shape;
     Seconds limit = 0;        // time limit the scheduler plans with
     bool preemptible = false; // the topology's selector matches its QOS
@@ -306,6 +306,8 @@ class World {
     void grace_over(std::uint32_t index, std::uint32_t run, bool reclaim, Seconds now);
     // Whether the job waits for the jobs it preempted to go.
     static bool preempting(const SimJob& j, Seconds now) { return j.preempting_until > now; }
+    // Before then the job may not start: not eligible yet, or waiting for the jobs it preempted.
+    static Seconds not_before(const SimJob& j) { return std::max(j.eligible_at, j.preempting_until); }
     // A pass at `at`; bumps the epoch then if `changes_decisions`.
     void timer(Seconds at, bool changes_decisions);
 

@@ -128,7 +128,7 @@ void World::requeue_after_fault(std::uint32_t index, Seconds now, bool node_lost
         j.queued_at = now;
     if (expedited)
         j.queued_at -= kNever;
-    pending_.insert({j.queued_at, index});
+    pending_.insert({j.queued_at, index}, not_before(j));
     if (j.spec.closed_loop)
         ++pending_closed_;
     timer(j.eligible_at, false);
