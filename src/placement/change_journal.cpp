@@ -36,8 +36,11 @@ bool ChangeJournal::tracks(const void* array) const {
 
 void ChangeJournal::note(NodeIndex node) {
     if (entries_.size() >= limit_) {
-        note_all();
-        return;
+        // Full: the older half is forgotten. A copy synced before it compares
+        // every node (as after note_all); one synced since keeps its list.
+        const std::size_t drop = std::max<std::size_t>(1, entries_.size() / 2);
+        entries_.erase(entries_.begin(), entries_.begin() + static_cast<std::ptrdiff_t>(drop));
+        base_ += drop;
     }
     entries_.push_back(node);
     ++end_;

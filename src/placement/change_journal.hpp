@@ -50,11 +50,12 @@ class ChangeJournal {
 
     Position end() const { return end_; }
     // The nodes noted from `from` on (repeats possible); nullopt when they are
-    // no longer kept (note_all, or more noted than the limit): compare every node.
+    // no longer kept (note_all, or forgotten past the limit): compare every node.
     std::optional<std::span<const NodeIndex>> since(Position from) const;
 
-    // How many nodes are kept before the journal gives up and says "all";
-    // past about an eighth of the nodes, comparing every node is as cheap.
+    // How many nodes are kept: a note past it forgets the older half (a copy
+    // synced before them compares every node; past about an eighth of the
+    // nodes, that is as cheap). Copies that catch up often keep their lists.
     void set_limit(std::size_t entries) { limit_ = entries; }
 
   private:

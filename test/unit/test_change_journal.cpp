@@ -34,10 +34,12 @@ TEST(ChangeJournal, KeepsTheNodesNotedSinceAPosition) {
     EXPECT_EQ(listed(j.since(mid)), (std::vector<NodeIndex>{5}));
     EXPECT_EQ(listed(j.since(j.end())), std::vector<NodeIndex>{});
     j.note(1);
-    j.note(7); // past the limit: the journal gives up and says "all"
+    j.note(7); // past the limit: the older half (5, 2) is forgotten
     EXPECT_FALSE(j.since(start));
-    EXPECT_FALSE(j.since(mid));
+    EXPECT_EQ(listed(j.since(mid)), (std::vector<NodeIndex>{5, 1, 7}));
     EXPECT_EQ(listed(j.since(j.end())), std::vector<NodeIndex>{});
+    j.note_all();
+    EXPECT_FALSE(j.since(mid));
 }
 
 TEST(ChangeJournal, AMarkFollowsTheJournalOnlyForTrackedArrays) {
