@@ -8,6 +8,7 @@
 #include "json_output.hpp"
 #include "sim_test_support.hpp"
 #include "synthetic.hpp"
+#include "trace_reader.hpp"
 
 #include <cstdlib>
 #include <gtest/gtest.h>
@@ -191,6 +192,49 @@ TEST(Determinism, RememberingRefusalsChangesNoDecision) {
             }
             EXPECT_LT(calls_cached, calls_asked);
         }
+}
+
+// philly_small36.csv on 2 racks, a fifth of its 1-node jobs preemptible
+// and Slurm's preemption on, Llama-3-like failures, the nvlblock policy:
+// remembered refusals (`cache`) or asked every time.
+Outcome run_philly_preempting(std::uint64_t seed, bool cache) {
+    RunInfo info;
+    info.seed = seed;
+    SimOptions& o = info.options;
+    o.shape.racks = 2;
+    o.preemption = PreemptionMode::kAll;
+    o.window_end = 60 * 86400;
+    o.cache_refusals = cache;
+    o.seed = seed;
+    std::vector<JobSpec> rows = read_trace(std::string(NVLBLOCK_SOURCE_DIR) + "/data/traces/philly_small36.csv", {});
+    mark_preemptible(rows, 0.2, 1, seed);
+    auto jobs = std::make_shared<const std::vector<JobSpec>>(std::move(rows));
+    FailureSource failures =
+        make_failure_source("llama3", o.shape.racks, o.shape.nodes_per_rack, o.shape.gpus_per_node, seed);
+    o.kinds = default_failure_kinds("llama3", o.shape.gpus_per_node);
+    failures.set_kinds(o.kinds, seed);
+    Simulator sim(o, make_policy(PolicyKind::kNvlblock, o.shape, o.preemption),
+                  std::make_unique<TraceWorkload>(jobs, "philly_small36"), failures);
+    Outcome out;
+    out.results.push_back(sim.run());
+    out.json = results_json(info, out.results, false);
+    std::ostringstream csv;
+    write_series_csv(csv, out.results);
+    out.csv = csv.str();
+    return out;
+}
+
+TEST(Determinism, RememberingALongJobsRefusalChangesNoDecisionWithPreemption) {
+    // A long backfill candidate refused where the head job's question
+    // failed is not remembered: once later starts fill the free nodes the
+    // same shape is placed on preemptible work and leaves the head job its
+    // place (this run differed from asking every time while it was).
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+        const Outcome cached = run_philly_preempting(seed, true), asked = run_philly_preempting(seed, false);
+        EXPECT_TRUE(cached.json == asked.json) << "seed " << seed << ": the results differ";
+        EXPECT_TRUE(cached.csv == asked.csv) << "seed " << seed << ": the time series differ";
+        EXPECT_EQ(cached.results[0].jobs_started, asked.results[0].jobs_started) << "seed " << seed;
+    }
 }
 
 TEST(Determinism, FailureKindsKeepEveryShortcutExact) {

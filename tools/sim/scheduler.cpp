@@ -184,8 +184,11 @@ void Scheduler::backfill_job(std::uint32_t head, std::uint32_t index, Seconds no
         return;
     }
     const Seconds expected_end = now + j.limit;
+    // The refusal without the reserved nodes stands while they are the same
+    // nodes: a long start behind the head job may move them (head_then in
+    // backfill_long_job), which can offer nodes it withheld.
     if (v && res_.valid && res_.exists && expected_end > res_.shadow && v->long_epoch == w_.epoch() &&
-        v->long_reservation == res_.id)
+        v->long_reservation == res_.id && v->long_reserved == res_.reserved_version)
         return;
     // A long job while the reservation stands is asked without the reserved
     // nodes alone (once the room bound lets its start attempt through): its
@@ -293,13 +296,21 @@ void Scheduler::backfill_long_job(std::uint32_t head, std::uint32_t index, Shape
             available.keep();
             // The head job keeps its time; its nodes are where it would now be placed then.
             res_.reserved = head_then.nodes;
+            ++res_.reserved_version;
             res_.starts = w_.counters().started;
             return;
         }
     }
-    if (v) { // found once per job: an unordered_map's elements stay where they are
+    // Remembered only where the job was not placed without the reserved
+    // nodes: that refusal stands while only starts happen and the reserved
+    // nodes stay (placement is monotone in free nodes). A refusal of the head
+    // job's question does not: after other starts the same shape may be
+    // placed elsewhere (on preemptible work the head job may take too) and
+    // leave the head job its place.
+    if (v && !q.placed()) { // found once per job: an unordered_map's elements stay where they are
         v->long_epoch = w_.epoch();
         v->long_reservation = res_.id;
+        v->long_reserved = res_.reserved_version;
     }
 }
 
@@ -552,6 +563,7 @@ void Scheduler::compute_reservation(std::uint32_t head, Seconds now) {
         return;
     res_.shadow = ends_[k - 1];
     res_.reserved = p.nodes; // res_.states and res_.available are the last probe's
+    ++res_.reserved_version;
     // The probes may have given up a hold (a change): keep the reservation for this pass.
     res_.changes = w_.other_changes();
     res_.own_changes = 0;

@@ -61,6 +61,7 @@ class Scheduler {
         Seconds shadow = kNever;
         bool preempt = false;                      // the head job may preempt
         std::vector<nvlblock::NodeIndex> reserved; // nodes the head job would take then
+        std::uint64_t reserved_version = 0;        // moves whenever `reserved` is set
         // The cluster at the shadow time and what the head job may use then:
         // the probes' what-if arrays, written in place (the last probe's are the
         // reservation's) and patched, not copied, per backfilled job.
@@ -71,6 +72,7 @@ class Scheduler {
         std::uint64_t short_epoch = 0; // refused with all usable nodes at this epoch
         std::uint64_t long_epoch = 0;  // refused without the reserved nodes at this epoch
         std::uint64_t long_reservation = 0;
+        std::uint64_t long_reserved = 0; // Reservation::reserved_version then
         // Ruled out by the room bound this many nodes short, when
         // World::other_changes() and World::freed() read as below: it stands
         // while nothing but finishes changed and they freed fewer nodes.
