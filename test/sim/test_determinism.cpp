@@ -22,6 +22,17 @@ struct Outcome {
     std::vector<PolicyResult> results;
 };
 
+// The results as the JSON and CSV writers give them.
+Outcome outcome_of(const RunInfo& info, std::vector<PolicyResult> results) {
+    Outcome out;
+    out.results = std::move(results);
+    out.json = results_json(info, out.results, false);
+    std::ostringstream csv;
+    write_series_csv(csv, out.results);
+    out.csv = csv.str();
+    return out;
+}
+
 Outcome run_mix(std::uint64_t seed, bool reuse = true, QueueMode queue = QueueMode::kEasy, bool cache = true,
                 PreemptionMode preemption = PreemptionMode::kAll, const char* kinds = "down", bool warm = true,
                 bool bound = true, bool long_first = true, bool keep_bound = true) {
@@ -49,16 +60,12 @@ Outcome run_mix(std::uint64_t seed, bool reuse = true, QueueMode queue = QueueMo
     o.kinds = parse_failure_kinds(kinds, 4, FailureKindSpec{});
     o.seed = seed;
     failures.set_kinds(o.kinds, seed);
-    Outcome out;
+    std::vector<PolicyResult> results;
     for (PolicyKind k : {PolicyKind::kFullRack, PolicyKind::kBlock, PolicyKind::kNvlblock, PolicyKind::kNvlblockLend}) {
         Simulator sim(o, make_policy(k, o.shape, o.preemption), workload.clone(), failures);
-        out.results.push_back(sim.run());
+        results.push_back(sim.run());
     }
-    out.json = results_json(info, out.results, false);
-    std::ostringstream csv;
-    write_series_csv(csv, out.results);
-    out.csv = csv.str();
-    return out;
+    return outcome_of(info, std::move(results));
 }
 
 TEST(Determinism, SameSeedSameOutput) {
@@ -215,13 +222,7 @@ Outcome run_philly_preempting(std::uint64_t seed, bool cache) {
     failures.set_kinds(o.kinds, seed);
     Simulator sim(o, make_policy(PolicyKind::kNvlblock, o.shape, o.preemption),
                   std::make_unique<TraceWorkload>(jobs, "philly_small36"), failures);
-    Outcome out;
-    out.results.push_back(sim.run());
-    out.json = results_json(info, out.results, false);
-    std::ostringstream csv;
-    write_series_csv(csv, out.results);
-    out.csv = csv.str();
-    return out;
+    return outcome_of(info, {sim.run()});
 }
 
 TEST(Determinism, RememberingALongJobsRefusalChangesNoDecisionWithPreemption) {
