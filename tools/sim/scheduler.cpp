@@ -97,10 +97,8 @@ bool Scheduler::try_start(std::uint32_t index, Seconds now) {
         block(index, v);
         return false;
     }
-    if (w_.usable_nodes(j) < static_cast<int>(j.shape.nodes)) {
-        block(index, nullptr);
+    if (lacks_nodes(index, j))
         return false;
-    }
     long shortfall = 0;
     Placement p = w_.attempt(j, now, nullptr, &shortfall);
     if (p.placed()) {
@@ -179,10 +177,8 @@ void Scheduler::backfill_job(std::uint32_t head, std::uint32_t index, Seconds no
         block(index, v);
         return;
     }
-    if (w_.usable_nodes(j) < static_cast<int>(j.shape.nodes)) {
-        block(index, nullptr);
+    if (lacks_nodes(index, j))
         return;
-    }
     const Seconds expected_end = now + j.limit;
     // The refusal without the reserved nodes stands while they are the same
     // nodes: a long start behind the head job may move them (head_then in
@@ -240,18 +236,35 @@ void Scheduler::refused_now(std::uint32_t index, ShapeVerdict* v, long shortfall
 void Scheduler::block(std::uint32_t index, const ShapeVerdict* v) {
     if (index >= blocked_.size())
         blocked_.resize(w_.jobs().size());
-    blocked_[index] = {w_.epoch(), w_.other_changes(), v};
+    blocked_[index] = {w_.epoch(), w_.other_changes(), v, 0};
 }
 
-// Refused at this epoch; or refused through its shape's verdict, which
-// still stands, with nothing but job ends since (each other change moves
-// other_changes(): a crossing of levels, a requeue, a recovery opening or
-// closing, so the job's shape key and cacheable() are as they were).
+// The nodes a job could use (free, or running work it may preempt, or
+// every healthy node for a job restarting in place) grow only as jobs end,
+// by at most the nodes their ends freed, while nothing else changes
+// (failures, repairs, holds, recoveries opening or closing all move
+// World::other_changes()). So a job short by `s` of them stays short until
+// jobs ending freed `s` nodes: its walk need not read it before then.
+bool Scheduler::lacks_nodes(std::uint32_t index, const SimJob& j) {
+    const int shortfall = static_cast<int>(j.shape.nodes) - w_.usable_nodes(j);
+    if (shortfall <= 0)
+        return false;
+    block(index, nullptr);
+    blocked_[index].until_freed = w_.freed() + static_cast<std::uint64_t>(shortfall);
+    return true;
+}
+
+// Refused at this epoch; or, with nothing but job ends since (each other
+// change moves other_changes(): a crossing of levels, a requeue, a recovery
+// opening or closing, so the job's shape key and cacheable() are as they
+// were), still short of usable nodes (lacks_nodes) or refused through its
+// shape's verdict, which still stands.
 bool Scheduler::blocked(std::uint32_t index) const {
     if (index >= blocked_.size())
         return false;
     const Blocked& b = blocked_[index];
-    return b.epoch == w_.epoch() || (b.verdict && b.changes == w_.other_changes() && still_refused(*b.verdict));
+    return b.epoch == w_.epoch() || (b.changes == w_.other_changes() &&
+                                     (w_.freed() < b.until_freed || (b.verdict && still_refused(*b.verdict))));
 }
 
 // Refused at this epoch; or ruled out by the room bound, with nothing but

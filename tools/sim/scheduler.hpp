@@ -84,14 +84,20 @@ class Scheduler {
     // walk reads no job it skips): refused at `epoch`; through its shape's
     // `verdict` when World::other_changes() read `changes` (nothing but
     // job ends since: the job's shape, and whether it is cached, are the
-    // same, so the verdict still speaks for it).
+    // same, so the verdict still speaks for it); or needing more nodes than
+    // it could use, until World::freed() reaches `until_freed` (with
+    // `changes` as it was: see lacks_nodes).
     struct Blocked {
         std::uint64_t epoch = 0, changes = 0;
         const ShapeVerdict* verdict = nullptr;
+        std::uint64_t until_freed = 0;
     };
     bool blocked(std::uint32_t index) const;
     // Refused now, through `v` where not null.
     void block(std::uint32_t index, const ShapeVerdict* v);
+    // Whether the job needs more nodes than it could use now (World::usable_nodes);
+    // if so it is blocked until enough are freed.
+    bool lacks_nodes(std::uint32_t index, const SimJob& j);
 
     bool try_start(std::uint32_t index, Seconds now);
     void backfill(std::uint32_t head, Seconds now);
