@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+
 namespace nvlblock::sim {
 namespace {
 
@@ -22,6 +25,34 @@ TEST(Metrics, NearestRankPercentiles) {
         hundred.push_back(i);
     EXPECT_EQ(percentile(hundred, 95), 95);
     EXPECT_EQ(percentile(hundred, 99), 99);
+}
+
+// Waits are summarised by selection, not by a sort: the same figures as
+// sorting them, bit for bit (the mean of whole seconds is exact in any order).
+TEST(Metrics, WaitFiguresAreThoseOfTheSortedWaits) {
+    for (std::size_t n : {1u, 2u, 5u, 99u, 100u, 101u, 1000u, 4097u}) {
+        Metrics m(0, 1000, 100);
+        std::vector<double> sorted;
+        std::uint64_t x = n * 2654435761u + 1;
+        for (std::size_t i = 0; i < n; ++i) {
+            x = x * 6364136223846793005u + 1442695040888963407u;
+            const Seconds wait = static_cast<Seconds>((x >> 33) % 5000000); // repeats too
+            m.job_waited(4, wait);
+            sorted.push_back(static_cast<double>(wait));
+        }
+        std::sort(sorted.begin(), sorted.end());
+        double sum = 0;
+        for (double w : sorted)
+            sum += w;
+        const WaitStats all = m.wait_stats().front();
+        SCOPED_TRACE(n);
+        EXPECT_EQ(all.count, n);
+        EXPECT_EQ(all.mean, sum / static_cast<double>(n));
+        EXPECT_EQ(all.p50, percentile(sorted, 50));
+        EXPECT_EQ(all.p95, percentile(sorted, 95));
+        EXPECT_EQ(all.p99, percentile(sorted, 99));
+        EXPECT_EQ(all.max, sorted.back());
+    }
 }
 
 TEST(Metrics, SizeClassesByRequestedGpus) {

@@ -20,12 +20,19 @@ std::size_t size_class_of(std::uint32_t gpus) {
     return 5;
 }
 
-double percentile(const std::vector<double>& sorted, double p) {
-    if (sorted.empty())
-        return 0.0;
-    const double rank = std::ceil(p / 100.0 * static_cast<double>(sorted.size()));
+namespace {
+
+// The nearest rank's position among n > 0 values in ascending order.
+std::size_t rank_index(double p, std::size_t n) {
+    const double rank = std::ceil(p / 100.0 * static_cast<double>(n));
     const std::size_t i = rank < 1 ? 0 : static_cast<std::size_t>(rank) - 1;
-    return sorted[std::min(i, sorted.size() - 1)];
+    return std::min(i, n - 1);
+}
+
+} // namespace
+
+double percentile(const std::vector<double>& sorted, double p) {
+    return sorted.empty() ? 0.0 : sorted[rank_index(p, sorted.size())];
 }
 
 Metrics::Metrics(Seconds window_start, Seconds window_end, Seconds bucket)
@@ -130,12 +137,35 @@ void Metrics::restarted(bool in_place, Seconds delay, bool multi_node) {
 
 namespace {
 
-WaitStats stats_of(std::string name, std::vector<double> v) {
+// Whole seconds (waits, responses, delays) are summed in any order: every
+// partial sum is a whole number below 2^53, so exact. Their percentiles are
+// selected, not sorted for (a sort of every wait was 4% of a deep queue's
+// run). Other values (slowdowns) are summed in ascending order, as always.
+WaitStats stats_of(std::string name, std::vector<double> v, bool whole_seconds = true) {
     WaitStats s;
     s.size_class = std::move(name);
     s.count = v.size();
     if (v.empty())
         return s;
+    if (whole_seconds) {
+        double sum = 0;
+        for (double x : v)
+            sum += x;
+        s.mean = sum / static_cast<double>(v.size());
+        // Each selection leaves the values below its rank before it: the lower ranks are selected there.
+        const std::size_t i99 = rank_index(99, v.size()), i95 = rank_index(95, v.size()),
+                          i50 = rank_index(50, v.size());
+        std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i99), v.end());
+        s.p99 = v[i99];
+        s.max = *std::max_element(v.begin() + static_cast<std::ptrdiff_t>(i99), v.end());
+        std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i95),
+                         v.begin() + static_cast<std::ptrdiff_t>(i99));
+        s.p95 = v[i95];
+        std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i50),
+                         v.begin() + static_cast<std::ptrdiff_t>(i95));
+        s.p50 = v[i50];
+        return s;
+    }
     std::sort(v.begin(), v.end());
     double sum = 0;
     for (double x : v)
@@ -149,29 +179,29 @@ WaitStats stats_of(std::string name, std::vector<double> v) {
 }
 
 // "all", then each size class.
-std::vector<WaitStats> stats_by_class(const std::vector<std::vector<double>>& by_class) {
+std::vector<WaitStats> stats_by_class(const std::vector<std::vector<double>>& by_class, bool whole_seconds) {
     std::vector<WaitStats> out;
     std::vector<double> all;
     for (const auto& w : by_class)
         all.insert(all.end(), w.begin(), w.end());
-    out.push_back(stats_of("all", std::move(all)));
+    out.push_back(stats_of("all", std::move(all), whole_seconds));
     for (std::size_t i = 0; i < kSizeClasses.size(); ++i)
-        out.push_back(stats_of(kSizeClasses[i], by_class[i]));
+        out.push_back(stats_of(kSizeClasses[i], by_class[i], whole_seconds));
     return out;
 }
 
 } // namespace
 
 std::vector<WaitStats> Metrics::wait_stats() const {
-    return stats_by_class(waits_);
+    return stats_by_class(waits_, true);
 }
 
 std::vector<WaitStats> Metrics::response_stats() const {
-    return stats_by_class(responses_);
+    return stats_by_class(responses_, true);
 }
 
 std::vector<WaitStats> Metrics::slowdown_stats() const {
-    return stats_by_class(slowdowns_);
+    return stats_by_class(slowdowns_, false);
 }
 
 WaitStats Metrics::victim_extra_stats(bool reclaimed) const {
