@@ -36,6 +36,7 @@ TEST(PendingQueue, HoldsAndWalksWhatAStdSetHolds) {
     std::uniform_int_distribution<int> pct(0, 99);
     std::uint32_t next_job = 0;
     Seconds clock = 0;
+    std::vector<Key> started;
     for (int step = 0; step < 20000; ++step) {
         const int r = pct(rng);
         if (r < 45 || ref.empty()) { // a submission at the end
@@ -52,14 +53,21 @@ TEST(PendingQueue, HoldsAndWalksWhatAStdSetHolds) {
             if (r % 7 == 0) { // requeued at once in its old place (RequeueOrder::kSubmit)
                 q.insert(k);
                 ref.insert(k);
+            } else if (r % 5 == 0) {
+                started.push_back(k); // requeued in its old place later, after walks stepped over its gap
             }
+        } else if (r < 94 && !started.empty()) { // back in its old place
+            const std::size_t i = rng() % started.size();
+            q.insert(started[i]);
+            ref.insert(started[i]);
+            started.erase(started.begin() + static_cast<long>(i));
         } else { // a job put back in the middle with a time of its own
             const Key k{clock - pct(rng), next_job++};
             q.insert(k);
             ref.insert(k);
         }
         ASSERT_EQ(q.size(), ref.size());
-        if (step % 97 == 0) {
+        if (step % 13 == 0) {
             ASSERT_EQ(walked(q), std::vector<Key>(ref.begin(), ref.end())) << "step " << step;
         }
         const Key probe{clock - pct(rng), static_cast<std::uint32_t>(rng() % (next_job + 1))};

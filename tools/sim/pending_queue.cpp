@@ -11,6 +11,19 @@ std::size_t PendingQueue::lower_bound(Key k) const {
     return static_cast<std::size_t>(it - entries_.begin());
 }
 
+std::size_t PendingQueue::next_live(std::size_t pos) const {
+    std::size_t live = pos;
+    while (live < entries_.size() && entries_[live].gone)
+        live = entries_[live].skip;
+    // Every gap passed now skips to the live entry found.
+    while (pos < live) {
+        const std::size_t next = entries_[pos].skip;
+        entries_[pos].skip = static_cast<std::uint32_t>(live);
+        pos = next;
+    }
+    return live;
+}
+
 bool PendingQueue::insert(Key k, Seconds not_before) {
     // Most jobs join at the end (a submission, or a requeue behind everyone).
     if (entries_.empty() || entries_.back().key < k) {
@@ -22,11 +35,17 @@ bool PendingQueue::insert(Key k, Seconds not_before) {
     if (pos < entries_.size() && entries_[pos].key == k) {
         if (!entries_[pos].gone)
             return false; // queued already
-        // Back in its old place (a requeue keeps its submit time).
+        // Back in its old place (a requeue keeps its submit time). Only the
+        // run of gaps just before it can skip past it: they stop at it now.
         entries_[pos].gone = false;
         entries_[pos].not_before = not_before;
+        for (std::size_t i = pos; i > 0 && entries_[i - 1].gone; --i)
+            entries_[i - 1].skip = std::min(entries_[i - 1].skip, static_cast<std::uint32_t>(pos));
     } else {
         entries_.insert(entries_.begin() + static_cast<std::ptrdiff_t>(pos), Entry{k, not_before, false});
+        // Positions moved: every gap skips to its neighbour again.
+        for (std::size_t i = 0; i < entries_.size(); ++i)
+            entries_[i].skip = static_cast<std::uint32_t>(i + 1);
         ++layout_;
     }
     ++live_;
@@ -50,6 +69,7 @@ bool PendingQueue::erase(Key k) {
     if (pos == entries_.size() || entries_[pos].key != k || entries_[pos].gone)
         return false;
     entries_[pos].gone = true;
+    entries_[pos].skip = static_cast<std::uint32_t>(pos + 1);
     --live_;
     if (pos == head_) // the head left: the next job is the head (each gap is passed once)
         head_ = live_from(pos).at;

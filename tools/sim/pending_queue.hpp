@@ -4,12 +4,11 @@
 // sorted array. The scheduler walks it on every pass, and the backfill up to
 // bf_max_job_test jobs of it: as a std::set, a deep queue's walks were mostly
 // waits for tree nodes scattered over the heap. Here a walk reads entries
-// side by side. A job that leaves (it starts) leaves a gap, skipped by walks
-// and closed when gaps pass a sixteenth of the jobs, so that a start costs
-// no move of the entries behind it; a job that comes back in the middle (a
-// requeue) moves them once. Beside each key is the time before which its
-// job may not start (World::not_before), so that a walk need not read the
-// job to skip it.
+// side by side. A job that leaves (it starts) leaves a gap, stepped over by
+// walks (a run of gaps at once: Entry::skip) and closed when gaps pass a
+// sixteenth of the jobs, so that a start costs no move of the entries
+// behind it; a job that comes back in the middle (a requeue) moves them once. Beside each key is the time before which
+// its job may not start (World::not_before), so that a walk need not read the job to skip it.
 #pragma once
 
 #include "sim_types.hpp"
@@ -71,12 +70,18 @@ class PendingQueue {
         Key key;
         Seconds not_before = 0;
         bool gone = false; // its job left: a gap, keeping its key so the array stays sorted
+        // A gap's: an entry after it with only gaps between (no further than
+        // the next live entry), so that a walk steps over a run of gaps at
+        // once. Shortened as walks pass (path compression, as in a
+        // disjoint-set forest): each gap is stepped on about once.
+        mutable std::uint32_t skip = 0;
     };
     std::size_t lower_bound(Key k) const;
+    // The first live entry at or after `pos` (the end if none).
+    std::size_t next_live(std::size_t pos) const;
     // The cursor at the first live entry at or after `pos`.
     Cursor live_from(std::size_t pos) const {
-        while (pos < entries_.size() && entries_[pos].gone)
-            ++pos;
+        pos = next_live(pos);
         Cursor c;
         c.at = pos;
         c.layout = layout_;
