@@ -81,7 +81,8 @@ class PendingQueue {
     std::size_t next_live(std::size_t pos) const;
     // The cursor at the first live entry at or after `pos`.
     Cursor live_from(std::size_t pos) const {
-        pos = next_live(pos);
+        if (pos < entries_.size() && entries_[pos].gone)
+            pos = next_live(pos);
         Cursor c;
         c.at = pos;
         c.layout = layout_;
