@@ -141,7 +141,7 @@ namespace {
 // partial sum is a whole number below 2^53, so exact. Their percentiles are
 // selected, not sorted for (a sort of every wait was 4% of a deep queue's
 // run). Other values (slowdowns) are summed in ascending order, as always.
-WaitStats stats_of(std::string name, std::vector<double> v, bool whole_seconds = true) {
+WaitStats stats_of(std::string name, std::vector<double> v, bool whole_seconds) {
     WaitStats s;
     s.size_class = std::move(name);
     s.count = v.size();
@@ -205,15 +205,15 @@ std::vector<WaitStats> Metrics::slowdown_stats() const {
 }
 
 WaitStats Metrics::victim_extra_stats(bool reclaimed) const {
-    return stats_of(reclaimed ? "reclaimed" : "preempted", reclaimed ? reclaimed_extra_ : preempted_extra_);
+    return stats_of(reclaimed ? "reclaimed" : "preempted", reclaimed ? reclaimed_extra_ : preempted_extra_, true);
 }
 
 WaitStats Metrics::restart_delay_stats() const {
-    return stats_of("restart_delay", restart_delays_);
+    return stats_of("restart_delay", restart_delays_, true);
 }
 
 WaitStats Metrics::multi_node_restart_delay_stats() const {
-    return stats_of("multi_node_restart_delay", multi_delays_);
+    return stats_of("multi_node_restart_delay", multi_delays_, true);
 }
 
 std::vector<SeriesPoint> Metrics::series() const {

@@ -7,8 +7,9 @@
 // side by side. A job that leaves (it starts) leaves a gap, stepped over by
 // walks (a run of gaps at once: Entry::skip) and closed when gaps pass a
 // sixteenth of the jobs, so that a start costs no move of the entries
-// behind it; a job that comes back in the middle (a requeue) moves them once. Beside each key is the time before which
-// its job may not start (World::not_before), so that a walk need not read the job to skip it.
+// behind it; a job that comes back in the middle (a requeue) moves them
+// once. Beside each key is the time before which its job may not start
+// (World::not_before), so that a walk need not read the job to skip it.
 #pragma once
 
 #include "sim_types.hpp"
