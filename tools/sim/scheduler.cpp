@@ -161,6 +161,9 @@ void Scheduler::backfill(std::uint32_t head, Seconds now) {
             continue;
         if (++examined > w_.options().bf_max_job_test)
             break;
+        // Most jobs a walk examines are skipped here (inlined: a call per job cost more than the test).
+        if (w_.options().cache_refusals && blocked(index))
+            continue;
         backfill_job(head, index, now);
     }
 }
@@ -169,8 +172,6 @@ void Scheduler::backfill(std::uint32_t head, Seconds now) {
 // job's reservation intact (or is gone by then).
 void Scheduler::backfill_job(std::uint32_t head, std::uint32_t index, Seconds now) {
     const SimOptions& opt = w_.options();
-    if (opt.cache_refusals && blocked(index))
-        return;
     SimJob& j = w_.job(index);
     ShapeVerdict* v = opt.cache_refusals && cacheable(j) ? &verdict_of(index, now) : nullptr;
     if (v && still_refused(*v)) {
@@ -252,28 +253,6 @@ bool Scheduler::lacks_nodes(std::uint32_t index, const SimJob& j) {
     block(index, nullptr);
     blocked_[index].until_freed = w_.freed() + static_cast<std::uint64_t>(shortfall);
     return true;
-}
-
-// Refused at this epoch; or, with nothing but job ends since (each other
-// change moves other_changes(): a crossing of levels, a requeue, a recovery
-// opening or closing, so the job's shape key and cacheable() are as they
-// were), still short of usable nodes (lacks_nodes) or refused through its
-// shape's verdict, which still stands.
-bool Scheduler::blocked(std::uint32_t index) const {
-    if (index >= blocked_.size())
-        return false;
-    const Blocked& b = blocked_[index];
-    return b.epoch == w_.epoch() || (b.changes == w_.other_changes() &&
-                                     (w_.freed() < b.until_freed || (b.verdict && still_refused(*b.verdict))));
-}
-
-// Refused at this epoch; or ruled out by the room bound, with nothing but
-// job ends since, which freed fewer nodes than it lacked: each freed node
-// raises every room the bound compares by at most one
-// (nvlblock::bound_shortfall), so it still rules the shape out.
-bool Scheduler::still_refused(const ShapeVerdict& v) const {
-    return v.short_epoch == w_.epoch() || (v.shortfall > 0 && v.shortfall_changes == w_.other_changes() &&
-                                           w_.freed() - v.shortfall_freed < static_cast<std::uint64_t>(v.shortfall));
 }
 
 // A long job: it must leave the head job's reservation intact. Asked

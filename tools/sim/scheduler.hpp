@@ -166,4 +166,29 @@ class Scheduler {
     nvlblock::Placement placed_;
 };
 
+// Defined here, inline: the backfill's walk asks them of every job it
+// examines, most of which they skip.
+
+// Refused at this epoch; or, with nothing but job ends since (each other
+// change moves other_changes(): a crossing of levels, a requeue, a recovery
+// opening or closing, so the job's shape key and cacheable() are as they
+// were), still short of usable nodes (lacks_nodes) or refused through its
+// shape's verdict, which still stands.
+inline bool Scheduler::blocked(std::uint32_t index) const {
+    if (index >= blocked_.size())
+        return false;
+    const Blocked& b = blocked_[index];
+    return b.epoch == w_.epoch() || (b.changes == w_.other_changes() &&
+                                     (w_.freed() < b.until_freed || (b.verdict && still_refused(*b.verdict))));
+}
+
+// Refused at this epoch; or ruled out by the room bound, with nothing but
+// job ends since, which freed fewer nodes than it lacked: each freed node
+// raises every room the bound compares by at most one
+// (nvlblock::bound_shortfall), so it still rules the shape out.
+inline bool Scheduler::still_refused(const ShapeVerdict& v) const {
+    return v.short_epoch == w_.epoch() || (v.shortfall > 0 && v.shortfall_changes == w_.other_changes() &&
+                                           w_.freed() - v.shortfall_freed < static_cast<std::uint64_t>(v.shortfall));
+}
+
 } // namespace nvlblock::sim
