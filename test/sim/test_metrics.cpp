@@ -27,31 +27,40 @@ TEST(Metrics, NearestRankPercentiles) {
     EXPECT_EQ(percentile(hundred, 99), 99);
 }
 
-// Waits are summarised by selection, not by a sort: the same figures as
-// sorting them, bit for bit (the mean of whole seconds is exact in any order).
-TEST(Metrics, WaitFiguresAreThoseOfTheSortedWaits) {
+// The figures of values sorted ascending, the mean summed in that order.
+void expect_sorted_figures(const WaitStats& got, std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    double sum = 0;
+    for (double v : values)
+        sum += v;
+    EXPECT_EQ(got.count, values.size());
+    EXPECT_EQ(got.mean, sum / static_cast<double>(values.size()));
+    EXPECT_EQ(got.p50, percentile(values, 50));
+    EXPECT_EQ(got.p95, percentile(values, 95));
+    EXPECT_EQ(got.p99, percentile(values, 99));
+    EXPECT_EQ(got.max, values.back());
+}
+
+// Waits and slowdowns are summarised by selection, not by a sort: the same
+// figures as sorting them, bit for bit (the mean of whole seconds is exact in
+// any order; slowdowns, not whole, are still summed in ascending order).
+TEST(Metrics, WaitAndSlowdownFiguresAreThoseOfTheSortedValues) {
     for (std::size_t n : {1u, 2u, 5u, 99u, 100u, 101u, 1000u, 4097u}) {
         Metrics m(0, 1000, 100);
-        std::vector<double> sorted;
+        std::vector<double> waits, slowdowns;
         std::uint64_t x = n * 2654435761u + 1;
         for (std::size_t i = 0; i < n; ++i) {
             x = x * 6364136223846793005u + 1442695040888963407u;
             const Seconds wait = static_cast<Seconds>((x >> 33) % 5000000); // repeats too
+            const Seconds run = static_cast<Seconds>(1 + (x >> 13) % 90000);
             m.job_waited(4, wait);
-            sorted.push_back(static_cast<double>(wait));
+            m.job_slowed(4, wait + run, run);
+            waits.push_back(static_cast<double>(wait));
+            slowdowns.push_back(std::max(1.0, static_cast<double>(wait + run) / std::max<double>(run, 10)));
         }
-        std::sort(sorted.begin(), sorted.end());
-        double sum = 0;
-        for (double w : sorted)
-            sum += w;
-        const WaitStats all = m.wait_stats().front();
         SCOPED_TRACE(n);
-        EXPECT_EQ(all.count, n);
-        EXPECT_EQ(all.mean, sum / static_cast<double>(n));
-        EXPECT_EQ(all.p50, percentile(sorted, 50));
-        EXPECT_EQ(all.p95, percentile(sorted, 95));
-        EXPECT_EQ(all.p99, percentile(sorted, 99));
-        EXPECT_EQ(all.max, sorted.back());
+        expect_sorted_figures(m.wait_stats().front(), waits);
+        expect_sorted_figures(m.slowdown_stats().front(), slowdowns);
     }
 }
 

@@ -138,43 +138,32 @@ void Metrics::restarted(bool in_place, Seconds delay, bool multi_node) {
 namespace {
 
 // Whole seconds (waits, responses, delays) are summed in any order: every
-// partial sum is a whole number below 2^53, so exact. Their percentiles are
-// selected, not sorted for (a sort of every wait was 4% of a deep queue's
-// run). Other values (slowdowns) are summed in ascending order, as always.
+// partial sum is a whole number below 2^53, so exact. Other values
+// (slowdowns) are summed in ascending order, as always: that order shows in
+// the JSON. The percentiles are selected, not sorted for (a sort of every
+// wait was 4% of a deep queue's run): each selection leaves the values below
+// its rank before it, where the lower ranks are selected.
 WaitStats stats_of(std::string name, std::vector<double> v, bool whole_seconds) {
     WaitStats s;
     s.size_class = std::move(name);
     s.count = v.size();
     if (v.empty())
         return s;
-    if (whole_seconds) {
-        double sum = 0;
-        for (double x : v)
-            sum += x;
-        s.mean = sum / static_cast<double>(v.size());
-        // Each selection leaves the values below its rank before it: the lower ranks are selected there.
-        const std::size_t i99 = rank_index(99, v.size()), i95 = rank_index(95, v.size()),
-                          i50 = rank_index(50, v.size());
-        std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i99), v.end());
-        s.p99 = v[i99];
-        s.max = *std::max_element(v.begin() + static_cast<std::ptrdiff_t>(i99), v.end());
-        std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i95),
-                         v.begin() + static_cast<std::ptrdiff_t>(i99));
-        s.p95 = v[i95];
-        std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i50),
-                         v.begin() + static_cast<std::ptrdiff_t>(i95));
-        s.p50 = v[i50];
-        return s;
-    }
-    std::sort(v.begin(), v.end());
+    if (!whole_seconds)
+        std::sort(v.begin(), v.end());
     double sum = 0;
     for (double x : v)
         sum += x;
     s.mean = sum / static_cast<double>(v.size());
-    s.p50 = percentile(v, 50);
-    s.p95 = percentile(v, 95);
-    s.p99 = percentile(v, 99);
-    s.max = v.back();
+    const auto at = [&](std::size_t i) { return v.begin() + static_cast<std::ptrdiff_t>(i); };
+    const std::size_t i99 = rank_index(99, v.size()), i95 = rank_index(95, v.size()), i50 = rank_index(50, v.size());
+    std::nth_element(v.begin(), at(i99), v.end());
+    s.p99 = v[i99];
+    s.max = *std::max_element(at(i99), v.end());
+    std::nth_element(v.begin(), at(i95), at(i99));
+    s.p95 = v[i95];
+    std::nth_element(v.begin(), at(i50), at(i95));
+    s.p50 = v[i50];
     return s;
 }
 

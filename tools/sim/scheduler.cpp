@@ -168,8 +168,8 @@ void Scheduler::backfill(std::uint32_t head, Seconds now) {
     }
 }
 
-// One job behind the head: started now if it fits and leaves the head
-// job's reservation intact (or is gone by then).
+// One job behind the head, not blocked (the walk tests that): started now
+// if it fits and leaves the head job's reservation intact (or is gone by then).
 void Scheduler::backfill_job(std::uint32_t head, std::uint32_t index, Seconds now) {
     const SimOptions& opt = w_.options();
     SimJob& j = w_.job(index);
