@@ -82,9 +82,11 @@ nvlb_status_t nvlb_policy_info(const nvlb_planner_t* planner, nvlb_policy_info_t
 /* Whether a job in this QOS / partition (either may be NULL) is preemptible
  * work that may borrow spares (the topology file's `preemptible:`). */
 bool nvlb_is_preemptible(const nvlb_planner_t* planner, const char* qos, const char* partition);
-/* Seconds after a requeue before Slurm lets the job start again
- * (cred_expire + 1). The nodes of a failed job stay held at least this long
- * plus the time a scheduling pass may take to reach it, which the core adds. */
+/* Seconds after a requeued job's end before Slurm lets it start again at
+ * the latest: its nodes complete for up to KillWait, then the requeue's
+ * cred_expire + 1 (the plugin passes KillWait + cred_expire + 1). The nodes
+ * of a failed job stay held at least this long plus the time a scheduling
+ * pass may take to reach it, which the core adds. */
 void nvlb_set_requeue_delay(nvlb_planner_t* planner, int64_t seconds);
 
 /* ---- Topology changes at run time (Slurm 25.05+ add_rm_node) ---------------

@@ -396,9 +396,12 @@ extern int nvlbt_build_config(nvlbt_topo_t *topo, const char *topology_conf)
 		return SLURM_ERROR;
 	}
 	planner = topo->planner;
-	/* When Slurm lets a requeued job start again; the core adds the
-	 * time a scheduling pass may take to reach it. */
-	nvlb_set_requeue_delay(planner, cred_expiration() + 1);
+	/* When Slurm lets a requeued job start again, counted from its end
+	 * (epilog_slurmctld): its nodes complete for up to KillWait (SIGTERM,
+	 * then SIGKILL), then Slurm requeues it (cleanup_completing ->
+	 * batch_requeue_fini) with begin_time cred_expire + 1 later. The core
+	 * adds the time a scheduling pass may take to reach it. */
+	nvlb_set_requeue_delay(planner, (int64_t) slurm_conf.kill_wait + cred_expiration() + 1);
 	if (!last_good)
 		nvlbt_keep_last_good(planner);
 	_build_block_bitmaps(topo);

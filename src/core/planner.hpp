@@ -57,8 +57,9 @@ class Planner {
     // of a pass over every node. Not noting is always correct, only slower.
     ChangeJournal& changes() { return changes_; }
 
-    // Seconds after a requeue before Slurm lets the job start again
-    // (cred_expire + 1); the recovery module adds the scheduling slack.
+    // Seconds after a requeued job's end before Slurm lets it start again
+    // (KillWait + cred_expire + 1: nvlb_set_requeue_delay); the recovery
+    // module adds the scheduling slack.
     void set_slurm_requeue_delay(std::int64_t seconds) { recovery_.set_slurm_requeue_delay(seconds); }
 
     // Decide for one request. A job waiting to restart in place is placed

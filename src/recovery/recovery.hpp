@@ -45,8 +45,9 @@ enum class JobEndOutcome : std::uint8_t {
 
 class Recovery {
   public:
-    // Seconds after a requeue before Slurm lets the job start again
-    // (cred_expire + 1); nodes are held for this plus the scheduling slack.
+    // Seconds after a requeued job's end before Slurm lets it start again
+    // (KillWait + cred_expire + 1); nodes are held for this plus the
+    // scheduling slack.
     void set_slurm_requeue_delay(std::int64_t seconds) { slurm_requeue_delay_ = seconds; }
     std::int64_t slurm_requeue_delay() const { return slurm_requeue_delay_; }
     std::int64_t hold_delay() const;

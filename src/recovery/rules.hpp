@@ -42,12 +42,12 @@ bool earns_hold(std::span<const NodeIndex> nodes, std::span<const NodeIndex> fai
 
 // Seconds a scheduling pass may take to reach a requeued job once Slurm lets
 // it run again: the failed job's nodes stay held this much longer than
-// Slurm's own requeue delay (cred_expire + 1).
+// Slurm's own requeue delay (KillWait + cred_expire + 1).
 inline constexpr std::int64_t kRequeueSchedulingSlack = 30;
 
 // How long a failed job's nodes are held at least: Slurm's requeue delay
-// (seconds after a requeue before it lets the job start, cred_expire + 1)
-// plus the scheduling slack.
+// (seconds after the job's end before it lets the job start: its nodes
+// complete for up to KillWait, then cred_expire + 1) plus the scheduling slack.
 std::int64_t hold_delay(std::int64_t slurm_requeue_delay);
 
 // How long the job waits for its block before it is placed anywhere: the

@@ -33,6 +33,11 @@ from nvlblock_cluster.scratch import ScratchCluster as Cluster, log  # noqa: E40
 # pass must reach it (nvlblock_cluster/timers.py, where every timer is set).
 REQUEUE_DELAY = timers.REQUEUE_DELAY
 SCHED_INTERVAL = timers.SCHED_INTERVAL
+# Under reclaim a failed job waits only the hold delay for its rack, counted
+# from its end: KillWait (its nodes may complete that long before Slurm
+# requeues it) + cred_expire + 1 (the plugin's requeue delay), plus the 30 s
+# scheduling slack (src/recovery/rules.hpp).
+HOLD_DELAY = timers.KILL_WAIT + REQUEUE_DELAY + 30
 
 
 def read_prometheus(path):

@@ -39,17 +39,15 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nvltest import (Cluster, ClusterTest, Rack, REQUEUE_DELAY, job_time, log, main,  # noqa: E402
-                     rack_name_of, rack_nodes)
+from nvltest import (HOLD_DELAY as HOLD, Cluster, ClusterTest, Rack, REQUEUE_DELAY, job_time, log,  # noqa: E402
+                     main, rack_name_of, rack_nodes)
 
 # The scavenger QOS's PreemptExemptTime. Rack B's fallback comes
-# HOLD (41 s) after the failure; its scavenger job started just before the
-# failure, so EXEMPT leaves it exempt for about 45 s more than the test needs.
+# HOLD (46 s: nvltest.HOLD_DELAY) after the failure; its scavenger job started
+# just before the failure, so EXEMPT leaves it exempt for about 40 s more than
+# the test needs.
 EXEMPT = 90
 EXEMPT_TEXT = f"00:{EXEMPT // 60:02d}:{EXEMPT % 60:02d}"
-# Under reclaim a failed job waits only the hold delay for its rack:
-# cred_expire + 1 plus the 30 s scheduling slack (src/recovery/rules.hpp).
-HOLD = REQUEUE_DELAY + 30
 # slurmctld hands slurmdbd each record through its agent, at once but not
 # synchronously: sacct sees it within seconds.
 DBD_LAG = 30

@@ -13,7 +13,7 @@ nvlblock.yaml's recovery.reclaim_from may name more:
   15 healthy nodes and that node;
 - an ordinary job (same tier, not preemptable) is never touched by default,
   nor a --no-requeue one that Slurm could preempt: "nothing reclaimed", and
-  the slice job falls back after the hold delay (cred_expire + 1 + 30 s) and
+  the slice job falls back after the hold delay (KillWait + cred_expire + 1 + 30 s) and
   restarts elsewhere, as topology/block restarts it;
 - an ordinary job of an account that recovery.reclaim_from names is requeued
   (through Slurm's preemption call where preemption is configured, through
@@ -42,7 +42,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nvltest import Cluster, ClusterTest, Rack, REQUEUE_DELAY, job_time, main, rack_name_of, rack_nodes  # noqa: E402
+from nvltest import (HOLD_DELAY as HOLD, Cluster, ClusterTest, Rack, REQUEUE_DELAY, job_time, main,  # noqa: E402
+                     rack_name_of, rack_nodes)
 from nvlblock_cluster.common import log_time  # noqa: E402
 
 # GraceTime of partition lend: a preempted job there gets SIGCONT and
@@ -51,9 +52,6 @@ from nvlblock_cluster.common import log_time  # noqa: E402
 # later).
 GRACE = 10
 GRACE_END_CHECK = 30
-# Under reclaim a failed job waits only the hold delay for its rack:
-# cred_expire + 1 plus the 30 s scheduling slack (src/recovery/rules.hpp).
-HOLD = REQUEUE_DELAY + 30
 # The account recovery.reclaim_from names (accounts need no slurmdbd here).
 SCAVENGER = "scavenger"
 PREEMPT = ["--preempt-partition", "--lend-grace-time", str(GRACE)]

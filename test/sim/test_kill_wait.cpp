@@ -110,9 +110,11 @@ TEST(KillWait, AStaleCompletionFreesNoNodeFailedOrKilledAgainSince) {
 }
 
 // The lending scenario (test_scenarios.cpp) with node 5 failing at 400: J1's
-// own 15 nodes complete to 430; J1 then restarts in place by preempting J4
-// on spare 16 and waits for J4's node to complete too, to 460 (without a kill
-// wait it restarts at 410). J4 loses its work since its checkpoint at 300.
+// own 15 nodes complete to 430, and Slurm requeues it only then: it may start
+// from 440 (the requeue delay after its completion). It then restarts in place
+// by preempting J4 on spare 16 and waits for J4's node to complete too, to 470
+// (without a kill wait it restarts at 410). J4 loses its work since its
+// checkpoint at 300.
 TEST(KillWait, APreemptorWaitsForItsVictimsNodesToComplete) {
     const std::vector<JobSpec> jobs = test::lending_jobs();
     const PolicyResult at_once = test::run(with_kill_wait(0), PolicyKind::kNvlblockLend, jobs, {{5, 400, 1400}});
@@ -120,16 +122,20 @@ TEST(KillWait, APreemptorWaitsForItsVictimsNodesToComplete) {
     const PolicyResult r = test::run(with_kill_wait(30), PolicyKind::kNvlblockLend, jobs, {{5, 400, 1400}});
     EXPECT_EQ(r.preemptions, 1u);
     EXPECT_EQ(r.multi_node_in_place, 1u);
-    EXPECT_DOUBLE_EQ(r.multi_node_restart_delay.max, 60);
-    EXPECT_NEAR(r.lost_preemption_gpu_hours, 130 * 4.0 / 3600, 1e-9);
+    EXPECT_DOUBLE_EQ(r.multi_node_restart_delay.max, 70);
+    EXPECT_NEAR(r.lost_preemption_gpu_hours, 140 * 4.0 / 3600, 1e-9);
     EXPECT_EQ(r.jobs_completed, 5u);
 }
 
 // test_reclaim.cpp's scenario (the recommended policy; R on rack001 fails at
-// 400; recovery.reclaim_from normal): V1 on node 16 is reclaimed for R at 410
-// (the requeue delay) and its node completes to 440, the time the core is
-// told it is released by; R restarts in place then (its own nodes completed
-// at 430). Without a kill wait it restarts at 410.
+// 400; recovery.reclaim_from normal): R's own nodes complete to 430 and it may
+// start from 440 (the requeue delay after that); V1 on node 16 is reclaimed
+// for R then and its node completes to 470, the time the core is told it is
+// released by; R restarts in place then. Its nodes are held that long because
+// the core's requeue delay counts the kill wait too (the plugin passes
+// KillWait + cred_expire + 1): held for the requeue delay alone (to 440 plus
+// the scheduling slack), R would lose them. Without a kill wait it restarts at
+// 410.
 TEST(KillWait, AReclaimsVictimsReleaseTheirNodesAfterTheKillWait) {
     SimOptions o = with_kill_wait(30);
     o.shape.reclaim_from_qos = {"normal"};
@@ -143,7 +149,28 @@ TEST(KillWait, AReclaimsVictimsReleaseTheirNodesAfterTheKillWait) {
     EXPECT_EQ(r.reclaims, 1u);
     EXPECT_EQ(r.multi_node_in_place, 1u);
     EXPECT_EQ(released_by, std::vector<Seconds>{30});
-    EXPECT_DOUBLE_EQ(r.multi_node_restart_delay.max, 40);
+    EXPECT_DOUBLE_EQ(r.multi_node_restart_delay.max, 70);
+}
+
+// Under block with preemption, P (preemptible, submitted first) runs on the
+// one node the fillers (to 1500) leave; N preempts it at 10 and waits for its node to
+// complete, to 40. P is requeued only then, and may start from 50 (the
+// requeue delay after its completion): N gets the node at 40. Were P eligible
+// from 20 (the delay counted from the kill), it would take the node at 40,
+// being ahead of N in the queue, and be preempted again every 30 s until the
+// fillers end (a run with no end for fillers that never do).
+TEST(KillWait, AVictimIsRequeuedOnlyOnceItsNodesCompleted) {
+    SimOptions o = with_kill_wait(30);
+    o.preemption = PreemptionMode::kAll;
+    const std::vector<JobSpec> jobs = {test::job("P", 0, 1, 1000, true), test::job("F1", 0, 16, 1500),
+                                       test::job("F2", 0, 16, 1500),     test::job("F3", 0, 1, 1500),
+                                       test::job("F4", 0, 1, 1500),      test::job("F5", 0, 1, 1500),
+                                       test::job("N", 10, 1, 100)};
+    const PolicyResult r = test::run(o, PolicyKind::kBlock, jobs);
+    EXPECT_EQ(r.preemptions, 1u);
+    EXPECT_EQ(r.most_preemptions_one_job, 1u);
+    EXPECT_EQ(r.jobs_completed, 7u);
+    EXPECT_DOUBLE_EQ(test::waits(r, "gpus_1_4").max, 30); // N: submitted at 10, started at 40
 }
 
 // A job that ends by itself frees its nodes at once, kill wait or not.

@@ -49,7 +49,7 @@ void ClusterState::release(const std::vector<NodeIndex>& nodes) {
     }
 }
 
-void ClusterState::complete(const std::vector<NodeIndex>& nodes, Seconds until) {
+int ClusterState::complete(const std::vector<NodeIndex>& nodes, Seconds until) {
     std::vector<NodeIndex> completing;
     for (NodeIndex n : nodes) {
         if (node_job_[n] < 0)
@@ -65,8 +65,10 @@ void ClusterState::complete(const std::vector<NodeIndex>& nodes, Seconds until) 
         sync_maps(n);
         completing.push_back(n);
     }
-    if (!completing.empty())
+    const int count = static_cast<int>(completing.size());
+    if (count > 0)
         completions_.emplace(until, std::move(completing));
+    return count;
 }
 
 int ClusterState::completion_over(Seconds now) {

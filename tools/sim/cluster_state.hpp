@@ -83,7 +83,8 @@ class ClusterState {
     void release(const std::vector<nvlblock::NodeIndex>& nodes);
     // A killed job leaves its nodes: its healthy ones complete until `until`
     // (busy, no job's), failed ones stay down, as release() leaves them.
-    void complete(const std::vector<nvlblock::NodeIndex>& nodes, Seconds until);
+    // Returns how many complete.
+    int complete(const std::vector<nvlblock::NodeIndex>& nodes, Seconds until);
     // Frees the nodes whose completion ends `now`; how many it freed. A node
     // that failed meanwhile, or was killed again since, is not freed here.
     int completion_over(Seconds now);

@@ -61,7 +61,8 @@ Cluster and policies:
                          long, then place it anywhere (default 300)
   --failure-window S|auto  nvlblock's recovery.failure_window: how long after a
                          requeued job's end a drained node still opens its
-                         recovery (default auto: the requeue delay)
+                         recovery (default auto: the kill wait plus the
+                         requeue delay)
   --reclaim-budget S     recovery.reclaim_budget of the recommended policy: the
                          work requeued to restart a job in place stays below
                          its held nodes x S (default 3600)
@@ -126,8 +127,9 @@ Scheduling:
   --queue fifo|easy      queue policy (default easy: EASY backfill)
   --checkpoint-interval S  a failed or preempted job resumes from its last
                          checkpoint, taken every S seconds of run (default 3600; 0: never)
-  --requeue-delay S      a requeued job cannot start before now + S (default 11:
-                         cred_expire=10 + 1 as in the test clusters; Slurm's default is 121)
+  --requeue-delay S      a requeued job cannot start before S after its nodes
+                         stopped completing (--kill-wait) (default 11: cred_expire=10
+                         + 1 as in the test clusters; Slurm's default is 121)
   --requeue-order submit|requeue  a requeued job keeps its place by submit time
                          (default), or queues behind every job submitted before
                          the requeue, as Slurm 24.11 does

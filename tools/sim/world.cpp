@@ -28,7 +28,9 @@ World::World(const SimOptions& options, PolicyConfig policy, SimHooks hooks)
                       [](const nvlblock::Block& b) { return b.settings.reserve == nvlblock::SpareReserve::kReclaim; })),
       selector_(preemptible_selector(policy_, planner_.topology())),
       metrics_(options.window_start, options.window_end, options.bucket) {
-    planner_.set_slurm_requeue_delay(opt_.requeue_delay); // as the plugin does (cred_expire + 1)
+    // As the plugin does (KillWait + cred_expire + 1): a killed job's nodes
+    // complete for the kill wait before Slurm requeues it (kill()).
+    planner_.set_slurm_requeue_delay(opt_.victims.kill_wait + opt_.requeue_delay);
     if (changes())
         cluster_.set_journal(changes());
 }
@@ -486,17 +488,24 @@ void World::kill(std::uint32_t index, Seconds now, LossCause cause, const std::v
     }
     standby_nodes_ -= static_cast<int>(j.standbys.size());
     j.standbys.clear();
-    leave_killed(j.nodes, now);
+    const Seconds completed = leave_killed(j.nodes, now);
     running_by_end_.erase({j.run_start + j.limit, index});
     j.nodes.clear();
     j.state = SimJob::State::kPending;
+    // Slurm requeues a killed job once its nodes stopped completing
+    // (cleanup_completing -> batch_requeue_fini; a COMPLETING job is not
+    // runnable, _job_runnable_test1) and it cannot start before the requeue
+    // delay after that (begin_time = now + cred_expire + 1). Counted from
+    // the kill instead, a victim would be eligible before its preemptor's
+    // nodes are free, take them first when it queues ahead, and be preempted
+    // again, for ever (test/sim/test_kill_wait.cpp).
     // Slurm 25.11's expedited requeue (--requeue=expedite) of a job a node
     // failure killed: no requeue delay (begin_time 0) and "infinite" priority
     // (sort_job_queue2), until it runs again. Its nodes are held through the
     // epilog, which the simulator takes as instant for every job (beyond
     // the kill wait, leave_killed).
     const bool expedited = cause == LossCause::kFailure && policy_.expedite;
-    j.eligible_at = now + (expedited ? 0 : opt_.requeue_delay);
+    j.eligible_at = completed + (expedited ? 0 : opt_.requeue_delay);
     if (opt_.requeue_order == RequeueOrder::kRequeue)
         j.queued_at = now;
     if (expedited)
@@ -510,17 +519,19 @@ void World::kill(std::uint32_t index, Seconds now, LossCause cause, const std::v
     bump_epoch();
 }
 
-void World::leave_killed(const std::vector<NodeIndex>& nodes, Seconds now) {
+Seconds World::leave_killed(const std::vector<NodeIndex>& nodes, Seconds now) {
     const Seconds wait = opt_.victims.kill_wait;
     if (wait <= 0) {
         cluster_.release(nodes);
-        return;
+        return now;
     }
     // Slurm signals the processes (SIGTERM, then SIGKILL after KillWait) and
     // keeps the nodes COMPLETING until they end: here for the whole kill
     // wait. A failed job restarting in place waits for them too.
-    cluster_.complete(nodes, now + wait);
+    if (cluster_.complete(nodes, now + wait) == 0)
+        return now; // every node of it is down
     events_.push({now + wait, EventKind::kCompletionEnd, 0, 0, 0, 0});
+    return now + wait;
 }
 
 void World::completion_over(Seconds now) {

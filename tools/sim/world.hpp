@@ -324,13 +324,16 @@ class World {
     // fault_end: what the core hears (the plugin's nvlb_job_ended).
     void report_fault_end(std::uint32_t index, Seconds now, bool requeued);
     // fault_end: the job back in the queue (as kill() puts it) or gone
-    // (not requeued, or an expedited requeue held).
-    void requeue_after_fault(std::uint32_t index, Seconds now, bool node_lost, bool expedited);
+    // (not requeued, or an expedited requeue held); `completed`: when its
+    // nodes stopped completing.
+    void requeue_after_fault(std::uint32_t index, Seconds now, Seconds completed, bool node_lost, bool expedited);
     void drop_after_fault(std::uint32_t index, Seconds now);
     // Timers for the holds of a recovery that opened for the job now.
     void recovery_timers(std::uint32_t index);
     // A killed job's nodes: free at once, or completing for the kill wait.
-    void leave_killed(const std::vector<nvlblock::NodeIndex>& nodes, Seconds now);
+    // Returns when the last of them stops completing (`now` if none does):
+    // Slurm requeues the job only then (see kill()).
+    Seconds leave_killed(const std::vector<nvlblock::NodeIndex>& nodes, Seconds now);
     void crossing_timer(const SimJob& j);
     // `node_lost`: after a node's failure (counted as a restart, in place);
     // a fault of the job itself is not (nothing to restart "in place" from).

@@ -52,18 +52,20 @@ void World::fault_end(std::uint32_t index, Seconds now, const std::vector<NodeIn
     // Every node runs its Epilog: COMPLETING (no job's, not free) until it
     // ends; its health check then drains a node whose fault is still hidden.
     const Seconds epilog = opt_.kinds.epilog;
+    Seconds completed = now;
     if (epilog > 0) {
+        completed = now + epilog;
         cluster_.complete(j.nodes, now + epilog);
         events_.push({now + epilog, EventKind::kCompletionEnd, 0, 0, 0, 0});
         for (NodeIndex n : faulty)
             if (const std::uint32_t fault = cluster_.hidden_fault(n))
                 events_.push({now + epilog, EventKind::kDrain, n, fault, 0, 0});
     } else {
-        leave_killed(j.nodes, now);
+        completed = leave_killed(j.nodes, now);
     }
     j.nodes.clear();
     if (requeued)
-        requeue_after_fault(index, now, !faulty.empty(), policy_.expedite);
+        requeue_after_fault(index, now, completed, !faulty.empty(), policy_.expedite);
     else
         drop_after_fault(index, now);
     bump_epoch();
@@ -110,7 +112,7 @@ void World::report_fault_end(std::uint32_t index, Seconds now, bool requeued) {
         timer(w->second.until, true);
 }
 
-void World::requeue_after_fault(std::uint32_t index, Seconds now, bool node_lost, bool expedited) {
+void World::requeue_after_fault(std::uint32_t index, Seconds now, Seconds completed, bool node_lost, bool expedited) {
     SimJob& j = jobs_[index];
     // Its restart counts (in place or not, and how long after) when it lost
     // a node; after a fault of the job alone there is no place to go back to.
@@ -123,7 +125,7 @@ void World::requeue_after_fault(std::uint32_t index, Seconds now, bool node_lost
     // Slurm requeues it once the last Epilog of its nodes has ended, and it
     // cannot start before the requeue delay after that; an expedited one
     // can (begin time 0), first in the queue (as kill() puts it).
-    j.eligible_at = now + std::max<Seconds>(0, opt_.kinds.epilog) + (expedited ? 0 : opt_.requeue_delay);
+    j.eligible_at = completed + (expedited ? 0 : opt_.requeue_delay);
     if (opt_.requeue_order == RequeueOrder::kRequeue)
         j.queued_at = now;
     if (expedited)
