@@ -32,6 +32,15 @@ TEST(FailureModel, ParsesKeysAndUnits) {
     EXPECT_DOUBLE_EQ(parse_failure_model("mtbi=10", 4).node_mtbi_s, 36000.0);
 }
 
+// Durations in the tables and messages: three significant digits, whole
+// days from 1,000 days on (the 3-year safety stop read "1.1e+03d").
+TEST(Units, DurationsAreWrittenInTheirLargestUnit) {
+    EXPECT_EQ(format_duration(45), "45s");
+    EXPECT_EQ(format_duration(5400), "1.5h");
+    EXPECT_EQ(format_duration(40 * 86400.0), "40d");
+    EXPECT_EQ(format_duration(3 * 365 * 86400.0), "1095d");
+}
+
 TEST(FailureModel, UnavailabilitySetsTheMtbiFromTheMttr) {
     // p = MTTR / (MTBI + MTTR) = 0.02 with MTTR 20 h: MTBI = 20 * 0.98 / 0.02 = 980 h.
     FailureModelSpec s = parse_failure_model("p=2%,mttr=20h", 4);

@@ -467,6 +467,19 @@ std::vector<std::unique_ptr<std::ofstream>> open_logs(const cli::Args& args, con
     return logs;
 }
 
+// Why a run that never ended may not have: victims of Slurm's preemption
+// that keep their place in the queue (--requeue-order submit) can take back
+// the nodes their preemptors wait for, round after round (docs/sim.md,
+// --kill-wait). Said where one job was preempted that often.
+std::string churn_hint(const SimOptions& opt, std::uint64_t most_preemptions_one_job) {
+    constexpr std::uint64_t kChurn = 100;
+    if (most_preemptions_one_job < kChurn || opt.requeue_order != RequeueOrder::kSubmit)
+        return "";
+    return "; one job was preempted " + std::to_string(most_preemptions_one_job) +
+           " times: preempted jobs keep their place in the queue and may take back the nodes their preemptors "
+           "wait for (--requeue-order requeue queues them as Slurm does)";
+}
+
 // Every policy over the same workload and failures, --threads at a time,
 // its wall time in run.wall_seconds; 1 if one failed (said on stderr).
 int simulate(RunInfo& run, const std::vector<PolicyKind>& kinds, const Workload& workload,
@@ -495,7 +508,8 @@ int simulate(RunInfo& run, const std::vector<PolicyKind>& kinds, const Workload&
                 if (sim.stopped_at_max_time())
                     errors[i] = std::string("warning: ") + policy_name(kinds[i]) + ": stopped after " +
                                 format_duration(static_cast<double>(opt.max_time)) +
-                                " of simulated time with jobs left (give --horizon)";
+                                " of simulated time with jobs left (give --horizon)" +
+                                churn_hint(opt, results[i].most_preemptions_one_job);
             } catch (const std::exception& e) {
                 errors[i] = std::string("error: ") + policy_name(kinds[i]) + ": " + e.what();
             }

@@ -50,7 +50,9 @@ Seconds parse_seconds(const std::string& text, char default_unit, const std::str
 
 std::string format_duration(double s) {
     char buf[32];
-    if (s >= 86400 * 2)
+    if (s >= 86400 * 999.5) // whole days: %.3g would write 1.1e+03d
+        std::snprintf(buf, sizeof buf, "%.0fd", s / 86400);
+    else if (s >= 86400 * 2)
         std::snprintf(buf, sizeof buf, "%.3gd", s / 86400);
     else if (s >= 3600)
         std::snprintf(buf, sizeof buf, "%.3gh", s / 3600);
