@@ -55,11 +55,11 @@ void World::fault_end(std::uint32_t index, Seconds now, const std::vector<NodeIn
     Seconds completed = now;
     if (epilog > 0) {
         completed = now + epilog;
-        cluster_.complete(j.nodes, now + epilog);
-        events_.push({now + epilog, EventKind::kCompletionEnd, 0, 0, 0, 0});
+        cluster_.complete(j.nodes, completed);
+        events_.push({completed, EventKind::kCompletionEnd, 0, 0, 0, 0});
         for (NodeIndex n : faulty)
             if (const std::uint32_t fault = cluster_.hidden_fault(n))
-                events_.push({now + epilog, EventKind::kDrain, n, fault, 0, 0});
+                events_.push({completed, EventKind::kDrain, n, fault, 0, 0});
     } else {
         completed = leave_killed(j.nodes, now);
     }
