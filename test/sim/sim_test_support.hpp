@@ -41,6 +41,10 @@ inline SimOptions two_racks(QueueMode queue = QueueMode::kFifo) {
     o.checkpoint_interval = 300;
     o.requeue_delay = 10;
     o.bf_interval = 0;
+    // The worked examples keep a requeued job in its place (as under a
+    // priority its requeue does not lower); those of Slurm's own order
+    // (a requeued job behind every job submitted before it) set kRequeue.
+    o.requeue_order = RequeueOrder::kSubmit;
     o.window_start = 0;
     o.window_end = 2000;
     o.bucket = 500;

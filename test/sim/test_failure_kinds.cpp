@@ -196,6 +196,33 @@ TEST(FailureKindScenario, AGpuFaultDrainedByTheEpilogRestartsInPlaceUnderNvlbloc
     EXPECT_DOUBLE_EQ(b.r.restart_delay.p50, 605);
 }
 
+// The same fault in Slurm's queue order (the simulator's default): the
+// requeue puts J1 behind J3, which is waiting since 100.
+//   sched/backfill: J3 heads the queue and cannot take rack001 (held for
+//     J1) before J2 ends at 1800; J1 ends before that, so the backfill
+//     starts it in its held block at 415, 15 s after the fault, and J3 takes
+//     rack001 when J1 ends at 1015 (as in the example above).
+//   sched/builtin: nothing behind a blocked job is tried, so J1 waits for
+//     J3, and J3 for the hold: when J1's recovery falls back at 705 (405 +
+//     the 300 s wait) J3 takes rack001; J1 runs after it, at 1305, on
+//     rack001 again (a fallen-back job's own racks come first), 905 s after
+//     the fault instead of 15.
+TEST(FailureKindScenario, InSlurmsQueueOrderTheBackfillRestartsTheJobBehindAnEarlierOne) {
+    SimOptions o = with_kinds("epilog=5s,periodic=off");
+    o.requeue_order = RequeueOrder::kRequeue;
+    o.queue = QueueMode::kEasy;
+    const std::vector<FailureInterval> fault = {{5, 400, 1400, FailureKind::kUp}};
+    const Outcome easy = run(o, PolicyKind::kNvlblock, three_jobs(), fault);
+    EXPECT_EQ(starts(easy.log), "J1@0 J2@0 J1@415 J3@1015 ");
+    EXPECT_EQ(easy.r.ledger_in_place, 1u);
+    EXPECT_DOUBLE_EQ(easy.r.restart_delay.p50, 15);
+    o.queue = QueueMode::kFifo;
+    const Outcome fifo = run(o, PolicyKind::kNvlblock, three_jobs(), fault);
+    EXPECT_EQ(starts(fifo.log), "J1@0 J2@0 J3@705 J1@1305 ");
+    EXPECT_EQ(fifo.r.ledger_in_place, 1u);
+    EXPECT_DOUBLE_EQ(fifo.r.restart_delay.p50, 905);
+}
+
 TEST(FailureKindScenario, AnEpilogLongerThanTheFailureWindowOpensNothing) {
     // The same fault, drained 30 s after J1's end: the core's window
     // (recovery.failure_window = Slurm's requeue delay, 10 s here) is over

@@ -197,20 +197,22 @@ TEST(Scenario, AJobLargerThanTheClusterIsRejectedNotQueuedForever) {
     EXPECT_EQ(r.jobs_completed, 1u);
 }
 
-TEST(Scenario, ARequeuedJobQueuesByItsRequeueTimeWhenAsked) {
+TEST(Scenario, ARequeuedJobQueuesByItsRequeueTimeUnlessAskedToKeepItsPlace) {
     // block, FIFO, the cluster full from t=0: J1 rack001 0-15, J2 rack002 18-33,
     // A node 16, F1 node 17 (ends 200), F2 34, F3 35. C (1 node) waits from 50.
     // t=100 node 16 fails: A is requeued (eligible 110); nothing is free until
     // F1 ends at 200, then one node (17) for A or C, the other at 500.
     //   --requeue-order submit:  A (submitted 0) before C (50): A restarts at 200
     //                            (delay 100), C starts at 500 (wait 450).
-    //   --requeue-order requeue: C (50) before A (requeued 100), as Slurm 24.11
-    //                            orders them: C at 200 (wait 150), A at 500 (delay 400).
+    //   --requeue-order requeue (default): C (50) before A (requeued 100), as
+    //                            Slurm orders them: C at 200 (wait 150), A at 500 (delay 400).
     const std::vector<JobSpec> jobs{job("J1", 0, 16, 1000), job("J2", 0, 16, 1000), job("A", 0, 1, 300),
                                     job("F1", 0, 1, 200),   job("F2", 0, 1, 1000),  job("F3", 0, 1, 1000),
                                     job("C", 50, 1, 300)};
     const std::vector<FailureInterval> fail{{16, 100, 1900}};
     SimOptions o = test::two_racks();
+    EXPECT_EQ(SimOptions{}.requeue_order, RequeueOrder::kRequeue); // the simulator's default
+    o.requeue_order = RequeueOrder::kSubmit;
     const PolicyResult keep = test::run(o, PolicyKind::kBlock, jobs, fail);
     EXPECT_DOUBLE_EQ(waits(keep, "all").max, 450);
     EXPECT_DOUBLE_EQ(keep.restart_delay.p50, 100);

@@ -130,9 +130,9 @@ Scheduling:
   --requeue-delay S      a requeued job cannot start before S after its nodes
                          stopped completing (--kill-wait) (default 11: cred_expire=10
                          + 1 as in the test clusters; Slurm's default is 121)
-  --requeue-order submit|requeue  a requeued job keeps its place by submit time
-                         (default), or queues behind every job submitted before
-                         the requeue, as Slurm 24.11 does
+  --requeue-order requeue|submit  a requeued job queues behind every job
+                         submitted before its requeue, as Slurm does (default),
+                         or keeps its place by submit time (not Slurm's)
   --bf-interval S        at most one backfill pass per S seconds (default 30)
   --bf-max-job-test N    jobs a backfill pass examines (default 500)
 
@@ -312,9 +312,9 @@ void read_options(const cli::Args& args, RunInfo& run) {
         throw cli::UsageError("--preemption: '" + pre + "' (lend, all or none)");
     opt.checkpoint_interval = seconds_arg(args, "checkpoint-interval", 3600);
     opt.requeue_delay = seconds_arg(args, "requeue-delay", 11);
-    const std::string order = args.str("requeue-order", "submit");
+    const std::string order = args.str("requeue-order", "requeue");
     if (order != "submit" && order != "requeue")
-        throw cli::UsageError("--requeue-order: '" + order + "' (submit or requeue)");
+        throw cli::UsageError("--requeue-order: '" + order + "' (requeue or submit)");
     opt.requeue_order = order == "requeue" ? RequeueOrder::kRequeue : RequeueOrder::kSubmit;
     opt.bf_interval = seconds_arg(args, "bf-interval", 30);
     opt.bf_max_job_test = static_cast<int>(args.integer("bf-max-job-test", 500, 1, 1000000));

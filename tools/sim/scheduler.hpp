@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 //
 // Queue policies. Jobs are considered in priority order (submit time; a
-// requeued job keeps its place, or with RequeueOrder::kRequeue queues by its
-// requeue time, as Slurm 24.11 does).
+// requeued job queues by its requeue time, as Slurm does, or with
+// RequeueOrder::kSubmit keeps its place).
 //
 // FIFO (Slurm's main scheduler): start jobs in order; stop at the first
 // eligible job that cannot start (it blocks the partition).

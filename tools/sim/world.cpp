@@ -507,7 +507,7 @@ void World::kill(std::uint32_t index, Seconds now, LossCause cause, const std::v
     const bool expedited = cause == LossCause::kFailure && policy_.expedite;
     j.eligible_at = completed + (expedited ? 0 : opt_.requeue_delay);
     if (opt_.requeue_order == RequeueOrder::kRequeue)
-        j.queued_at = now;
+        j.queued_at = completed; // batch_requeue_fini sets the submit time then
     if (expedited)
         j.queued_at -= kNever; // before every job that is not expedited, in its own order
     pending_.insert({j.queued_at, index}, not_before(j));

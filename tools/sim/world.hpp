@@ -33,11 +33,14 @@ namespace nvlblock::sim {
 
 enum class QueueMode { kFifo, kEasy };
 
-// Where a requeued job (failure or preemption) goes in the queue: back to its
-// place by original submit time, or behind every job submitted before the
-// requeue, as Slurm 24.11 does (batch_requeue_fini() sets the job's submit
-// time to the requeue time; with equal priorities the queue is ordered by
-// submit time, and the age factor restarts).
+// Where a requeued job (failure or preemption) goes in the queue: behind
+// every job submitted before the requeue, as Slurm does (default:
+// batch_requeue_fini() sets the job's submit time to the requeue time and
+// sets its priority again, which priority/basic makes the lowest and
+// priority/multifactor's age factor restarts; read in 24.11, 25.05.8 and
+// 25.11.7), or back to its place by original submit time (kSubmit, not
+// Slurm's: victims of preemption can then take back the nodes their
+// preemptors wait for, docs/sim.md).
 enum class RequeueOrder { kSubmit, kRequeue };
 
 struct SimOptions {
@@ -46,7 +49,7 @@ struct SimOptions {
     PreemptionMode preemption = PreemptionMode::kLend;
     Seconds checkpoint_interval = 3600; // 0: no checkpoints, a failure loses the whole run
     Seconds requeue_delay = 11;         // a requeued job cannot start before now + this (cred_expire + 1)
-    RequeueOrder requeue_order = RequeueOrder::kSubmit;
+    RequeueOrder requeue_order = RequeueOrder::kRequeue;
     Seconds horizon = 0;      // 0: run until every job has finished
     Seconds window_start = 0; // the measured window
     Seconds window_end = 0;
@@ -144,7 +147,7 @@ struct alignas(64) SimJob {
     State state = State::kPending;
 
     JobSpec spec;
-    Seconds queued_at = 0; // its place in the queue: submit time, or last requeue (RequeueOrder::kRequeue)
+    Seconds queued_at = 0; // its place in the queue: submit time, or last requeue (RequeueOrder::kRequeue, default)
     Seconds first_start = -1;
     Seconds remaining = 0; // run time still to do, from its last checkpoint
     Seconds restore = 0;   // the current run first loads its checkpoint this long (no work)

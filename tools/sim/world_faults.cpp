@@ -127,7 +127,7 @@ void World::requeue_after_fault(std::uint32_t index, Seconds now, Seconds comple
     // can (begin time 0), first in the queue (as kill() puts it).
     j.eligible_at = completed + (expedited ? 0 : opt_.requeue_delay);
     if (opt_.requeue_order == RequeueOrder::kRequeue)
-        j.queued_at = now;
+        j.queued_at = completed; // batch_requeue_fini sets the submit time then
     if (expedited)
         j.queued_at -= kNever;
     pending_.insert({j.queued_at, index}, not_before(j));

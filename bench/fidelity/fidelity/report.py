@@ -105,7 +105,7 @@ def keep_place(e):
     k = e["sim_keep_place"]
     kw = k["wait_s"]["all"]
     restart_delays = ", ".join(f"{x['job']} {x['delay']:.0f} s" for x in k["restart_list"])
-    L += [f"With nvlblock-sim's default queue order instead (`--requeue-order submit`: a requeued job keeps "
+    L += [f"With the other queue order instead (`--requeue-order submit`: a requeued job keeps "
           f"its place): utilization {pct(k['utilization'])} "
           f"({100 * (k['utilization'] - r['utilization']) / r['utilization']:+.1f}% against real), last job "
           f"ends at {k['last_end_s']:.0f} s, wait mean / p50 / p95 {kw['mean']:.1f} / {kw['p50']:.1f} / "

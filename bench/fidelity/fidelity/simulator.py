@@ -25,9 +25,9 @@ def sim_binary():
     return sim
 
 
-# The simulator variants: "sim" models Slurm 24.11's queue order for requeued jobs
-# (--requeue-order requeue); "sim-keep" is nvlblock-sim's default (a requeued job
-# keeps its place by submit time), reported as a sensitivity.
+# The simulator variants: "sim" models Slurm's queue order for requeued jobs
+# (--requeue-order requeue, nvlblock-sim's default); "sim-keep" keeps a requeued
+# job's place by submit time (--requeue-order submit), reported as a sensitivity.
 SIM_VARIANTS = {"sim": ["--requeue-order", "requeue"], "sim-keep": ["--requeue-order", "submit"]}
 
 
