@@ -111,13 +111,41 @@ void Planner::restart_journal() {
 
 void Planner::load_state(const std::string& text, const std::string& label) {
     load_ledger_state(recovery_.ledger(), *topology_, text, label);
+    recovery_.ledger().note_blocks_same(*topology_);
 }
 
 Snapshot Planner::snapshot(std::span<const NodeState> states, std::int64_t now) const {
-    claims_cache_ = recovery_.active_claims(*topology_, states, now);
-    Snapshot snap(*topology_, states, tallies(states), claims_cache_);
+    const std::vector<RecoveryClaim>& held = held_claims(states, now);
+    std::span<const RecoveryClaim> claims = held;
+    if (!recovery_.watches().empty()) {
+        claims_cache_ = held;
+        recovery_.add_watch_claims(*topology_, states, now, claims_cache_);
+        claims = claims_cache_;
+    }
+    Snapshot snap(*topology_, states, tallies(states), claims);
     snap.set_last_choice(lemons(now));
     return snap;
+}
+
+const std::vector<RecoveryClaim>& Planner::held_claims(std::span<const NodeState> states, std::int64_t now) const {
+    const auto same = [&](const ClaimsMemo& m) {
+        return m.states == states.data() && m.size == states.size() && m.journal == changes_.end() &&
+               m.ledger == recovery_.ledger().version() && m.topology == topology_->serial() && m.now == now;
+    };
+    const bool tracked = changes_.tracks(states.data());
+    if (tracked)
+        for (const ClaimsMemo& m : claims_memo_)
+            if (same(m))
+                return m.claims;
+    std::vector<RecoveryClaim> claims = recovery_.held_claims(*topology_, states, now);
+    if (!tracked) {
+        claims_cache_ = std::move(claims); // an array nobody notes changes of: not kept
+        return claims_cache_;
+    }
+    ClaimsMemo& m = claims_memo_[next_claims_memo_++ % claims_memo_.size()];
+    m = {states.data(), states.size(), changes_.end(), recovery_.ledger().version(), topology_->serial(), now,
+         std::move(claims)};
+    return m.claims;
 }
 
 const std::vector<NodeIndex>& Planner::lemons(std::int64_t now) const {
@@ -186,8 +214,23 @@ Placement Planner::place(std::span<const NodeState> raw_states, Request request,
 }
 
 long Planner::bound_shortfall(std::span<const NodeState> raw_states, const Request& request) const {
-    if (recovery_.ledger().find(request.job_id))
-        return 0;
+    const RecoveryRecord* record = recovery_.ledger().find(request.job_id);
+    if (record && !record->fallback)
+        return 0; // it waits for its own block(s): always asked
+    const long anywhere = room_shortfall(raw_states, request);
+    if (!record || anywhere == 0 || Recovery::blocks_changed(*topology_, *record))
+        return anywhere;
+    // A fallen-back job is placed back on its own block(s) where they take
+    // it (place()), else anywhere: refused while both are short.
+    std::vector<NodeState> shaped;
+    const std::span<const NodeState> states = answered_states(raw_states, request.available, shaped);
+    const RecoveryClaim claim = claim_for(*topology_, *record, states);
+    if (claim.total_need() < request.min_nodes || claim.total_need() > request.max_nodes)
+        return anywhere; // not asked in place
+    return std::min(anywhere, in_place_shortfall(*topology_, claim, states, request.available));
+}
+
+long Planner::room_shortfall(std::span<const NodeState> raw_states, const Request& request) const {
     if (const RoomIndex* index = remembered_index(raw_states, request.available))
         return nvlblock::bound_shortfall(*topology_, *index, request);
     std::vector<NodeState> shaped;
@@ -351,6 +394,7 @@ void Planner::set_topology(std::shared_ptr<const Topology> next) {
     if (std::vector<RecoveryNote> notes = recovery_.ledger().take_notes(); !notes.empty())
         earlier_log_.push_back({topology_, std::move(notes)});
     topology_ = std::move(next);
+    recovery_.ledger().note_blocks_same(*topology_);
     restart_journal();
 }
 

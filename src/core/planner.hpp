@@ -71,7 +71,8 @@ class Planner {
     // Changes nothing.
     Placement place(std::span<const NodeState> states, Request request, std::int64_t now) const;
     // Whether place() could place the request: false only where it refuses
-    // (engine.hpp may_place; a job with a recovery record is always asked).
+    // (engine.hpp may_place; a job waiting for its own block(s) is always
+    // asked, a fallen-back one refused only while its blocks are short too).
     // For callers that need no refusal's facts. Changes nothing.
     bool may_place(std::span<const NodeState> states, const Request& request) const {
         return bound_shortfall(states, request) == 0;
@@ -173,6 +174,8 @@ class Planner {
                      bool holds = true) const;
     // The states a decision answers over: offered_as_healthy's, asked of the
     // room index where the caller's arrays are tracked (no pass over them).
+    // The room bound's shortfall for the request placed anywhere (engine.hpp).
+    long room_shortfall(std::span<const NodeState> states, const Request& request) const;
     std::span<const NodeState> answered_states(std::span<const NodeState> states,
                                                std::span<const std::uint8_t> available,
                                                std::vector<NodeState>& scratch) const;
@@ -192,6 +195,21 @@ class Planner {
     // Claims recomputed per snapshot; place() is called many times per
     // scheduling pass (a cache, not state: it never changes an answer).
     mutable std::vector<RecoveryClaim> claims_cache_;
+    // The records' claims last computed for a tracked state array (two
+    // arrays in turn: the cluster's and a what-if), kept while nothing was
+    // noted, the ledger and the topology are the same and the time too: a
+    // backfill pass asks many decisions at one time (a cache, not state).
+    struct ClaimsMemo {
+        const NodeState* states = nullptr;
+        std::size_t size = 0;
+        ChangeJournal::Position journal = 0;
+        std::uint64_t ledger = 0, topology = 0;
+        std::int64_t now = 0;
+        std::vector<RecoveryClaim> claims;
+    };
+    mutable std::array<ClaimsMemo, 2> claims_memo_;
+    mutable std::size_t next_claims_memo_ = 0;
+    const std::vector<RecoveryClaim>& held_claims(std::span<const NodeState> states, std::int64_t now) const;
     // Block tallies recounted only where node states changed between calls.
     mutable TallyCache tally_cache_;
     // Blocks by room under each map asked with, updated the same way.

@@ -53,6 +53,7 @@ class TopologyEditor {
             if (b != kNoBlock && problem.refusal == TopologyChange::Refusal::kNone)
                 problem = refresh(out, b);
         out.count_group_holds(); // a block's size changed: what its groups hold too
+        out.serial_ = next_topology_serial();
         return out;
     }
 

@@ -5,6 +5,7 @@
 #include "model/hostlist.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 
 namespace nvlblock {
@@ -284,7 +285,12 @@ Topology build_topology(TopologySpec spec, const std::vector<std::string>* unive
     index_blocks(t.blocks_, t.node_names_.size(), t.block_of_, t.largest_slice_);
     t.nodes_in_blocks_ = owner.size();
     t.count_group_holds();
-    return t;
+    return t; // with its own serial (Topology's member initializer)
+}
+
+std::uint64_t next_topology_serial() {
+    static std::atomic<std::uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
 }
 
 void Topology::count_group_holds() {

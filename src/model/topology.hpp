@@ -184,6 +184,9 @@ struct Block {
     int ordinary_capacity() const { return size() - settings.spares; }
 };
 
+// A process-wide counter for Topology::serial (thread-safe).
+std::uint64_t next_topology_serial();
+
 class Topology {
   public:
     const std::string& source() const { return source_; }
@@ -217,6 +220,11 @@ class Topology {
     // unit (rung 0: one block). What a multi-block decision asks of every
     // level (placement/level_choice.cpp, nominals): kept, not recounted over
     // the blocks per decision. Empty without groups.
+    // This content's identity: a new number whenever a topology is built or
+    // edited (copies share it), so that a question about it can be answered
+    // once per topology (recovery/ledger.hpp, RecoveryRecord::blocks_same_in).
+    // Never 0.
+    std::uint64_t serial() const { return serial_; }
     std::span<const long> group_holds(int unit) const {
         if (group_holds_.empty())
             return {};
@@ -241,6 +249,7 @@ class Topology {
     std::vector<BlockIndex> block_of_;
     std::size_t nodes_in_blocks_ = 0;
     int largest_slice_ = 0; // asked on every decision: kept, not recomputed
+    std::uint64_t serial_ = next_topology_serial();
     // group_holds(unit) for units 1 to largest_slice_ + 1 (past every slice: nothing).
     std::vector<std::vector<long>> group_holds_;
     void count_group_holds();

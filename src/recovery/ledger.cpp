@@ -26,6 +26,11 @@ void Ledger::open(RecoveryRecord r) {
     records_[id] = std::move(r);
 }
 
+void Ledger::note_blocks_same(const Topology& topo) {
+    for (auto& [id, r] : records_)
+        r.blocks_same_in = held_blocks_unchanged(topo, r.blocks) ? topo.serial() : 0;
+}
+
 void Ledger::update(RecoveryRecord r) {
     ++version_;
     if (auto it = records_.find(r.job_id); it != records_.end())

@@ -41,6 +41,10 @@ struct RecoveryRecord {
     // before they were kept): it waits for them only while each still
     // exists with the same nodes (held_blocks.hpp).
     std::vector<HeldBlock> blocks;
+    // The topology (Topology::serial) in which `blocks` were last found as
+    // they are, 0 for none: asked on every decision that sees the record, the
+    // question is answered once per topology (not saved).
+    std::uint64_t blocks_same_in = 0;
     // Spares were reclaimed for it (jobs preempted or requeued): no new round
     // until then, while their nodes are released. Not saved: after a restart
     // at most one more round runs (the moves themselves are saved, so the
@@ -101,6 +105,9 @@ class Ledger {
     void close(std::uint32_t job_id, RecoveryEvent e);
     // From now on the job is placed like any other job.
     void mark_fallback(std::uint32_t job_id);
+    // Records which records' blocks are as they are in `topo`
+    // (RecoveryRecord::blocks_same_in), when the topology changed.
+    void note_blocks_same(const Topology& topo);
     // Spares were reclaimed for it: no new round until `until`, and its hold
     // and wait last at least as long (the victims' GraceTime may run first).
     void mark_reclaimed(std::uint32_t job_id, std::int64_t until);

@@ -144,6 +144,7 @@ void Recovery::job_failed(const Topology& topo, std::uint32_t job_id, std::span<
     const std::int64_t from = std::max(now, cause.shown_at);
     r.failed_at = now;
     r.blocks = held_blocks(topo, r.nodes);
+    r.blocks_same_in = topo.serial(); // taken from it
     r.fallback_at = from + wait;
     r.hold_until = from + std::max(wait, hold);
     r.path = cause.path;
@@ -242,7 +243,7 @@ void Recovery::fall_back(const RecoveryRecord& r, std::int64_t now, NoteFallback
 std::size_t Recovery::end_changed(const Topology& topo, std::int64_t now) {
     std::vector<std::pair<const RecoveryRecord*, NoteFallback>> falling;
     for (const auto& [id, r] : ledger_.records())
-        if (!r.fallback)
+        if (!r.fallback && r.blocks_same_in != topo.serial())
             if (auto change = held_blocks_changed(topo, r.blocks)) {
                 NoteFallback why;
                 why.reason = FallbackReason::kBlocksChanged;
@@ -255,7 +256,7 @@ std::size_t Recovery::end_changed(const Topology& topo, std::int64_t now) {
 }
 
 bool Recovery::blocks_changed(const Topology& topo, const RecoveryRecord& r) {
-    return !held_blocks_unchanged(topo, r.blocks);
+    return r.blocks_same_in != topo.serial() && !held_blocks_unchanged(topo, r.blocks);
 }
 
 std::size_t Recovery::advance(const Snapshot& snap, std::int64_t now) {
@@ -334,14 +335,25 @@ const RecoveryRecord* Recovery::waiting_in_place(std::uint32_t job_id) const {
 
 std::vector<RecoveryClaim> Recovery::active_claims(const Topology& topo, std::span<const NodeState> states,
                                                    std::int64_t now) const {
+    std::vector<RecoveryClaim> out = held_claims(topo, states, now);
+    add_watch_claims(topo, states, now, out);
+    return out;
+}
+
+std::vector<RecoveryClaim> Recovery::held_claims(const Topology& topo, std::span<const NodeState> states,
+                                                 std::int64_t now) const {
     std::vector<RecoveryClaim> out;
     for (const auto& [id, r] : ledger_.records())
         if (holds_at(r, now) && !blocks_changed(topo, r))
             out.push_back(claim_for(topo, r, states));
+    return out;
+}
+
+void Recovery::add_watch_claims(const Topology& topo, std::span<const NodeState> states, std::int64_t now,
+                                std::vector<RecoveryClaim>& out) const {
     for (const auto& [id, w] : watches_)
         if (watch_holds(w, states, now))
             out.push_back(watch_claim(topo, w, states));
-    return out;
 }
 
 } // namespace nvlblock

@@ -126,6 +126,12 @@ class Recovery {
     // jobs' nodes while some still complete.
     std::vector<RecoveryClaim> active_claims(const Topology& topo, std::span<const NodeState> states,
                                              std::int64_t now) const;
+    // Its two parts: the records' claims, which follow the ledger (its
+    // version), the states and the time; and the watched jobs'.
+    std::vector<RecoveryClaim> held_claims(const Topology& topo, std::span<const NodeState> states,
+                                           std::int64_t now) const;
+    void add_watch_claims(const Topology& topo, std::span<const NodeState> states, std::int64_t now,
+                          std::vector<RecoveryClaim>& out) const;
 
     // Reconfigure: records follow their nodes by name.
     void remap(const Topology& from, const Topology& to) { ledger_.remap(from, to); }

@@ -68,6 +68,21 @@ RecoveryClaim claim_for(const Topology& topo, const RecoveryRecord& r, std::span
     return c;
 }
 
+long in_place_shortfall(const Topology& topo, const RecoveryClaim& claim, std::span<const NodeState> states,
+                        std::span<const std::uint8_t> available) {
+    const bool mapped = available.size() == states.size();
+    long room = 0;
+    for (const RecoveryNeed& need : claim.blocks) {
+        if (need.block < 0 || static_cast<std::size_t>(need.block) >= topo.block_count())
+            continue;
+        for (NodeIndex n : topo.block(need.block).nodes)
+            if (n < states.size() &&
+                (mapped ? available[n] != 0 : !is_failed(states[n]) && states[n] != NodeState::kBusy))
+                ++room;
+    }
+    return std::max<long>(0, static_cast<long>(claim.total_need()) - room);
+}
+
 bool any_block_down(const Snapshot& snap, const RecoveryClaim& claim) {
     for (const RecoveryNeed& need : claim.blocks)
         if (need.block >= 0 && static_cast<std::size_t>(need.block) < snap.topology().block_count() &&

@@ -127,6 +127,38 @@ TEST(RecoveryRules, ARepairedNodeGoesBackToItsJob) {
     EXPECT_EQ(explain(t, p), "restart in place: 16 prior nodes + 0 spares");
 }
 
+// What a restart in place could take at most: the nodes of its blocks that
+// could be offered. A fallen-back job is refused while both that and the
+// room bound for it anywhere are short (Planner::bound_shortfall).
+TEST(RecoveryRules, TheInPlaceShortfallCountsWhatItsBlocksCouldOffer) {
+    const Topology t = test::racks(2);
+    Planner planner(t);
+    auto s = all(t);
+    planner.job_failed(kJob, range(0, 15), std::vector<NodeIndex>{5}, 1000);
+    s[5] = NodeState::kDown;
+    const RecoveryClaim claim = claim_for(t, *planner.ledger().find(kJob), s);
+    ASSERT_EQ(claim.total_need(), 16u);
+    EXPECT_EQ(in_place_shortfall(t, claim, s, {}), 0); // 17 healthy nodes on rack01
+    set(s, range(6, 15), NodeState::kBusy);            // another job took ten of them
+    EXPECT_EQ(in_place_shortfall(t, claim, s, {}), 9);
+    s[16] = NodeState::kLent; // lent work on a spare: it may still be freed for the job
+    EXPECT_EQ(in_place_shortfall(t, claim, s, {}), 9);
+    std::vector<std::uint8_t> offered(t.node_count(), 0);
+    for (NodeIndex n : range(12, 17))
+        offered[n] = 1; // with a map only what it offers counts
+    EXPECT_EQ(in_place_shortfall(t, claim, s, offered), 10);
+    // Falling back, the job is refused while both bounds say so, and asked once either does not.
+    auto all_busy = s;
+    set(all_busy, range(18, 35), NodeState::kBusy);
+    planner.advance(all_busy, 5000); // its wait is over and its block cannot take it
+    ASSERT_TRUE(planner.ledger().find(kJob)->fallback);
+    EXPECT_GT(planner.bound_shortfall(all_busy, job(kJob, 16)), 0);
+    EXPECT_FALSE(planner.place(all_busy, job(kJob, 16), 5000).placed());
+    set(all_busy, range(6, 15), NodeState::kFree); // its block frees: in place again
+    EXPECT_EQ(planner.bound_shortfall(all_busy, job(kJob, 16)), 0);
+    EXPECT_TRUE(planner.place(all_busy, job(kJob, 16), 5000).placed());
+}
+
 // ---- Purity: questions change nothing ------------------------------------------
 
 TEST(RecoveryClock, QuestionsChangeNothingOnlyAdvanceMovesTime) {

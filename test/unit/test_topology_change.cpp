@@ -349,6 +349,38 @@ TEST(HeldBlocks, TheQuickAnswerIsTheWordedOne) {
     EXPECT_TRUE(held_blocks_unchanged(others[1], std::vector<HeldBlock>{}));
 }
 
+// The answer is kept per topology (RecoveryRecord::blocks_same_in, by
+// Topology::serial): a copy shares its serial, a topology built or edited
+// anew does not, and is asked again.
+TEST(HeldBlocks, TheAnswerIsKeptPerTopologyAndAskedAgainInAnother) {
+    const Topology t = test::racks(2, 18, 16, 2);
+    const Topology copy = t;
+    const Topology shorter = test::racks(2, 17, 16, 1);
+    EXPECT_EQ(copy.serial(), t.serial());
+    EXPECT_NE(shorter.serial(), t.serial());
+    EXPECT_NE(test::racks(2, 18, 16, 2).serial(), t.serial()); // the same content, built again
+    RecoveryRecord r;
+    r.blocks = held_blocks(t, range(0, 15));
+    r.blocks_same_in = t.serial();
+    EXPECT_FALSE(Recovery::blocks_changed(t, r));
+    EXPECT_FALSE(Recovery::blocks_changed(copy, r));
+    EXPECT_TRUE(Recovery::blocks_changed(shorter, r)); // another serial: asked, and changed
+    // A kept answer is trusted for its own topology only.
+    r.blocks_same_in = shorter.serial();
+    EXPECT_FALSE(Recovery::blocks_changed(shorter, r));
+    EXPECT_FALSE(Recovery::blocks_changed(t, r)); // asked again: the same blocks
+    // The ledger notes it for every record when the topology changes.
+    Ledger ledger;
+    RecoveryRecord a = r;
+    a.job_id = 1;
+    a.blocks_same_in = 0;
+    ledger.open(a);
+    ledger.note_blocks_same(t);
+    EXPECT_EQ(ledger.find(1)->blocks_same_in, t.serial());
+    ledger.note_blocks_same(shorter);
+    EXPECT_EQ(ledger.find(1)->blocks_same_in, 0u);
+}
+
 TEST(HeldBlocks, SavedWithTheRecordAndReadBack) {
     Planner p(test::racks(2, 18, 16, 2));
     p.job_failed(12, range(10, 25), std::vector<NodeIndex>{11}, 500); // rack01 and rack02

@@ -226,8 +226,13 @@ void Scheduler::backfill_job(std::uint32_t head, std::uint32_t index, Seconds no
 // change, or, ruled out by the room bound, for enough nodes to be freed.
 void Scheduler::refused_now(std::uint32_t index, ShapeVerdict* v, long shortfall) {
     block(index, v);
-    if (!v)
+    if (!v) {
+        // A job its shape does not speak for (a recovering one) keeps the
+        // bound's refusal itself, as lacks_nodes does.
+        if (shortfall > 0 && w_.options().keep_bound_refusals)
+            blocked_[index].until_freed = w_.freed() + static_cast<std::uint64_t>(shortfall);
         return;
+    }
     v->short_epoch = w_.epoch();
     v->shortfall = w_.options().keep_bound_refusals ? shortfall : 0;
     v->shortfall_changes = w_.other_changes();
