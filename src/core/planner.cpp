@@ -143,8 +143,8 @@ const std::vector<RecoveryClaim>& Planner::held_claims(std::span<const NodeState
         return claims_cache_;
     }
     ClaimsMemo& m = claims_memo_[next_claims_memo_++ % claims_memo_.size()];
-    m = {states.data(), states.size(), changes_.end(), recovery_.ledger().version(), topology_->serial(), now,
-         std::move(claims)};
+    m = {states.data(),       states.size(), changes_.end(),   recovery_.ledger().version(),
+         topology_->serial(), now,           std::move(claims)};
     return m.claims;
 }
 
