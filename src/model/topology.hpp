@@ -214,17 +214,17 @@ class Topology {
     BlockIndex block_of(NodeIndex n) const { return block_of_.at(n); }
     std::size_t nodes_in_blocks() const { return nodes_in_blocks_; }
     int largest_slice() const { return largest_slice_; }
+    // This content's identity: a new number whenever a topology is built or
+    // edited (copies share it), so that a question about it can be answered
+    // once per topology (recovery/ledger.hpp, RecoveryRecord::blocks_same_in).
+    // Never 0.
+    std::uint64_t serial() const { return serial_; }
     // nvlblock.yaml groups: per rung of the hierarchy's ladder below the
     // cluster, the most ordinary capacity (size less spares) one group
     // holds in whole units of `unit` nodes, on blocks whose slice takes a
     // unit (rung 0: one block). What a multi-block decision asks of every
     // level (placement/level_choice.cpp, nominals): kept, not recounted over
     // the blocks per decision. Empty without groups.
-    // This content's identity: a new number whenever a topology is built or
-    // edited (copies share it), so that a question about it can be answered
-    // once per topology (recovery/ledger.hpp, RecoveryRecord::blocks_same_in).
-    // Never 0.
-    std::uint64_t serial() const { return serial_; }
     std::span<const long> group_holds(int unit) const {
         if (group_holds_.empty())
             return {};

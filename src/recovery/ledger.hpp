@@ -105,8 +105,9 @@ class Ledger {
     void close(std::uint32_t job_id, RecoveryEvent e);
     // From now on the job is placed like any other job.
     void mark_fallback(std::uint32_t job_id);
-    // Records which records' blocks are as they are in `topo`
-    // (RecoveryRecord::blocks_same_in), when the topology changed.
+    // Notes, for every record, whether its blocks are as they are in `topo`
+    // (RecoveryRecord::blocks_same_in): after the topology changed, or the
+    // ledger was loaded.
     void note_blocks_same(const Topology& topo);
     // Spares were reclaimed for it: no new round until `until`, and its hold
     // and wait last at least as long (the victims' GraceTime may run first).
