@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <random>
 
 namespace nvlblock {
 namespace {
@@ -157,6 +158,47 @@ TEST(RecoveryRules, TheInPlaceShortfallCountsWhatItsBlocksCouldOffer) {
     set(all_busy, range(6, 15), NodeState::kFree); // its block frees: in place again
     EXPECT_EQ(planner.bound_shortfall(all_busy, job(kJob, 16)), 0);
     EXPECT_TRUE(planner.place(all_busy, job(kJob, 16), 5000).placed());
+}
+
+// The bound is speed only: whatever it refuses, place() refuses too. Random
+// states (free, busy, lent, down) and maps, a fallen-back job of 16 nodes.
+TEST(RecoveryRules, AFallenBackJobsBoundNeverRefusesWhatPlaceWouldPlace) {
+    const Topology t = test::racks(3);
+    Planner planner(t);
+    planner.job_failed(kJob, range(0, 15), std::vector<NodeIndex>{5}, 1000);
+    auto busy = all(t);
+    set(busy, range(0, 53), NodeState::kBusy);
+    planner.advance(busy, 5000);
+    ASSERT_TRUE(planner.ledger().find(kJob)->fallback);
+    std::mt19937 rng(7);
+    const NodeState kinds[] = {NodeState::kFree, NodeState::kBusy, NodeState::kLent, NodeState::kDown};
+    int refused_by_bound = 0, placed = 0;
+    for (int round = 0; round < 3000; ++round) {
+        // Its own rack mostly free, the others mostly taken: where the bound
+        // anywhere says no, its own rack's count decides.
+        auto s = all(t);
+        const int own_free = 60 + static_cast<int>(rng() % 41), other_free = static_cast<int>(rng() % 30);
+        for (NodeIndex n = 0; n < s.size(); ++n)
+            s[n] = static_cast<int>(rng() % 100) < (n < 18 ? own_free : other_free) ? NodeState::kFree
+                                                                                    : kinds[1 + rng() % 3];
+        Request r = job(kJob, 16);
+        std::vector<std::uint8_t> map;
+        if (rng() % 2) {
+            map.assign(t.node_count(), 0);
+            for (std::size_t n = 0; n < map.size(); ++n)
+                map[n] = s[n] == NodeState::kFree || (s[n] == NodeState::kLent && rng() % 2);
+            r.available = map;
+        }
+        const long shortfall = planner.bound_shortfall(s, r);
+        const bool ok = planner.place(s, r, 5000).placed();
+        if (shortfall > 0) {
+            ++refused_by_bound;
+            EXPECT_FALSE(ok) << "round " << round << ": the bound refused a job place() places";
+        }
+        placed += ok;
+    }
+    EXPECT_GT(refused_by_bound, 100);
+    EXPECT_GT(placed, 100);
 }
 
 // ---- Purity: questions change nothing ------------------------------------------
