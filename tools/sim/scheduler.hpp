@@ -85,8 +85,9 @@ class Scheduler {
     // `verdict` when World::other_changes() read `changes` (nothing but
     // job ends since: the job's shape, and whether it is cached, are the
     // same, so the verdict still speaks for it); or needing more nodes than
-    // it could use, until World::freed() reaches `until_freed` (with
-    // `changes` as it was: see lacks_nodes).
+    // it could use, or ruled out by the room bound where no shape speaks for
+    // it (a recovering job, refused_now), until World::freed() reaches
+    // `until_freed` (with `changes` as it was: see lacks_nodes).
     struct Blocked {
         std::uint64_t epoch = 0, changes = 0;
         const ShapeVerdict* verdict = nullptr;
