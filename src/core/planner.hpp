@@ -172,10 +172,10 @@ class Planner {
     // `holds`: whether other jobs' holds count (see offered_as_healthy).
     Placement decide(std::span<const NodeState> states, const Request& request, std::int64_t now,
                      bool holds = true) const;
-    // The states a decision answers over: offered_as_healthy's, asked of the
-    // room index where the caller's arrays are tracked (no pass over them).
     // The room bound's shortfall for the request placed anywhere (engine.hpp).
     long room_shortfall(std::span<const NodeState> states, const Request& request) const;
+    // The states a decision answers over: offered_as_healthy's, asked of the
+    // room index where the caller's arrays are tracked (no pass over them).
     std::span<const NodeState> answered_states(std::span<const NodeState> states,
                                                std::span<const std::uint8_t> available,
                                                std::vector<NodeState>& scratch) const;

@@ -505,6 +505,15 @@ void World::kill(std::uint32_t index, Seconds now, LossCause cause, const std::v
     // epilog, which the simulator takes as instant for every job (beyond
     // the kill wait, leave_killed).
     const bool expedited = cause == LossCause::kFailure && policy_.expedite;
+    queue_requeued(index, completed, expedited);
+    if (j.eligible_at > now)
+        timer(j.eligible_at, false);
+    crossing_timer(j);
+    bump_epoch();
+}
+
+void World::queue_requeued(std::uint32_t index, Seconds completed, bool expedited) {
+    SimJob& j = jobs_[index];
     j.eligible_at = completed + (expedited ? 0 : opt_.requeue_delay);
     if (opt_.requeue_order == RequeueOrder::kRequeue)
         j.queued_at = completed; // batch_requeue_fini sets the submit time then
@@ -513,10 +522,6 @@ void World::kill(std::uint32_t index, Seconds now, LossCause cause, const std::v
     pending_.insert({j.queued_at, index}, not_before(j));
     if (j.spec.closed_loop)
         ++pending_closed_;
-    if (j.eligible_at > now)
-        timer(j.eligible_at, false);
-    crossing_timer(j);
-    bump_epoch();
 }
 
 Seconds World::leave_killed(const std::vector<NodeIndex>& nodes, Seconds now) {

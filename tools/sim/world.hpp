@@ -333,6 +333,10 @@ class World {
     void drop_after_fault(std::uint32_t index, Seconds now);
     // Timers for the holds of a recovery that opened for the job now.
     void recovery_timers(std::uint32_t index);
+    // A requeued job back in the queue, as Slurm requeues it once its nodes
+    // stopped completing (`completed`): eligible the requeue delay later (an
+    // expedited one at once, first), queued by `opt_.requeue_order`.
+    void queue_requeued(std::uint32_t index, Seconds completed, bool expedited);
     // A killed job's nodes: free at once, or completing for the kill wait.
     // Returns when the last of them stops completing (`now` if none does):
     // Slurm requeues the job only then (see kill()).

@@ -125,14 +125,7 @@ void World::requeue_after_fault(std::uint32_t index, Seconds now, Seconds comple
     // Slurm requeues it once the last Epilog of its nodes has ended, and it
     // cannot start before the requeue delay after that; an expedited one
     // can (begin time 0), first in the queue (as kill() puts it).
-    j.eligible_at = completed + (expedited ? 0 : opt_.requeue_delay);
-    if (opt_.requeue_order == RequeueOrder::kRequeue)
-        j.queued_at = completed; // batch_requeue_fini sets the submit time then
-    if (expedited)
-        j.queued_at -= kNever;
-    pending_.insert({j.queued_at, index}, not_before(j));
-    if (j.spec.closed_loop)
-        ++pending_closed_;
+    queue_requeued(index, completed, expedited);
     timer(j.eligible_at, false);
     crossing_timer(j);
 }
