@@ -115,37 +115,49 @@ void Planner::load_state(const std::string& text, const std::string& label) {
 }
 
 Snapshot Planner::snapshot(std::span<const NodeState> states, std::int64_t now) const {
-    const std::vector<RecoveryClaim>& held = held_claims(states, now);
-    std::span<const RecoveryClaim> claims = held;
-    if (!recovery_.watches().empty()) {
-        claims_cache_ = held;
+    std::shared_ptr<const Tallies> counted = tallies(states);
+    ClaimsMemo& held = held_claims(states, now);
+    std::shared_ptr<const Holds> holds;
+    if (recovery_.watches().empty()) {
+        // The holds follow the claims and the states: kept with the claims.
+        if (!held.holds_counted) {
+            held.holds = count_holds(*topology_, states, *counted, held.claims);
+            held.holds_counted = true;
+        }
+        holds = held.holds;
+    } else {
+        claims_cache_ = held.claims;
         recovery_.add_watch_claims(*topology_, states, now, claims_cache_);
-        claims = claims_cache_;
+        holds = count_holds(*topology_, states, *counted, claims_cache_);
     }
-    Snapshot snap(*topology_, states, tallies(states), claims);
+    Snapshot snap(*topology_, states, std::move(counted), std::move(holds));
     snap.set_last_choice(lemons(now));
     return snap;
 }
 
-const std::vector<RecoveryClaim>& Planner::held_claims(std::span<const NodeState> states, std::int64_t now) const {
+Planner::ClaimsMemo& Planner::held_claims(std::span<const NodeState> states, std::int64_t now) const {
     const auto same = [&](const ClaimsMemo& m) {
         return m.states == states.data() && m.size == states.size() && m.journal == changes_.end() &&
                m.ledger == recovery_.ledger().version() && m.topology == topology_->serial() && m.now == now;
     };
     const bool tracked = changes_.tracks(states.data());
     if (tracked)
-        for (const ClaimsMemo& m : claims_memo_)
+        for (ClaimsMemo& m : claims_memo_)
             if (same(m))
-                return m.claims;
-    std::vector<RecoveryClaim> claims = recovery_.held_claims(*topology_, states, now);
-    if (!tracked) {
-        claims_cache_ = std::move(claims); // an array nobody notes changes of: not kept
-        return claims_cache_;
-    }
-    ClaimsMemo& m = claims_memo_[next_claims_memo_++ % claims_memo_.size()];
-    m = {states.data(),       states.size(), changes_.end(),   recovery_.ledger().version(),
-         topology_->serial(), now,           std::move(claims)};
-    return m.claims;
+                return m;
+    // An array nobody notes changes of is answered afresh every time (a
+    // slot no lookup matches).
+    ClaimsMemo& m = tracked ? claims_memo_[next_claims_memo_++ % claims_memo_.size()] : untracked_claims_;
+    m = {tracked ? states.data() : nullptr,
+         states.size(),
+         changes_.end(),
+         recovery_.ledger().version(),
+         topology_->serial(),
+         now,
+         recovery_.held_claims(*topology_, states, now),
+         nullptr,
+         false};
+    return m;
 }
 
 const std::vector<NodeIndex>& Planner::lemons(std::int64_t now) const {
@@ -222,12 +234,13 @@ long Planner::bound_shortfall(std::span<const NodeState> raw_states, const Reque
         return anywhere;
     // A fallen-back job is placed back on its own block(s) where they take
     // it (place()), else anywhere: refused while both are short.
+    // Its claim needs one node per node it had (claim_for).
+    const std::size_t need = record->nodes.size();
+    if (need < request.min_nodes || need > request.max_nodes)
+        return anywhere; // not asked in place
     std::vector<NodeState> shaped;
     const std::span<const NodeState> states = answered_states(raw_states, request.available, shaped);
-    const RecoveryClaim claim = claim_for(*topology_, *record, states);
-    if (claim.total_need() < request.min_nodes || claim.total_need() > request.max_nodes)
-        return anywhere; // not asked in place
-    return std::min(anywhere, in_place_shortfall(*topology_, claim, states, request.available));
+    return std::min(anywhere, in_place_shortfall(*topology_, record->nodes, states, request.available));
 }
 
 long Planner::room_shortfall(std::span<const NodeState> raw_states, const Request& request) const {
@@ -283,7 +296,7 @@ std::span<const NodeState> Planner::answered_states(std::span<const NodeState> s
 
 Placement Planner::decide(std::span<const NodeState> states, const Request& request, std::int64_t now,
                           bool holds) const {
-    Snapshot snap = holds ? snapshot(states, now) : Snapshot(*topology_, states, tallies(states), {});
+    Snapshot snap = holds ? snapshot(states, now) : Snapshot(*topology_, states, tallies(states), nullptr);
     if (!holds)
         snap.set_last_choice(lemons(now));
     // The cache gives no index for a map of another length (the engine refuses it).

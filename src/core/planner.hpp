@@ -192,24 +192,28 @@ class Planner {
     void restart_journal();
     std::shared_ptr<const Topology> configured_;
     Recovery recovery_;
-    // Claims recomputed per snapshot; place() is called many times per
-    // scheduling pass (a cache, not state: it never changes an answer).
+    // The held claims with the watched jobs' (scratch: recomputed per
+    // snapshot while jobs are watched).
     mutable std::vector<RecoveryClaim> claims_cache_;
     // The records' claims last computed for a tracked state array (two
-    // arrays in turn: the cluster's and a what-if), kept while nothing was
-    // noted, the ledger and the topology are the same and the time too: a
-    // backfill pass asks many decisions at one time (a cache, not state).
+    // arrays in turn: the cluster's and a what-if), and what they hold
+    // there, kept while nothing was noted, the ledger and the topology are
+    // the same and the time too: a backfill pass asks many decisions at one
+    // time (a cache, not state).
     struct ClaimsMemo {
-        const NodeState* states = nullptr;
+        const NodeState* states = nullptr; // null: an untracked array's, never matched
         std::size_t size = 0;
         ChangeJournal::Position journal = 0;
         std::uint64_t ledger = 0, topology = 0;
         std::int64_t now = 0;
         std::vector<RecoveryClaim> claims;
+        std::shared_ptr<const Holds> holds; // count_holds() of `claims` (once holds_counted)
+        bool holds_counted = false;
     };
     mutable std::array<ClaimsMemo, 2> claims_memo_;
+    mutable ClaimsMemo untracked_claims_;
     mutable std::size_t next_claims_memo_ = 0;
-    const std::vector<RecoveryClaim>& held_claims(std::span<const NodeState> states, std::int64_t now) const;
+    ClaimsMemo& held_claims(std::span<const NodeState> states, std::int64_t now) const;
     // Block tallies recounted only where node states changed between calls.
     mutable TallyCache tally_cache_;
     // Blocks by room under each map asked with, updated the same way.

@@ -48,17 +48,21 @@ Snapshot::Snapshot(const Topology& topo, std::span<const NodeState> states, std:
 
 Snapshot::Snapshot(const Topology& topo, std::span<const NodeState> states, std::shared_ptr<const Tallies> tallies,
                    std::span<const RecoveryClaim> claims)
-    : topo_(&topo), states_(states), tallies_(std::move(tallies)) {
+    : Snapshot(topo, states, tallies, nullptr) {
+    if (!claims.empty())
+        holds_ = count_holds(topo, states, *tallies_, claims);
+}
+
+Snapshot::Snapshot(const Topology& topo, std::span<const NodeState> states, std::shared_ptr<const Tallies> tallies,
+                   std::shared_ptr<const Holds> holds)
+    : topo_(&topo), states_(states), tallies_(std::move(tallies)), holds_(std::move(holds)) {
     check_state_count(topo, states);
     if (!tallies_ || tallies_->size() != topo.block_count())
         throw std::invalid_argument("block tallies do not match the topology");
-    if (!claims.empty())
-        add_claims(claims);
 }
 
-void Snapshot::add_claims(std::span<const RecoveryClaim> claims) {
-    // Each free prior healthy node of a claim is held for the first claim
-    // that lists it (claims in ledger order).
+std::shared_ptr<const Holds> count_holds(const Topology& topo, std::span<const NodeState> states,
+                                         const Tallies& tallies, std::span<const RecoveryClaim> claims) {
     struct Candidate {
         NodeIndex node;
         std::uint32_t job_id;
@@ -68,16 +72,19 @@ void Snapshot::add_claims(std::span<const RecoveryClaim> claims) {
     std::vector<Candidate> candidates;
     for (const RecoveryClaim& c : claims) {
         for (const RecoveryNeed& need : c.blocks) {
-            if (need.block < 0 || static_cast<std::size_t>(need.block) >= tallies_->size())
+            if (need.block < 0 || static_cast<std::size_t>(need.block) >= tallies.size())
                 continue;
-            if (tally(need.block).fault)
+            if (tallies[static_cast<std::size_t>(need.block)].fault)
                 continue; // a faulted block holds nothing: its jobs go elsewhere
             for (NodeIndex n : need.prior_healthy)
-                if (n < states_.size() && states_[n] == NodeState::kFree)
+                if (n < states.size() && states[n] == NodeState::kFree)
                     candidates.push_back({n, c.job_id, holds.size()});
             holds.push_back({need.block, BlockHold{c.job_id, need.need, 0}});
         }
     }
+    if (holds.empty())
+        return nullptr;
+    auto out = std::make_shared<Holds>();
     std::stable_sort(candidates.begin(), candidates.end(),
                      [](const Candidate& a, const Candidate& b) { return a.node < b.node; });
     for (std::size_t i = 0; i < candidates.size();) {
@@ -89,34 +96,36 @@ void Snapshot::add_claims(std::span<const RecoveryClaim> claims) {
                 ++holds[candidates[j].hold].second.held_nodes;
             }
         if (holder != 0) {
-            held_.emplace_back(candidates[i].node, holder);
-            held_blocks_.push_back(topo_->block_of(candidates[i].node));
+            out->held.emplace_back(candidates[i].node, holder);
+            out->held_blocks.push_back(topo.block_of(candidates[i].node));
         }
         i = j;
     }
-    std::sort(held_blocks_.begin(), held_blocks_.end());
-    held_blocks_.erase(std::unique(held_blocks_.begin(), held_blocks_.end()), held_blocks_.end());
+    std::sort(out->held_blocks.begin(), out->held_blocks.end());
+    out->held_blocks.erase(std::unique(out->held_blocks.begin(), out->held_blocks.end()), out->held_blocks.end());
     std::stable_sort(holds.begin(), holds.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    hold_blocks_.reserve(holds.size());
-    holds_.reserve(holds.size());
+    out->hold_blocks.reserve(holds.size());
+    out->holds.reserve(holds.size());
     for (const auto& [b, h] : holds) {
-        hold_blocks_.push_back(b);
-        holds_.push_back(h);
+        out->hold_blocks.push_back(b);
+        out->holds.push_back(h);
     }
+    return out;
 }
 
 std::span<const BlockHold> Snapshot::holds_on(BlockIndex b) const {
-    const auto [lo, hi] = std::equal_range(hold_blocks_.begin(), hold_blocks_.end(), b);
-    return std::span<const BlockHold>(holds_).subspan(static_cast<std::size_t>(lo - hold_blocks_.begin()),
-                                                      static_cast<std::size_t>(hi - lo));
+    const auto [lo, hi] = std::equal_range(holds_->hold_blocks.begin(), holds_->hold_blocks.end(), b);
+    return std::span<const BlockHold>(holds_->holds)
+        .subspan(static_cast<std::size_t>(lo - holds_->hold_blocks.begin()), static_cast<std::size_t>(hi - lo));
 }
 
 std::uint32_t Snapshot::held_for(NodeIndex n) const {
-    if (held_.empty())
+    if (!holds_ || holds_->held.empty())
         return 0;
+    const auto& held = holds_->held;
     const auto it =
-        std::lower_bound(held_.begin(), held_.end(), n, [](const auto& h, NodeIndex node) { return h.first < node; });
-    return it != held_.end() && it->first == n ? it->second : 0;
+        std::lower_bound(held.begin(), held.end(), n, [](const auto& h, NodeIndex node) { return h.first < node; });
+    return it != held.end() && it->first == n ? it->second : 0;
 }
 
 } // namespace nvlblock

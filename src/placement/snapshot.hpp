@@ -4,7 +4,8 @@
 // failure tallies (which make a block degraded or down as a whole) and the
 // nodes held for jobs waiting to restart in place. The tallies are counted
 // here, or handed in already counted (TallyCache keeps them across the many
-// decisions of a scheduling pass); holds are few and built per snapshot.
+// decisions of a scheduling pass); the holds likewise (the planner keeps
+// them while the claims and the states are the same).
 #pragma once
 
 #include "model/topology.hpp"
@@ -53,6 +54,23 @@ BlockTally count_block(const Topology& topo, const Block& block, std::span<const
 
 using Tallies = std::vector<BlockTally>;
 
+// What the claims of jobs waiting to restart in place hold under some
+// states: holds sorted by block (claim order within a block), and the held
+// nodes sorted by node. A handful, where a per-node array would cost a
+// cluster-sized allocation per decision.
+struct Holds {
+    std::vector<BlockIndex> hold_blocks;
+    std::vector<BlockHold> holds;
+    std::vector<std::pair<NodeIndex, std::uint32_t>> held;
+    std::vector<BlockIndex> held_blocks; // blocks of the held nodes, sorted, once each
+};
+
+// Each free prior healthy node of a claim is held for the first claim that
+// lists it (claims in ledger order); a faulted block holds nothing.
+// `tallies` are those of `states`. Null when nothing is held.
+std::shared_ptr<const Holds> count_holds(const Topology& topo, std::span<const NodeState> states,
+                                         const Tallies& tallies, std::span<const RecoveryClaim> claims);
+
 class Snapshot {
   public:
     // `claims`: jobs waiting to restart in place (not yet expired).
@@ -60,6 +78,10 @@ class Snapshot {
     // The same with the tallies of `states` already counted (one per block).
     Snapshot(const Topology& topo, std::span<const NodeState> states, std::shared_ptr<const Tallies> tallies,
              std::span<const RecoveryClaim> claims);
+    // The same with the holds already counted (count_holds() of these states
+    // and tallies; null: none).
+    Snapshot(const Topology& topo, std::span<const NodeState> states, std::shared_ptr<const Tallies> tallies,
+             std::shared_ptr<const Holds> holds);
 
     const Topology& topology() const { return *topo_; }
     std::span<const NodeState> states() const { return states_; }
@@ -69,7 +91,7 @@ class Snapshot {
     // Holds on a block, in the order of the claims. Asked for every block on
     // every decision; holds are on a few blocks, found by a range check.
     std::span<const BlockHold> holds(BlockIndex b) const {
-        if (hold_blocks_.empty() || b < hold_blocks_.front() || b > hold_blocks_.back())
+        if (!holds_ || b < holds_->hold_blocks.front() || b > holds_->hold_blocks.back())
             return {};
         return holds_on(b);
     }
@@ -77,14 +99,20 @@ class Snapshot {
     std::uint32_t held_for(NodeIndex n) const;
     // Whether any node of the block is held (held_for() is not 0 there).
     bool has_held_nodes(BlockIndex b) const {
-        return !held_blocks_.empty() && b >= held_blocks_.front() && b <= held_blocks_.back() &&
-               std::binary_search(held_blocks_.begin(), held_blocks_.end(), b);
+        if (!holds_ || holds_->held_blocks.empty())
+            return false;
+        const std::vector<BlockIndex>& held = holds_->held_blocks;
+        return b >= held.front() && b <= held.back() && std::binary_search(held.begin(), held.end(), b);
     }
 
     // Blocks with holds, and blocks of held nodes (sorted; a block may be
     // listed in both): the blocks where a request's view depends on its job.
-    std::span<const BlockIndex> hold_blocks() const { return hold_blocks_; }
-    std::span<const BlockIndex> held_blocks() const { return held_blocks_; }
+    std::span<const BlockIndex> hold_blocks() const {
+        return holds_ ? std::span<const BlockIndex>(holds_->hold_blocks) : std::span<const BlockIndex>();
+    }
+    std::span<const BlockIndex> held_blocks() const {
+        return holds_ ? std::span<const BlockIndex>(holds_->held_blocks) : std::span<const BlockIndex>();
+    }
 
     // Lemons (recovery/lemons.hpp, docs/placement.md rule 5a): nodes taken
     // last within their block. Sorted; few or none, so no per-node array.
@@ -109,19 +137,12 @@ class Snapshot {
     }
 
   private:
-    void add_claims(std::span<const RecoveryClaim> claims);
     std::span<const BlockHold> holds_on(BlockIndex b) const;
 
     const Topology* topo_;
     std::span<const NodeState> states_;
     std::shared_ptr<const Tallies> tallies_;
-    // Holds sorted by block (claim order within a block), and the held
-    // nodes sorted by node: a handful, where a per-node array would cost a
-    // cluster-sized allocation per decision.
-    std::vector<BlockIndex> hold_blocks_;
-    std::vector<BlockHold> holds_;
-    std::vector<std::pair<NodeIndex, std::uint32_t>> held_;
-    std::vector<BlockIndex> held_blocks_; // blocks of the held nodes, sorted, once each
+    std::shared_ptr<const Holds> holds_; // null: nothing held (never an empty one)
     std::shared_ptr<const RoomIndex> room_index_;
     std::span<const std::uint8_t> room_map_;
     std::span<const NodeIndex> last_choice_;

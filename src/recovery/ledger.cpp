@@ -24,6 +24,37 @@ void Ledger::open(RecoveryRecord r) {
     ++counters_.by_path[static_cast<std::size_t>(r.path)];
     const std::uint32_t id = r.job_id;
     records_[id] = std::move(r);
+    note_index(id);
+}
+
+namespace {
+
+// Keeps the sorted `ids` listing `job_id` or not, as `listed` says.
+void keep_listed(std::vector<std::uint32_t>& ids, std::uint32_t job_id, bool listed) {
+    const auto at = std::lower_bound(ids.begin(), ids.end(), job_id);
+    const bool there = at != ids.end() && *at == job_id;
+    if (listed && !there)
+        ids.insert(at, job_id);
+    else if (!listed && there)
+        ids.erase(at);
+}
+
+} // namespace
+
+void Ledger::note_index(std::uint32_t job_id) {
+    const auto it = records_.find(job_id);
+    keep_listed(ids_, job_id, it != records_.end());
+    keep_listed(waiting_, job_id, it != records_.end() && !it->second.fallback);
+}
+
+void Ledger::index_all() {
+    ids_.clear();
+    waiting_.clear();
+    for (const auto& [id, r] : records_) {
+        ids_.push_back(id);
+        if (!r.fallback)
+            waiting_.push_back(id);
+    }
 }
 
 void Ledger::note_blocks_same(const Topology& topo) {
@@ -33,8 +64,10 @@ void Ledger::note_blocks_same(const Topology& topo) {
 
 void Ledger::update(RecoveryRecord r) {
     ++version_;
-    if (auto it = records_.find(r.job_id); it != records_.end())
+    const std::uint32_t id = r.job_id;
+    if (auto it = records_.find(id); it != records_.end())
         it->second = std::move(r);
+    note_index(id);
 }
 
 void Ledger::close(std::uint32_t job_id, RecoveryEvent e) {
@@ -57,12 +90,14 @@ void Ledger::close(std::uint32_t job_id, RecoveryEvent e) {
     while (recent_.size() > kRecentEvents)
         recent_.pop_front();
     records_.erase(it);
+    note_index(job_id);
 }
 
 void Ledger::mark_fallback(std::uint32_t job_id) {
     ++version_;
     if (auto it = records_.find(job_id); it != records_.end())
         it->second.fallback = true;
+    note_index(job_id);
 }
 
 void Ledger::mark_reclaimed(std::uint32_t job_id, std::int64_t until) {
@@ -87,6 +122,7 @@ void Ledger::note_reclaim(std::span<const std::uint32_t> victims, std::uint32_t 
 void Ledger::restore(LedgerContents c) {
     ++version_;
     records_ = std::move(c.records);
+    index_all();
     recent_ = std::move(c.recent);
     while (recent_.size() > kRecentEvents)
         recent_.pop_front();
@@ -96,6 +132,10 @@ void Ledger::restore(LedgerContents c) {
 }
 
 const RecoveryRecord* Ledger::find(std::uint32_t job_id) const {
+    // Asked of every job a pass examines, most of which have no record: the
+    // ids side by side answer those without walking the tree.
+    if (!std::binary_search(ids_.begin(), ids_.end(), job_id))
+        return nullptr;
     auto it = records_.find(job_id);
     return it == records_.end() ? nullptr : &it->second;
 }
@@ -144,6 +184,7 @@ void Ledger::remap(const Topology& from, const Topology& to) {
         moved[id] = std::move(nr);
     }
     records_ = std::move(moved);
+    index_all();
     node_failures_.remap(from, to);
 }
 

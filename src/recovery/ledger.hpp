@@ -128,6 +128,16 @@ class Ledger {
     const RecoveryRecord* find(std::uint32_t job_id) const;
     bool empty() const { return records_.empty(); }
     const std::map<std::uint32_t, RecoveryRecord>& records() const { return records_; }
+    // The records still waiting for their blocks (not fallen back), in job
+    // order as records() lists them. Asked on every decision and every pass,
+    // while a deep queue may keep hundreds of fallen-back records: those are
+    // not walked.
+    bool any_waiting() const { return !waiting_.empty(); }
+    template <class F>
+    void for_each_waiting(F&& f) const {
+        for (std::uint32_t id : waiting_)
+            f(records_.find(id)->second);
+    }
     const std::deque<RecoveryEvent>& recent() const { return recent_; }
     const LedgerCounters& counters() const { return counters_; }
 
@@ -147,7 +157,13 @@ class Ledger {
     void remap(const Topology& from, const Topology& to);
 
   private:
+    // Keeps the id lists as the record of `job_id` now is (or as its absence).
+    void note_index(std::uint32_t job_id);
+    void index_all(); // after the records were replaced
+
     std::map<std::uint32_t, RecoveryRecord> records_;
+    std::vector<std::uint32_t> ids_;     // job ids of the records, ascending
+    std::vector<std::uint32_t> waiting_; // of those, the records not fallen back
     std::deque<RecoveryEvent> recent_;
     LedgerCounters counters_;
     ReclaimHistory reclaims_;

@@ -242,14 +242,15 @@ void Recovery::fall_back(const RecoveryRecord& r, std::int64_t now, NoteFallback
 
 std::size_t Recovery::end_changed(const Topology& topo, std::int64_t now) {
     std::vector<std::pair<const RecoveryRecord*, NoteFallback>> falling;
-    for (const auto& [id, r] : ledger_.records())
-        if (!r.fallback && r.blocks_same_in != topo.serial())
+    ledger_.for_each_waiting([&](const RecoveryRecord& r) {
+        if (r.blocks_same_in != topo.serial())
             if (auto change = held_blocks_changed(topo, r.blocks)) {
                 NoteFallback why;
                 why.reason = FallbackReason::kBlocksChanged;
                 why.change = std::move(change);
                 falling.emplace_back(&r, std::move(why));
             }
+    });
     for (auto& [r, why] : falling)
         fall_back(*r, now, std::move(why));
     return falling.size();
@@ -269,12 +270,10 @@ std::size_t Recovery::advance(const Snapshot& snap, std::int64_t now) {
     const std::size_t changed = end_changed(topo, now);
     // Decide first, then change: falling back changes the records walked.
     std::vector<std::pair<const RecoveryRecord*, NoteFallback>> falling;
-    for (const auto& [id, r] : ledger_.records()) {
-        if (r.fallback)
-            continue;
+    ledger_.for_each_waiting([&](const RecoveryRecord& r) {
         RecoveryClaim claim = claim_for(topo, r, snap.states());
         if (!wait_over(r, now) && !any_block_down(snap, claim))
-            continue; // still waiting for its block
+            return; // still waiting for its block
         Request in_place;
         in_place.job_id = r.job_id;
         in_place.min_nodes = in_place.max_nodes = claim.total_need();
@@ -286,13 +285,13 @@ std::size_t Recovery::advance(const Snapshot& snap, std::int64_t now) {
         // a limit, backfill's plan): from then on the job may go anywhere,
         // its own block first while that can take it (Planner::place).
         if (p.placed() && now < r.hold_until)
-            continue;
+            return;
         NoteFallback why;
         why.reason = p.placed() ? FallbackReason::kWaitOverSlurmDidNotStart : FallbackReason::kRefused;
         if (!p.placed())
             why.refused = p;
         falling.emplace_back(&r, std::move(why));
-    }
+    });
     for (auto& [r, why] : falling)
         fall_back(*r, now, std::move(why));
     return opened + changed + falling.size();
@@ -300,32 +299,31 @@ std::size_t Recovery::advance(const Snapshot& snap, std::int64_t now) {
 
 std::int64_t Recovery::next_deadline(std::int64_t now) const {
     std::int64_t next = std::numeric_limits<std::int64_t>::max();
-    for (const auto& [id, r] : ledger_.records())
-        if (!r.fallback)
-            for (std::int64_t t : {r.fallback_at, r.hold_until})
-                if (t > now)
-                    next = std::min(next, t);
+    ledger_.for_each_waiting([&](const RecoveryRecord& r) {
+        for (std::int64_t t : {r.fallback_at, r.hold_until})
+            if (t > now)
+                next = std::min(next, t);
+    });
     return next;
 }
 
 std::vector<std::uint32_t> Recovery::reclaim_candidates(const Topology& topo, std::int64_t now) const {
     std::vector<std::uint32_t> out;
-    for (const auto& [id, r] : ledger_.records()) {
-        if (r.fallback || now < r.reclaimed_until || blocks_changed(topo, r))
-            continue;
+    ledger_.for_each_waiting([&](const RecoveryRecord& r) {
+        if (now < r.reclaimed_until || blocks_changed(topo, r))
+            return;
         const bool on_reclaim_block = std::any_of(r.nodes.begin(), r.nodes.end(), [&](NodeIndex n) {
             const BlockIndex b = n < topo.node_count() ? topo.block_of(n) : kNoBlock;
             return b != kNoBlock && topo.block(b).settings.reserve == SpareReserve::kReclaim;
         });
         if (on_reclaim_block)
-            out.push_back(id);
-    }
+            out.push_back(r.job_id);
+    });
     return out;
 }
 
 bool Recovery::any_waiting() const {
-    return !watches_.empty() || std::any_of(ledger_.records().begin(), ledger_.records().end(),
-                                            [](const auto& kv) { return !kv.second.fallback; });
+    return !watches_.empty() || ledger_.any_waiting();
 }
 
 const RecoveryRecord* Recovery::waiting_in_place(std::uint32_t job_id) const {
@@ -343,9 +341,10 @@ std::vector<RecoveryClaim> Recovery::active_claims(const Topology& topo, std::sp
 std::vector<RecoveryClaim> Recovery::held_claims(const Topology& topo, std::span<const NodeState> states,
                                                  std::int64_t now) const {
     std::vector<RecoveryClaim> out;
-    for (const auto& [id, r] : ledger_.records())
+    ledger_.for_each_waiting([&](const RecoveryRecord& r) {
         if (holds_at(r, now) && !blocks_changed(topo, r))
             out.push_back(claim_for(topo, r, states));
+    });
     return out;
 }
 

@@ -68,19 +68,25 @@ RecoveryClaim claim_for(const Topology& topo, const RecoveryRecord& r, std::span
     return c;
 }
 
-long in_place_shortfall(const Topology& topo, const RecoveryClaim& claim, std::span<const NodeState> states,
+long in_place_shortfall(const Topology& topo, std::span<const NodeIndex> had, std::span<const NodeState> states,
                         std::span<const std::uint8_t> available) {
     const bool mapped = available.size() == states.size();
+    // Its nodes come block by block (an allocation is sorted): a block is
+    // counted when it first comes, looked for among those seen.
+    std::vector<BlockIndex> seen;
     long room = 0;
-    for (const RecoveryNeed& need : claim.blocks) {
-        if (need.block < 0 || static_cast<std::size_t>(need.block) >= topo.block_count())
+    for (NodeIndex h : had) {
+        const BlockIndex b = h < topo.node_count() ? topo.block_of(h) : kNoBlock;
+        if (b == kNoBlock || (!seen.empty() && seen.back() == b) ||
+            std::find(seen.begin(), seen.end(), b) != seen.end())
             continue;
-        for (NodeIndex n : topo.block(need.block).nodes)
+        seen.push_back(b);
+        for (NodeIndex n : topo.block(b).nodes)
             if (n < states.size() &&
                 (mapped ? available[n] != 0 : !is_failed(states[n]) && states[n] != NodeState::kBusy))
                 ++room;
     }
-    return std::max<long>(0, static_cast<long>(claim.total_need()) - room);
+    return std::max<long>(0, static_cast<long>(had.size()) - room);
 }
 
 bool any_block_down(const Snapshot& snap, const RecoveryClaim& claim) {

@@ -75,13 +75,15 @@ RecoveryClaim claim_for(const Topology& topo, const RecoveryRecord& r, std::span
 // to come back to.
 void claim_node(const Topology& topo, RecoveryClaim& claim, NodeIndex n, bool lost);
 
-// How many nodes the claim's blocks are short of its need: it counts every
-// node of them that could be offered (with a map, an offered one; without,
-// one neither failed nor running ordinary work), more than a restart in
-// place can take, so while it is short the restart cannot be placed. Each
-// node freed raises the count by at most one. (The simulator's speed only:
-// Planner::bound_shortfall.)
-long in_place_shortfall(const Topology& topo, const RecoveryClaim& claim, std::span<const NodeState> states,
+// How many nodes the blocks of `had` (a recovering job's nodes when its
+// failure hit: its claim's blocks, and its need, one per node) are short of
+// its need: it counts every node of them that could be offered (with a map,
+// an offered one; without, one neither failed nor running ordinary work),
+// more than a restart in place can take, so while it is short the restart
+// cannot be placed. Each node freed raises the count by at most one. Asks
+// nothing of the claim, which costs allocations per node. (The simulator's
+// speed only: Planner::bound_shortfall.)
+long in_place_shortfall(const Topology& topo, std::span<const NodeIndex> had, std::span<const NodeState> states,
                         std::span<const std::uint8_t> available);
 
 // Whether any of the claim's blocks is down as a whole (rule 7): its job

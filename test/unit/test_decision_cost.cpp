@@ -402,7 +402,7 @@ TEST(DecisionCost, AManyBlockRoomReadInBestFitOrderGivesTheSameBlock) {
             r.available = avail;
         }
         const Placement want = place(Snapshot(t, states, {}), r);
-        Snapshot with(t, states, tallies.tallies(t, states), {});
+        Snapshot with(t, states, tallies.tallies(t, states), nullptr);
         with.attach_room_index(cache.index(t, states, with.tallies(), r.available), r.available);
         const Placement got = place(with, r);
         ASSERT_EQ(got.reason, want.reason) << "step " << step << ": " << explain(t, got) << " / " << explain(t, want);

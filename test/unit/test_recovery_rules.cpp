@@ -137,17 +137,26 @@ TEST(RecoveryRules, TheInPlaceShortfallCountsWhatItsBlocksCouldOffer) {
     auto s = all(t);
     planner.job_failed(kJob, range(0, 15), std::vector<NodeIndex>{5}, 1000);
     s[5] = NodeState::kDown;
+    const std::vector<NodeIndex>& had = planner.ledger().find(kJob)->nodes;
+    // The claim's need and blocks are those of the nodes it had.
     const RecoveryClaim claim = claim_for(t, *planner.ledger().find(kJob), s);
-    ASSERT_EQ(claim.total_need(), 16u);
-    EXPECT_EQ(in_place_shortfall(t, claim, s, {}), 0); // 17 healthy nodes on rack01
-    set(s, range(6, 15), NodeState::kBusy);            // another job took ten of them
-    EXPECT_EQ(in_place_shortfall(t, claim, s, {}), 9);
+    ASSERT_EQ(claim.total_need(), had.size());
+    ASSERT_EQ(claim.blocks.size(), 1u);
+    EXPECT_EQ(in_place_shortfall(t, had, s, {}), 0); // 17 healthy nodes on rack01
+    set(s, range(6, 15), NodeState::kBusy);          // another job took ten of them
+    EXPECT_EQ(in_place_shortfall(t, had, s, {}), 9);
     s[16] = NodeState::kLent; // lent work on a spare: it may still be freed for the job
-    EXPECT_EQ(in_place_shortfall(t, claim, s, {}), 9);
+    EXPECT_EQ(in_place_shortfall(t, had, s, {}), 9);
     std::vector<std::uint8_t> offered(t.node_count(), 0);
     for (NodeIndex n : range(12, 17))
         offered[n] = 1; // with a map only what it offers counts
-    EXPECT_EQ(in_place_shortfall(t, claim, s, offered), 10);
+    EXPECT_EQ(in_place_shortfall(t, had, s, offered), 10);
+    // Nodes on two racks count both racks' nodes, each once.
+    const std::vector<NodeIndex> two = {0, 1, 18, 19};
+    EXPECT_EQ(in_place_shortfall(t, two, s, offered), 0);
+    std::vector<std::uint8_t> none(t.node_count(), 0);
+    none[0] = 1;
+    EXPECT_EQ(in_place_shortfall(t, two, s, none), 3);
     // Falling back, the job is refused while both bounds say so, and asked once either does not.
     auto all_busy = s;
     set(all_busy, range(18, 35), NodeState::kBusy);

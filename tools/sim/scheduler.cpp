@@ -61,13 +61,13 @@ int Scheduler::pass(Seconds now) {
     // Watched jobs (a fault with the node up) too: a drain since their end opens their recovery there.
     if (w_.policy().recovery && (!w_.planner().ledger().empty() || !w_.planner().recovery().watches().empty()))
         w_.advance(now);
-    if (w_.policy().recovery && w_.reclaims() && !w_.planner().ledger().empty()) {
+    if (w_.policy().recovery && w_.reclaims() && w_.planner().ledger().any_waiting()) {
         std::vector<std::uint32_t> waiting;
-        for (const auto& [id, rec] : w_.planner().ledger().records()) {
-            const SimJob& j = w_.job(id - 1);
-            if (!rec.fallback && j.state == SimJob::State::kPending && j.eligible_at <= now)
-                waiting.push_back(id - 1);
-        }
+        w_.planner().ledger().for_each_waiting([&](const nvlblock::RecoveryRecord& rec) {
+            const SimJob& j = w_.job(rec.job_id - 1);
+            if (j.state == SimJob::State::kPending && j.eligible_at <= now)
+                waiting.push_back(rec.job_id - 1);
+        });
         for (std::uint32_t index : waiting)
             w_.reclaim_for(w_.job(index), now);
     }
