@@ -33,11 +33,13 @@ class RoomIndex;
 // decision). A request that is not restarting in place takes at most each
 // block's room, and the index keeps their sum, over the cluster and over
 // each group of the hierarchy (level_choice.hpp holding_rung: a job the
-// levels hold inside one group needs a group that offers it every node).
+// levels hold inside one group needs a group that offers it every node),
+// and the largest one block offers (a job carved whole, carving_unit, needs
+// one block that offers it every node).
 bool may_place(const Topology& topo, const RoomIndex& index, const Request& request);
 // How many nodes short of may_place's yes the request is (0: it may be
-// placed). Each node that becomes free raises each sum the bound compares by
-// at most one (a block's room grows by at most its newly offered nodes), so
+// placed). Each node that becomes free raises each sum or room the bound
+// compares by at most one (a block's room grows by at most its newly offered nodes), so
 // while fewer nodes than this have been freed, and nothing else changed
 // (failures, repairs, holds, the topology), the bound still says no.
 long bound_shortfall(const Topology& topo, const RoomIndex& index, const Request& request);

@@ -2,9 +2,10 @@
 //
 // The room bound (placement/engine.hpp may_place, Planner::may_place): it
 // says "no" only where the decision refuses, on clusters with spares withheld
-// or lent, reclaimed spares, BlockSizes levels, maps that offer preemptible
-// work or failed nodes, and other jobs' holds; and it says "no" often enough
-// on a busy cluster to spare the decisions it is for.
+// or lent, reclaimed spares, BlockSizes levels, jobs carved whole into one
+// block, maps that offer preemptible work or failed nodes, and other jobs'
+// holds; and it says "no" often enough on a busy cluster to spare the
+// decisions it is for.
 #include "core/planner.hpp"
 #include "test_support.hpp"
 #include "writers/explain.hpp"
@@ -20,6 +21,9 @@ namespace {
 struct BoundCount {
     int ruled_out = 0, asked = 0;
     int level_refusals = 0, levels_ruled_out = 0; // refused by a level of the hierarchy; of those, ruled out
+    // Refused a job carved whole into one block (unsegmented, within a
+    // slice, borrowing no spares); of those, ruled out.
+    int one_block_refusals = 0, one_block_ruled_out = 0;
 };
 
 // A request the bound rules out `s` nodes short (bound_shortfall) stays ruled
@@ -106,6 +110,10 @@ BoundCount expect_bound_only_refuses(const Topology& t, unsigned seed) {
             ++n.level_refusals;
             n.levels_ruled_out += !planner.may_place(states, r);
         }
+        if (!p.placed() && !r.segment && !r.preemptible && static_cast<int>(r.min_nodes) <= t.largest_slice()) {
+            ++n.one_block_refusals;
+            n.one_block_ruled_out += !planner.may_place(states, r);
+        }
     }
     return n;
 }
@@ -120,8 +128,14 @@ TEST(MayPlace, RulesOutOnlyWhatTheDecisionRefuses) {
                 std::to_string(1000 + r * 18 - 1) + "]\n";
     const BoundCount levels = expect_bound_only_refuses(test::conf_topology(conf + "BlockSizes=18,36,72\n"), 54);
     // Not a bound that never speaks: it rules out a good share of a busy cluster's questions.
-    for (const BoundCount& c : {idle, lent, reclaim, levels})
+    // A job carved whole is ruled out when no one block offers it every
+    // node, though the cluster may (all but the few refused by other jobs'
+    // holds, which the bound does not count).
+    for (const BoundCount& c : {idle, lent, reclaim, levels}) {
         EXPECT_GT(c.ruled_out, c.asked / 10);
+        EXPECT_GT(c.one_block_refusals, 10);
+        EXPECT_GE(c.one_block_ruled_out * 10, c.one_block_refusals * 9);
+    }
 }
 
 // The hierarchy's groups (level_choice.hpp holding_rung): a job the levels
