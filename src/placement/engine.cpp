@@ -863,11 +863,11 @@ long bound_shortfall(const Topology& topo, const RoomIndex& index, const Request
         return n - room;
     if (req.max_nodes != req.min_nodes || !req.required.empty() || (req.segment && n % req.segment != 0))
         return 0;
-    // A job of one node count within a slice, unsegmented, is carved whole
-    // (carving_unit): one block must offer it every node. Preemptible work
-    // may also borrow a lending block's spares, which this does not count.
-    if (!req.segment && !req.preemptible && n <= topo.largest_slice())
-        return std::max(0L, n - index.largest_limits(1));
+    // A job of one node count carved whole (carving_unit: within a slice
+    // and unsegmented, or one segment) goes to one block, which must offer
+    // it every node.
+    if (carving_unit(req, static_cast<std::uint32_t>(n), topo.largest_slice()) == n)
+        return std::max(0L, n - index.largest_offer(req.preemptible));
     // A job of one node count that the hierarchy holds inside one group of
     // a rung: one of that rung's groups must offer it every node.
     const std::optional<HoldingRung> held = holding_rung(topo, level_query(req, req.min_nodes, topo.largest_slice()));

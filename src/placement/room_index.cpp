@@ -67,6 +67,7 @@ void RoomIndex::init(const Topology& topo) {
     const std::size_t values = static_cast<std::size_t>(largest) + 1;
     limit_is_.assign(values, std::vector<std::uint64_t>((n + 63) / 64, 0));
     by_limit_.assign(values, 0);
+    by_borrowing_offer_.assign(values, 0);
     lends_.assign((n + 63) / 64, 0);
     for (std::size_t i = 0; i < n; ++i)
         set_bit(lends_, static_cast<BlockIndex>(i), topo.block(static_cast<BlockIndex>(i)).settings.lending);
@@ -96,6 +97,7 @@ void RoomIndex::add(const Topology& topo, BlockIndex b, int sign) {
         set_bit(lending_, b, on);
     set_bit(limit_is_[static_cast<std::size_t>(o.limit)], b, on);
     by_limit_[static_cast<std::size_t>(o.limit)] += sign;
+    by_borrowing_offer_[static_cast<std::size_t>(lends ? o.spare_limit : o.limit)] += sign;
     set_bit(spare_is_[static_cast<std::size_t>(o.spare_limit)], b, on);
     by_spare_value_[static_cast<std::size_t>(o.spare_limit)] += sign;
     with_available_ += o.counts.available > 0 ? sign : 0;
@@ -119,6 +121,14 @@ std::uint64_t RoomIndex::with_room_word(std::size_t w, bool preemptible, int at_
         spare |= preemptible ? spare_is_[v][w] : 0;
     }
     return bits | (spare & lends_[w]);
+}
+
+int RoomIndex::largest_offer(bool preemptible) const {
+    const std::vector<long>& by = preemptible ? by_borrowing_offer_ : by_limit_;
+    for (std::size_t v = by.size(); v-- > 1;)
+        if (by[v] > 0)
+            return static_cast<int>(v);
+    return 0;
 }
 
 long RoomIndex::largest_limits(long k) const {

@@ -103,9 +103,10 @@ class RoomIndex {
     // its blocks (of its fullest children), counted as room_for() counts the
     // cluster. A pass over the rung's groups (and their children).
     long reach_in_a_group(const Topology& topo, std::size_t rung, long children, bool preemptible) const;
-    // The sum of the `k` largest limits of all blocks (by_limit_, from the
-    // top): with k = 1, the most one block offers work that borrows no spares.
-    long largest_limits(long k) const;
+    // The most one block offers a request that is not restarting: its
+    // limit, or (`preemptible` work) a lending block's spare_limit. A pass
+    // over the values from the top.
+    int largest_offer(bool preemptible) const;
     // The most nodes any block has (asked by refusals; kept, not recounted).
     int largest_block() const { return largest_block_; }
     // How many failed nodes the map offers (Slurm asks whether the job could
@@ -120,6 +121,8 @@ class RoomIndex {
     long group_offer(std::size_t r, std::size_t g, bool preemptible) const {
         return group_limit_[r][g] + (preemptible ? group_lending_extra_[r][g] : 0);
     }
+    // The sum of the `k` largest limits of all blocks (by_limit_, from the top).
+    long largest_limits(long k) const;
     // Word w of the blocks with limit (or, preemptible, lending spare_limit) >= at_least.
     std::uint64_t with_room_word(std::size_t w, bool preemptible, int at_least) const;
 
@@ -131,6 +134,7 @@ class RoomIndex {
     // lend spares), and how many blocks have each.
     std::vector<std::vector<std::uint64_t>> limit_is_, spare_is_;
     std::vector<long> by_limit_, by_spare_value_;
+    std::vector<long> by_borrowing_offer_;    // per value: blocks offering preemptible work that much
     std::vector<std::uint64_t> lends_;        // bit per block: it lends spares
     std::vector<int> slices_;                 // the slice sizes of the blocks, once each
     std::vector<int> slice_of_;               // per block: its slice, as an index into slices_

@@ -21,8 +21,8 @@ namespace {
 struct BoundCount {
     int ruled_out = 0, asked = 0;
     int level_refusals = 0, levels_ruled_out = 0; // refused by a level of the hierarchy; of those, ruled out
-    // Refused a job carved whole into one block (unsegmented, within a
-    // slice, borrowing no spares); of those, ruled out.
+    // Refused a job carved whole into one block (unsegmented within a
+    // slice, or one segment); of those, ruled out.
     int one_block_refusals = 0, one_block_ruled_out = 0;
 };
 
@@ -93,7 +93,7 @@ BoundCount expect_bound_only_refuses(const Topology& t, unsigned seed) {
         Request r;
         r.job_id = 1000 + static_cast<std::uint32_t>(step);
         r.min_nodes = r.max_nodes = sizes[static_cast<std::size_t>(pct(rng)) % std::size(sizes)];
-        r.segment = pct(rng) < 20 && r.min_nodes % 4 == 0 ? 4 : 0;
+        r.segment = pct(rng) < 20 && r.min_nodes % 4 == 0 ? (r.min_nodes == 16 && pct(rng) < 50 ? 16 : 4) : 0;
         r.preemptible = pct(rng) < 30;
         r.waited = pct(rng) < 50 ? 0 : 3600; // past a crossing (30 minutes) or not
         const int map = pct(rng) % 3;
@@ -110,7 +110,8 @@ BoundCount expect_bound_only_refuses(const Topology& t, unsigned seed) {
             ++n.level_refusals;
             n.levels_ruled_out += !planner.may_place(states, r);
         }
-        if (!p.placed() && !r.segment && !r.preemptible && static_cast<int>(r.min_nodes) <= t.largest_slice()) {
+        const bool whole = r.segment ? r.segment == r.min_nodes : static_cast<int>(r.min_nodes) <= t.largest_slice();
+        if (!p.placed() && whole) {
             ++n.one_block_refusals;
             n.one_block_ruled_out += !planner.may_place(states, r);
         }
@@ -130,11 +131,11 @@ TEST(MayPlace, RulesOutOnlyWhatTheDecisionRefuses) {
     // Not a bound that never speaks: it rules out a good share of a busy cluster's questions.
     // A job carved whole is ruled out when no one block offers it every
     // node, though the cluster may (all but the few refused by other jobs'
-    // holds, which the bound does not count).
+    // holds, which the bound does not count: 9 of 175 here).
     for (const BoundCount& c : {idle, lent, reclaim, levels}) {
         EXPECT_GT(c.ruled_out, c.asked / 10);
         EXPECT_GT(c.one_block_refusals, 10);
-        EXPECT_GE(c.one_block_ruled_out * 10, c.one_block_refusals * 9);
+        EXPECT_GE(c.one_block_ruled_out * 5, c.one_block_refusals * 4);
     }
 }
 
