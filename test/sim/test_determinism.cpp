@@ -275,11 +275,11 @@ Outcome run_deep_queue(std::uint64_t seed, bool cache) {
     return outcome_of(info, std::move(results));
 }
 
-TEST(Determinism, SkippingLongJobsRefusedBesideTheSameReservationChangesNoDecision) {
-    // The walk skips a long job refused without the reserved nodes while the
-    // epoch and those nodes stay (Scheduler::walk_skips); a later start
-    // within the epoch that moves the reservation asks it again (skipping it
-    // until the epoch moves gives other results here).
+TEST(Determinism, RememberingRefusalsChangesNoDecisionOnADeepMultiNodeQueue) {
+    // The synthetic mixes above are slices of one size class; here most
+    // refusals are of jobs of other sizes behind a reservation that later
+    // starts move within one epoch (a walk that skipped long jobs refused
+    // beside an older reservation gave other results here).
     for (std::uint64_t seed = 1; seed <= 2; ++seed) {
         const Outcome cached = run_deep_queue(seed, true), asked = run_deep_queue(seed, false);
         // Every figure but the count of decisions asked.

@@ -162,7 +162,7 @@ void Scheduler::backfill(std::uint32_t head, Seconds now) {
         if (++examined > w_.options().bf_max_job_test)
             break;
         // Most jobs a walk examines are skipped here (inlined: a call per job cost more than the test).
-        if (w_.options().cache_refusals && walk_skips(index))
+        if (w_.options().cache_refusals && blocked(index))
             continue;
         backfill_job(head, index, now);
     }
@@ -185,14 +185,8 @@ void Scheduler::backfill_job(std::uint32_t head, std::uint32_t index, Seconds no
     // nodes: a long start behind the head job may move them (head_then in
     // backfill_long_job), which can offer nodes it withheld.
     if (v && res_.valid && res_.exists && expected_end > res_.shadow && v->long_epoch == w_.epoch() &&
-        v->long_reservation == res_.id && v->long_reserved == res_.reserved_version) {
-        // So it stays for this job while the epoch and the reserved nodes
-        // do (its end only moves later past the same reserved time).
-        Blocked& b = blocked_record(index);
-        b.long_epoch = w_.epoch();
-        b.long_reserved = res_.reserved_version;
+        v->long_reservation == res_.id && v->long_reserved == res_.reserved_version)
         return;
-    }
     // A long job while the reservation stands is asked without the reserved
     // nodes alone (once the room bound lets its start attempt through): its
     // start attempt would place it wherever that does (backfill_long_job).
@@ -245,14 +239,10 @@ void Scheduler::refused_now(std::uint32_t index, ShapeVerdict* v, long shortfall
     v->shortfall_freed = w_.freed();
 }
 
-Scheduler::Blocked& Scheduler::blocked_record(std::uint32_t index) {
+void Scheduler::block(std::uint32_t index, const ShapeVerdict* v) {
     if (index >= blocked_.size())
         blocked_.resize(w_.jobs().size());
-    return blocked_[index];
-}
-
-void Scheduler::block(std::uint32_t index, const ShapeVerdict* v) {
-    blocked_record(index) = {w_.epoch(), w_.other_changes(), v, 0, 0, 0};
+    blocked_[index] = {w_.epoch(), w_.other_changes(), v, 0};
 }
 
 // The nodes a job could use (free, or running work it may preempt, or

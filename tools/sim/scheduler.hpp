@@ -88,23 +88,14 @@ class Scheduler {
     // it could use, or ruled out by the room bound where no shape speaks for
     // it (a recovering job, refused_now), until World::freed() reaches
     // `until_freed` (with `changes` as it was: see lacks_nodes).
-    // Apart from those, a long job whose shape was refused without the
-    // reserved nodes (ShapeVerdict::long_*) at `long_epoch`, while the
-    // reservation's nodes were version `long_reserved`, is skipped by the
-    // backfill's walk while both are as they were (a version names one
-    // reservation: every search that finds one moves it).
     struct Blocked {
         std::uint64_t epoch = 0, changes = 0;
         const ShapeVerdict* verdict = nullptr;
         std::uint64_t until_freed = 0;
-        std::uint64_t long_epoch = 0, long_reserved = 0;
     };
     bool blocked(std::uint32_t index) const;
-    // What the backfill's walk skips: blocked, or refused without the reserved nodes.
-    bool walk_skips(std::uint32_t index) const;
     // Refused now, through `v` where not null.
     void block(std::uint32_t index, const ShapeVerdict* v);
-    Blocked& blocked_record(std::uint32_t index); // grown to every job at first use
     // Whether the job needs more nodes than it could use now (World::usable_nodes);
     // if so it is blocked until enough are freed.
     bool lacks_nodes(std::uint32_t index, const SimJob& j);
@@ -190,15 +181,6 @@ inline bool Scheduler::blocked(std::uint32_t index) const {
     const Blocked& b = blocked_[index];
     return b.epoch == w_.epoch() || (b.changes == w_.other_changes() &&
                                      (w_.freed() < b.until_freed || (b.verdict && still_refused(*b.verdict))));
-}
-
-inline bool Scheduler::walk_skips(std::uint32_t index) const {
-    if (index >= blocked_.size())
-        return false;
-    if (blocked(index))
-        return true;
-    const Blocked& b = blocked_[index];
-    return b.long_epoch == w_.epoch() && res_.valid && res_.exists && b.long_reserved == res_.reserved_version;
 }
 
 // Refused at this epoch; or ruled out by the room bound, with nothing but
