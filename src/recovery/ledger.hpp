@@ -135,6 +135,14 @@ class Ledger {
     bool any_waiting() const { return !waiting_.empty(); }
     template <class F>
     void for_each_waiting(F&& f) const {
+        // Where most records wait, one walk of the tree costs less than a
+        // lookup for each (a cluster of thousands of racks, few fallbacks).
+        if (waiting_.size() * 4 >= records_.size()) {
+            for (const auto& [id, r] : records_)
+                if (!r.fallback)
+                    f(r);
+            return;
+        }
         for (std::uint32_t id : waiting_)
             f(records_.find(id)->second);
     }

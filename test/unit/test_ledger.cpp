@@ -518,5 +518,50 @@ TEST_F(LedgerTest, SaveAndLoadThroughAFile) {
     EXPECT_EQ(back.find(7)->failed, std::vector<NodeIndex>{3});
 }
 
+// The records still waiting, kept beside the tree (Ledger::for_each_waiting,
+// any_waiting, find): in job order, without the fallen-back ones, through
+// opens, updates, closes, fallbacks and a restore, whether most records wait
+// or few do.
+TEST(LedgerIndex, ListsTheWaitingRecordsInJobOrder) {
+    Ledger ledger;
+    auto waiting = [&] {
+        std::vector<std::uint32_t> ids;
+        ledger.for_each_waiting([&](const RecoveryRecord& r) { ids.push_back(r.job_id); });
+        return ids;
+    };
+    auto record = [](std::uint32_t id, bool fallback) {
+        RecoveryRecord r;
+        r.job_id = id;
+        r.nodes = {0};
+        r.failed = {0};
+        r.fallback = fallback;
+        return r;
+    };
+    EXPECT_FALSE(ledger.any_waiting());
+    for (std::uint32_t id : {30u, 10u, 20u, 40u, 60u, 50u})
+        ledger.open(record(id, false));
+    EXPECT_EQ(waiting(), (std::vector<std::uint32_t>{10, 20, 30, 40, 50, 60})); // most wait: the tree is walked
+    for (std::uint32_t id : {20u, 40u, 30u, 60u, 50u})
+        ledger.mark_fallback(id);
+    EXPECT_EQ(waiting(), (std::vector<std::uint32_t>{10})); // 1 of 6 waits: it is looked up
+    ledger.update(record(40, false));                       // back to waiting (a new hold)
+    ledger.close(10, RecoveryEvent{});
+    EXPECT_EQ(waiting(), (std::vector<std::uint32_t>{40}));
+    EXPECT_EQ(ledger.find(10), nullptr);
+    ASSERT_NE(ledger.find(20), nullptr);
+    EXPECT_TRUE(ledger.find(20)->fallback);
+    EXPECT_EQ(ledger.find(25), nullptr);
+    ledger.open(record(20, false)); // a new failure replaces the fallen-back record
+    EXPECT_EQ(waiting(), (std::vector<std::uint32_t>{20, 40}));
+    LedgerContents saved;
+    saved.records[7] = record(7, true);
+    saved.records[5] = record(5, false);
+    ledger.restore(std::move(saved));
+    EXPECT_EQ(waiting(), (std::vector<std::uint32_t>{5}));
+    EXPECT_EQ(ledger.find(20), nullptr);
+    ASSERT_NE(ledger.find(7), nullptr);
+    EXPECT_TRUE(ledger.any_waiting());
+}
+
 } // namespace
 } // namespace nvlblock
