@@ -116,23 +116,46 @@ void Planner::load_state(const std::string& text, const std::string& label) {
 
 Snapshot Planner::snapshot(std::span<const NodeState> states, std::int64_t now) const {
     std::shared_ptr<const Tallies> counted = tallies(states);
-    ClaimsMemo& held = held_claims(states, now);
-    std::shared_ptr<const Holds> holds;
-    if (recovery_.watches().empty()) {
-        // The holds follow the claims and the states: kept with the claims.
-        if (!held.holds_counted) {
-            held.holds = count_holds(*topology_, states, *counted, held.claims);
-            held.holds_counted = true;
-        }
-        holds = held.holds;
-    } else {
-        claims_cache_ = held.claims;
-        recovery_.add_watch_claims(*topology_, states, now, claims_cache_);
-        holds = count_holds(*topology_, states, *counted, claims_cache_);
-    }
+    std::shared_ptr<const Holds> holds = holds_at(states, *counted, now);
     Snapshot snap(*topology_, states, std::move(counted), std::move(holds));
     snap.set_last_choice(lemons(now));
     return snap;
+}
+
+std::shared_ptr<const Holds> Planner::holds_at(std::span<const NodeState> states, const Tallies& tallies,
+                                               std::int64_t now) const {
+    ClaimsMemo& held = held_claims(states, now);
+    if (recovery_.watches().empty()) {
+        // The holds follow the claims and the states: kept with the claims.
+        if (!held.holds_counted) {
+            held.holds = count_holds(*topology_, states, tallies, held.claims);
+            held.holds_counted = true;
+        }
+        return held.holds;
+    }
+    claims_cache_ = held.claims;
+    recovery_.add_watch_claims(*topology_, states, now, claims_cache_);
+    return count_holds(*topology_, states, tallies, claims_cache_);
+}
+
+const HeldOffers* Planner::held_offers_for(std::span<const NodeState> states, std::span<const std::uint8_t> available,
+                                           const RoomIndex& index, std::int64_t now) const {
+    if (!recovery_.any_waiting() && recovery_.watches().empty())
+        return nullptr; // no claim: nothing held
+    const std::shared_ptr<const Tallies> counted = tallies(states);
+    std::shared_ptr<const Holds> holds = holds_at(states, *counted, now);
+    if (!holds)
+        return nullptr;
+    const std::uint64_t rooms = room_cache_.generation();
+    for (const HeldOffersMemo& m : held_offers_memo_)
+        if (m.index == &index && m.rooms == rooms && m.holds == holds)
+            return &m.offers;
+    HeldOffersMemo& m = held_offers_memo_[next_held_offers_++ % held_offers_memo_.size()];
+    m.offers = held_offers(*topology_, index, *counted, *holds, available);
+    m.index = &index;
+    m.rooms = rooms;
+    m.holds = std::move(holds);
+    return &m.offers;
 }
 
 Planner::ClaimsMemo& Planner::held_claims(std::span<const NodeState> states, std::int64_t now) const {
@@ -225,11 +248,11 @@ Placement Planner::place(std::span<const NodeState> raw_states, Request request,
     return decide(states, request, now, holds);
 }
 
-long Planner::bound_shortfall(std::span<const NodeState> raw_states, const Request& request) const {
+long Planner::bound_shortfall(std::span<const NodeState> raw_states, const Request& request, std::int64_t now) const {
     const RecoveryRecord* record = recovery_.ledger().find(request.job_id);
     if (record && !record->fallback)
         return 0; // it waits for its own block(s): always asked
-    const long anywhere = room_shortfall(raw_states, request);
+    const long anywhere = room_shortfall(raw_states, request, now);
     if (!record || anywhere == 0 || Recovery::blocks_changed(*topology_, *record))
         return anywhere;
     // A fallen-back job is placed back on its own block(s) where they take
@@ -243,9 +266,16 @@ long Planner::bound_shortfall(std::span<const NodeState> raw_states, const Reque
     return std::min(anywhere, in_place_shortfall(*topology_, record->nodes, states, request.available));
 }
 
-long Planner::room_shortfall(std::span<const NodeState> raw_states, const Request& request) const {
+long Planner::room_shortfall(std::span<const NodeState> raw_states, const Request& request, std::int64_t now) const {
+    // Other jobs' holds count where place() counts them: not where Slurm
+    // asks whether the job could ever run (failed nodes offered).
+    auto bound = [&](std::span<const NodeState> states, const RoomIndex& index) {
+        const HeldOffers* held = held_offers_for(states, request.available, index, now);
+        return nvlblock::bound_shortfall(*topology_, index, request,
+                                         held ? held->for_job(request.job_id) : std::span<const OfferCut>{});
+    };
     if (const RoomIndex* index = remembered_index(raw_states, request.available))
-        return nvlblock::bound_shortfall(*topology_, *index, request);
+        return bound(raw_states, *index); // remembered only for arrays answered as they are
     std::vector<NodeState> shaped;
     const std::span<const NodeState> states = answered_states(raw_states, request.available, shaped);
     // Null for a map of another length, which the engine refuses.
@@ -266,7 +296,9 @@ long Planner::room_shortfall(std::span<const NodeState> raw_states, const Reques
                                                           changes_.end(),
                                                           room_cache_.generation(),
                                                           index.get()};
-    return nvlblock::bound_shortfall(*topology_, *index, request);
+    if (states.data() != raw_states.data())
+        return nvlblock::bound_shortfall(*topology_, *index, request);
+    return bound(states, *index);
 }
 
 const RoomIndex* Planner::remembered_index(std::span<const NodeState> states,

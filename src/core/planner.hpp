@@ -19,6 +19,7 @@
 #include "model/topology.hpp"
 #include "placement/change_journal.hpp"
 #include "placement/engine.hpp"
+#include "placement/held_offers.hpp"
 #include "placement/room_index.hpp"
 #include "placement/tally_cache.hpp"
 #include "recovery/reclaim.hpp"
@@ -70,16 +71,17 @@ class Planner {
     // asks whether the job could ever run: see offered_as_healthy).
     // Changes nothing.
     Placement place(std::span<const NodeState> states, Request request, std::int64_t now) const;
-    // Whether place() could place the request: false only where it refuses
-    // (engine.hpp may_place; a job waiting for its own block(s) is always
-    // asked, a fallen-back one refused only while its blocks are short too).
-    // For callers that need no refusal's facts. Changes nothing.
-    bool may_place(std::span<const NodeState> states, const Request& request) const {
-        return bound_shortfall(states, request) == 0;
+    // Whether place() at `now` could place the request: false only where it
+    // refuses (engine.hpp may_place, with other jobs' holds at `now`
+    // counted; a job waiting for its own block(s) is always asked, a
+    // fallen-back one refused only while its blocks are short too). For
+    // callers that need no refusal's facts. Changes nothing.
+    bool may_place(std::span<const NodeState> states, const Request& request, std::int64_t now) const {
+        return bound_shortfall(states, request, now) == 0;
     }
     // How many nodes short of may_place's yes the request is (0: it may be
     // placed; engine.hpp bound_shortfall). Changes nothing.
-    long bound_shortfall(std::span<const NodeState> states, const Request& request) const;
+    long bound_shortfall(std::span<const NodeState> states, const Request& request, std::int64_t now) const;
 
     // Time passes: jobs whose wait for their block is over (or whose block
     // is down) and whose block cannot take them now fall back (recovery.hpp).
@@ -173,7 +175,14 @@ class Planner {
     Placement decide(std::span<const NodeState> states, const Request& request, std::int64_t now,
                      bool holds = true) const;
     // The room bound's shortfall for the request placed anywhere (engine.hpp).
-    long room_shortfall(std::span<const NodeState> states, const Request& request) const;
+    long room_shortfall(std::span<const NodeState> states, const Request& request, std::int64_t now) const;
+    // What place() at `now` counts as held over `states` (`tallies` theirs; null: nothing).
+    std::shared_ptr<const Holds> holds_at(std::span<const NodeState> states, const Tallies& tallies,
+                                          std::int64_t now) const;
+    // Other jobs' holds at `now` as the bound over `index` (of `states`
+    // under `available`) counts them; null where nothing is held.
+    const HeldOffers* held_offers_for(std::span<const NodeState> states, std::span<const std::uint8_t> available,
+                                      const RoomIndex& index, std::int64_t now) const;
     // The states a decision answers over: offered_as_healthy's, asked of the
     // room index where the caller's arrays are tracked (no pass over them).
     std::span<const NodeState> answered_states(std::span<const NodeState> states,
@@ -235,6 +244,17 @@ class Planner {
     };
     mutable std::array<BoundMemo, 4> bound_memo_;
     mutable std::size_t next_memo_ = 0;
+    // held_offers_for's answers for the last indexes and holds it was asked
+    // of (a cache: an index is the same while its address and the room
+    // cache's generation are, holds while their address is, kept alive here).
+    struct HeldOffersMemo {
+        const RoomIndex* index = nullptr;
+        std::uint64_t rooms = 0;
+        std::shared_ptr<const Holds> holds;
+        HeldOffers offers;
+    };
+    mutable std::array<HeldOffersMemo, 4> held_offers_memo_;
+    mutable std::size_t next_held_offers_ = 0;
     const RoomIndex* remembered_index(std::span<const NodeState> states, std::span<const std::uint8_t> available) const;
     // What the caller noted changing: both caches read it.
     ChangeJournal changes_;

@@ -854,11 +854,11 @@ Placement refuse_no_fit(const Snapshot& snap, const Carving& carve, std::optiona
 
 } // namespace
 
-long bound_shortfall(const Topology& topo, const RoomIndex& index, const Request& req) {
+long bound_shortfall(const Topology& topo, const RoomIndex& index, const Request& req, std::span<const OfferCut> cuts) {
     if (req.recovery)
         return 0;
     const long n = req.min_nodes;
-    const long room = index.room_for(req.preemptible);
+    const long room = index.room_for(req.preemptible, cuts);
     if (room < n)
         return n - room;
     if (req.max_nodes != req.min_nodes || !req.required.empty() || (req.segment && n % req.segment != 0))
@@ -867,17 +867,17 @@ long bound_shortfall(const Topology& topo, const RoomIndex& index, const Request
     // and unsegmented, or one segment) goes to one block, which must offer
     // it every node.
     if (carving_unit(req, static_cast<std::uint32_t>(n), topo.largest_slice()) == n)
-        return std::max(0L, n - index.largest_offer(req.preemptible));
+        return std::max(0L, n - index.largest_offer(req.preemptible, cuts));
     // A job of one node count that the hierarchy holds inside one group of
     // a rung: one of that rung's groups must offer it every node.
     const std::optional<HoldingRung> held = holding_rung(topo, level_query(req, req.min_nodes, topo.largest_slice()));
     if (!held)
         return 0;
-    return std::max(0L, n - index.reach_in_a_group(topo, held->rung, held->children, req.preemptible));
+    return std::max(0L, n - index.reach_in_a_group(topo, held->rung, held->children, req.preemptible, cuts));
 }
 
-bool may_place(const Topology& topo, const RoomIndex& index, const Request& req) {
-    return bound_shortfall(topo, index, req) == 0;
+bool may_place(const Topology& topo, const RoomIndex& index, const Request& req, std::span<const OfferCut> cuts) {
+    return bound_shortfall(topo, index, req, cuts) == 0;
 }
 
 Placement place(const Snapshot& snap, const Request& req) {

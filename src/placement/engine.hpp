@@ -22,11 +22,14 @@
 #include "placement/request.hpp"
 #include "placement/snapshot.hpp"
 
+#include <span>
+
 namespace nvlblock {
 
 Placement place(const Snapshot& snapshot, const Request& request);
 
 class RoomIndex;
+struct OfferCut;
 // Whether place() could place `request` over the snapshot that `index`
 // counts: false only where it refuses (speed only: callers that need no
 // refusal's facts, such as the simulator's will-run questions, skip the
@@ -35,13 +38,16 @@ class RoomIndex;
 // each group of the hierarchy (level_choice.hpp holding_rung: a job the
 // levels hold inside one group needs a group that offers it every node),
 // and the largest one block offers (a job carved whole, carving_unit, needs
-// one block that offers it every node).
-bool may_place(const Topology& topo, const RoomIndex& index, const Request& request);
+// one block that offers it every node). `cuts`: blocks where other jobs'
+// holds leave the request less than the index offers (held_offers.hpp).
+bool may_place(const Topology& topo, const RoomIndex& index, const Request& request,
+               std::span<const OfferCut> cuts = {});
 // How many nodes short of may_place's yes the request is (0: it may be
 // placed). Each node that becomes free raises each sum or room the bound
 // compares by at most one (a block's room grows by at most its newly offered nodes), so
 // while fewer nodes than this have been freed, and nothing else changed
 // (failures, repairs, holds, the topology), the bound still says no.
-long bound_shortfall(const Topology& topo, const RoomIndex& index, const Request& request);
+long bound_shortfall(const Topology& topo, const RoomIndex& index, const Request& request,
+                     std::span<const OfferCut> cuts = {});
 
 } // namespace nvlblock

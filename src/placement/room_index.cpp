@@ -123,37 +123,85 @@ std::uint64_t RoomIndex::with_room_word(std::size_t w, bool preemptible, int at_
     return bits | (spare & lends_[w]);
 }
 
-int RoomIndex::largest_offer(bool preemptible) const {
-    const std::vector<long>& by = preemptible ? by_borrowing_offer_ : by_limit_;
+namespace {
+
+// The largest value some block offers, from counts of blocks per value.
+int top_value(std::span<const long> by) {
     for (std::size_t v = by.size(); v-- > 1;)
         if (by[v] > 0)
             return static_cast<int>(v);
     return 0;
 }
 
-long RoomIndex::largest_limits(long k) const {
+// The sum of the `k` largest offers, from counts of blocks per value.
+long top_sum(std::span<const long> by, long k) {
     long sum = 0;
-    for (std::size_t v = by_limit_.size(); v-- > 1 && k > 0;) {
-        const long take = std::min(k, by_limit_[v]);
+    for (std::size_t v = by.size(); v-- > 1 && k > 0;) {
+        const long take = std::min(k, by[v]);
         sum += take * static_cast<long>(v);
         k -= take;
     }
     return sum;
 }
 
-long RoomIndex::reach_in_a_group(const Topology& topo, std::size_t rung, long children, bool preemptible) const {
+int cut_value(const OfferCut& c, bool preemptible) {
+    return preemptible ? c.borrowing : c.limit;
+}
+
+} // namespace
+
+std::vector<long> RoomIndex::offers_with(std::span<const OfferCut> cuts, bool preemptible) const {
+    std::vector<long> by = preemptible ? by_borrowing_offer_ : by_limit_;
+    for (const OfferCut& c : cuts) {
+        --by[static_cast<std::size_t>(offer_to(c.block, preemptible))];
+        ++by[static_cast<std::size_t>(cut_value(c, preemptible))];
+    }
+    return by;
+}
+
+std::vector<long> RoomIndex::cut_by_group(const Topology& topo, std::size_t r, std::span<const OfferCut> cuts,
+                                          bool preemptible) const {
+    const Rung& rung = topo.hierarchy().ladder()[r];
+    std::vector<long> cut(rung.groups.size(), 0);
+    for (const OfferCut& c : cuts)
+        cut[static_cast<std::size_t>(rung.group_at[static_cast<std::size_t>(c.block)])] +=
+            offer_to(c.block, preemptible) - cut_value(c, preemptible);
+    return cut;
+}
+
+long RoomIndex::room_for(bool preemptible, std::span<const OfferCut> cuts) const {
+    long room = total_limit_ + (preemptible ? lending_extra_ : 0);
+    for (const OfferCut& c : cuts)
+        room -= offer_to(c.block, preemptible) - cut_value(c, preemptible);
+    return room;
+}
+
+int RoomIndex::largest_offer(bool preemptible, std::span<const OfferCut> cuts) const {
+    if (cuts.empty())
+        return top_value(preemptible ? by_borrowing_offer_ : by_limit_);
+    return top_value(offers_with(cuts, preemptible));
+}
+
+long RoomIndex::reach_in_a_group(const Topology& topo, std::size_t rung, long children, bool preemptible,
+                                 std::span<const OfferCut> cuts) const {
     const std::vector<Rung>& ladder = topo.hierarchy().ladder();
     const Rung& r = ladder[rung];
     // The cluster over its blocks, for work that borrows no spares: read
     // from the count of blocks by limit, not from every block.
     if (r.kind == Rung::Kind::kCluster && rung == 1 && children > 0 && !preemptible)
-        return largest_limits(children);
+        return cuts.empty() ? top_sum(by_limit_, children) : top_sum(offers_with(cuts, false), children);
+    const std::vector<long> cut = cuts.empty() ? std::vector<long>{} : cut_by_group(topo, rung, cuts, preemptible);
+    const std::vector<long> cut_below =
+        cuts.empty() || rung == 0 ? std::vector<long>{} : cut_by_group(topo, rung - 1, cuts, preemptible);
+    auto offer_of_group = [&](std::size_t rr, std::size_t g, const std::vector<long>& lost) {
+        return group_offer(rr, g, preemptible) - (lost.empty() ? 0 : lost[g]);
+    };
     long most = 0;
     std::vector<long> offers;
     for (std::size_t g = 0; g < r.groups.size(); ++g) {
         const Rung::Group& group = r.groups[g];
         if (children <= 0 || children >= group.child_count) {
-            most = std::max(most, group_offer(rung, g, preemptible));
+            most = std::max(most, offer_of_group(rung, g, cut));
             continue;
         }
         // Its fullest `children` children: each a group of the rung below.
@@ -161,7 +209,7 @@ long RoomIndex::reach_in_a_group(const Topology& topo, std::size_t rung, long ch
         for (int c = group.first_child; c < group.first_child + group.child_count; ++c) {
             const BlockIndex first = r.blocks_of(r.children[static_cast<std::size_t>(c)]).front();
             const auto below = static_cast<std::size_t>(ladder[rung - 1].group_at[static_cast<std::size_t>(first)]);
-            offers.push_back(group_offer(rung - 1, below, preemptible));
+            offers.push_back(offer_of_group(rung - 1, below, cut_below));
         }
         std::nth_element(offers.begin(), offers.begin() + children, offers.end(), std::greater<>());
         most = std::max(most, std::accumulate(offers.begin(), offers.begin() + children, 0L));

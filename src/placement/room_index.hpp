@@ -43,6 +43,17 @@ struct BlockOffer {
     int spare_limit = 0;       // nodes it could take if spares were not withheld (0 on a faulted block)
 };
 
+// A block that offers one request less than the index says: other jobs
+// hold nodes there (held_offers.hpp). What the engine's view of the block
+// lets the request take with those holds counted: `limit`, and what
+// preemptible work may take (a lending block's spare_limit; its limit
+// elsewhere). Neither exceeds the index's own offer.
+struct OfferCut {
+    BlockIndex block = kNoBlock;
+    int limit = 0;
+    int borrowing = 0;
+};
+
 class RoomIndex {
   public:
     const BlockOffer& offer(BlockIndex b) const { return offers_[static_cast<std::size_t>(b)]; }
@@ -94,19 +105,26 @@ class RoomIndex {
     long spare_at_least(int unit, std::uint32_t segment) const;
     // The most nodes a request that is not restarting may take over every
     // block: the sum of what each offers it (the spares of lending blocks
-    // too for preemptible work). A decision never gives a block more than
-    // its view's limit, which is at most this offer (holds only lower it).
-    long room_for(bool preemptible) const { return total_limit_ + (preemptible ? lending_extra_ : 0); }
+    // too for preemptible work), with the blocks of `cuts` offering what
+    // they say. A decision never gives a block more than its view's limit,
+    // which is at most this offer (holds only lower it).
+    long room_for(bool preemptible, std::span<const OfferCut> cuts = {}) const;
     // The most nodes a request that is not restarting may take inside one
     // group of rung `rung` of `topo`'s ladder (model/ladder.hpp), on at most
     // `children` of its children (0: any): the largest sum of the offers of
     // its blocks (of its fullest children), counted as room_for() counts the
     // cluster. A pass over the rung's groups (and their children).
-    long reach_in_a_group(const Topology& topo, std::size_t rung, long children, bool preemptible) const;
+    long reach_in_a_group(const Topology& topo, std::size_t rung, long children, bool preemptible,
+                          std::span<const OfferCut> cuts = {}) const;
     // The most one block offers a request that is not restarting: its
     // limit, or (`preemptible` work) a lending block's spare_limit. A pass
     // over the values from the top.
-    int largest_offer(bool preemptible) const;
+    int largest_offer(bool preemptible, std::span<const OfferCut> cuts = {}) const;
+    // What block b offers such a request (room_for's terms, no cut).
+    int offer_to(BlockIndex b, bool preemptible) const {
+        const BlockOffer& o = offer(b);
+        return preemptible && lends(b) ? o.spare_limit : o.limit;
+    }
     // The most nodes any block has (asked by refusals; kept, not recounted).
     int largest_block() const { return largest_block_; }
     // How many failed nodes the map offers (Slurm asks whether the job could
@@ -121,8 +139,16 @@ class RoomIndex {
     long group_offer(std::size_t r, std::size_t g, bool preemptible) const {
         return group_limit_[r][g] + (preemptible ? group_lending_extra_[r][g] : 0);
     }
-    // The sum of the `k` largest limits of all blocks (by_limit_, from the top).
-    long largest_limits(long k) const;
+    bool lends(BlockIndex b) const {
+        const auto i = static_cast<std::size_t>(b);
+        return (lends_[i / 64] >> (i % 64)) & 1;
+    }
+    // How many blocks offer each value (`preemptible` work: by_borrowing_offer_,
+    // else by_limit_), with the blocks of `cuts` moved to their cut offers.
+    std::vector<long> offers_with(std::span<const OfferCut> cuts, bool preemptible) const;
+    // What the cuts take from each group of rung r (room_for's terms).
+    std::vector<long> cut_by_group(const Topology& topo, std::size_t r, std::span<const OfferCut> cuts,
+                                   bool preemptible) const;
     // Word w of the blocks with limit (or, preemptible, lending spare_limit) >= at_least.
     std::uint64_t with_room_word(std::size_t w, bool preemptible, int at_least) const;
 

@@ -202,8 +202,8 @@ TEST(ChangeJournal, TheBoundAskedAgainAndAgainAnswersAsOneThatScans) {
             Request asked = r;
             if (mapped)
                 asked.available = copy_map;
-            const bool want = scans.may_place(copy, asked);
-            ASSERT_EQ(told.may_place(c.states, r), want) << "step " << step << ", question " << ask;
+            const bool want = scans.may_place(copy, asked, step);
+            ASSERT_EQ(told.may_place(c.states, r, step), want) << "step " << step << ", question " << ask;
             (want ? yes : no) += 1;
         }
     }

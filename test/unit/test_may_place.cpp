@@ -32,7 +32,7 @@ struct BoundCount {
 // are put back.
 void expect_shortfall_stands(const Planner& planner, std::vector<NodeState>& states, Request r, std::mt19937& rng,
                              int step) {
-    const long shortfall = planner.bound_shortfall(states, r);
+    const long shortfall = planner.bound_shortfall(states, r, step);
     ASSERT_GE(shortfall, 1) << "step " << step;
     std::vector<NodeIndex> busy;
     for (std::size_t i = 0; i < states.size(); ++i)
@@ -49,7 +49,7 @@ void expect_shortfall_stands(const Planner& planner, std::vector<NodeState>& sta
     }
     if (!map.empty())
         r.available = map;
-    EXPECT_FALSE(planner.may_place(states, r))
+    EXPECT_FALSE(planner.may_place(states, r, step))
         << "step " << step << ": " << busy.size() << " nodes freed of a shortfall of " << shortfall;
     for (NodeIndex n : busy)
         states[n] = NodeState::kBusy;
@@ -100,7 +100,7 @@ BoundCount expect_bound_only_refuses(const Topology& t, unsigned seed) {
         if (map)
             r.available = map == 1 ? free_map : wide_map;
         const Placement p = planner.place(states, r, step);
-        if (!planner.may_place(states, r)) {
+        if (!planner.may_place(states, r, step)) {
             ++n.ruled_out;
             EXPECT_FALSE(p.placed()) << "step " << step << ": ruled out, yet placed " << r.min_nodes << " nodes";
             expect_shortfall_stands(planner, states, r, rng, step);
@@ -108,12 +108,12 @@ BoundCount expect_bound_only_refuses(const Topology& t, unsigned seed) {
         ++n.asked;
         if (p.reason == Reason::kNoGroupFits) {
             ++n.level_refusals;
-            n.levels_ruled_out += !planner.may_place(states, r);
+            n.levels_ruled_out += !planner.may_place(states, r, step);
         }
         const bool whole = r.segment ? r.segment == r.min_nodes : static_cast<int>(r.min_nodes) <= t.largest_slice();
         if (!p.placed() && whole) {
             ++n.one_block_refusals;
-            n.one_block_ruled_out += !planner.may_place(states, r);
+            n.one_block_ruled_out += !planner.may_place(states, r, step);
         }
     }
     return n;
@@ -130,12 +130,12 @@ TEST(MayPlace, RulesOutOnlyWhatTheDecisionRefuses) {
     const BoundCount levels = expect_bound_only_refuses(test::conf_topology(conf + "BlockSizes=18,36,72\n"), 54);
     // Not a bound that never speaks: it rules out a good share of a busy cluster's questions.
     // A job carved whole is ruled out when no one block offers it every
-    // node, though the cluster may (all but the few refused by other jobs'
-    // holds, which the bound does not count: 9 of 175 here).
+    // node, though the cluster may: every such refusal here, those by other
+    // jobs' holds too (200 of 200; without the holds counted, 166 of 175).
     for (const BoundCount& c : {idle, lent, reclaim, levels}) {
         EXPECT_GT(c.ruled_out, c.asked / 10);
         EXPECT_GT(c.one_block_refusals, 10);
-        EXPECT_GE(c.one_block_ruled_out * 5, c.one_block_refusals * 4);
+        EXPECT_EQ(c.one_block_ruled_out, c.one_block_refusals);
     }
 }
 
@@ -158,11 +158,83 @@ TEST(MayPlace, RulesOutWhatNoGroupOfTheJobsLevelHolds) {
     const BoundCount strict = expect_bound_only_refuses(test::racks(12, 18, 16, 2, false, groups), 63);
     const BoundCount crossing =
         expect_bound_only_refuses(test::racks(12, 18, 16, 2, true, groups + "  crossing: 30m\n"), 64);
-    // It speaks for most of the levels' refusals (they would otherwise each cost a decision).
+    // It speaks for nearly all of the levels' refusals (they would otherwise
+    // each cost a decision): 851 of 853 here, the two a job past its
+    // crossing that may still cross later.
     for (const BoundCount& c : {base, sizes, strict, crossing}) {
         EXPECT_GT(c.level_refusals, c.asked / 20);
-        EXPECT_GT(c.levels_ruled_out, c.level_refusals / 3);
+        EXPECT_GE(c.levels_ruled_out * 10, c.level_refusals * 9);
     }
+}
+
+// A failed job waiting to restart in place holds its rack: the index
+// counts no holds, so the bound counts them itself (held_offers.hpp), for
+// every job but the one holding.
+TEST(MayPlace, CountsTheRoomOtherJobsHold) {
+    const Topology t = test::racks(3);
+    Planner planner(t);
+    std::vector<NodeState> states(t.node_count(), NodeState::kBusy);
+    const std::vector<NodeIndex> nodes = test::range(0, 15);
+    for (NodeIndex n : test::range(0, 17))
+        states[n] = NodeState::kFree;
+    states[3] = NodeState::kDown;
+    planner.job_started(7, nodes, 0);
+    planner.job_failed(7, nodes, std::vector<NodeIndex>{3}, 10);
+    // Rack 1 has 17 free nodes and one failed: 16 for ordinary work, all
+    // of them held for job 7 (its 15 healthy nodes and one spare).
+    Request r;
+    r.job_id = 8;
+    for (std::uint32_t size : {1u, 2u, 16u, 17u, 20u}) {
+        r.min_nodes = r.max_nodes = size;
+        EXPECT_FALSE(planner.place(states, r, 20).placed()) << size;
+        EXPECT_FALSE(planner.may_place(states, r, 20)) << size;
+    }
+    // Every healthy node offered (busy ones run preemptible work). A map
+    // that offers the failed node asks whether the job could ever run,
+    // where holds do not count.
+    std::vector<std::uint8_t> map(t.node_count(), 1);
+    map[3] = 0;
+    r.available = map;
+    r.min_nodes = r.max_nodes = 16;
+    EXPECT_TRUE(planner.may_place(states, r, 20)); // racks 2 and 3
+    for (NodeIndex n = 18; n < t.node_count(); ++n)
+        map[n] = 0;
+    EXPECT_FALSE(planner.may_place(states, r, 20)); // rack 1 alone
+    EXPECT_FALSE(planner.place(states, r, 20).placed());
+    // Once the hold is over (recovery.wait: 5 minutes after the failure),
+    // the rack is open again.
+    r.available = {};
+    EXPECT_TRUE(planner.may_place(states, r, 10 + 301));
+    EXPECT_TRUE(planner.place(states, r, 10 + 301).placed());
+    // Job 7's own request is always asked.
+    r.job_id = 7;
+    EXPECT_TRUE(planner.may_place(states, r, 20));
+}
+
+// Held nodes a map leaves out take nothing more from the request: it could
+// not use them anyway. Reclaimed spares (none withheld): the two nodes job
+// 7 does not hold are one node of room beside its hold's one spare.
+TEST(MayPlace, CountsOnlyTheHeldNodesAMapOffers) {
+    const Topology t = test::racks(3, 18, 16, 2, false, "  reserve: reclaim\n");
+    Planner planner(t);
+    std::vector<NodeState> states(t.node_count(), NodeState::kBusy);
+    const std::vector<NodeIndex> nodes = test::range(0, 15);
+    for (NodeIndex n : test::range(0, 17))
+        states[n] = NodeState::kFree;
+    states[3] = NodeState::kDown;
+    planner.job_started(7, nodes, 0);
+    planner.job_failed(7, nodes, std::vector<NodeIndex>{3}, 10);
+    std::vector<std::uint8_t> map(t.node_count(), 0);
+    map[16] = map[17] = 1;
+    Request r;
+    r.job_id = 8;
+    r.available = map;
+    r.min_nodes = r.max_nodes = 1;
+    EXPECT_TRUE(planner.place(states, r, 20).placed());
+    EXPECT_TRUE(planner.may_place(states, r, 20));
+    r.min_nodes = r.max_nodes = 2;
+    EXPECT_FALSE(planner.place(states, r, 20).placed());
+    EXPECT_FALSE(planner.may_place(states, r, 20));
 }
 
 TEST(MayPlace, AJobWithARecoveryRecordIsAlwaysAsked) {
@@ -175,9 +247,9 @@ TEST(MayPlace, AJobWithARecoveryRecordIsAlwaysAsked) {
     Request r;
     r.job_id = 7;
     r.min_nodes = r.max_nodes = 16;
-    EXPECT_TRUE(planner.may_place(states, r)); // its own spares: not a room the bound counts
+    EXPECT_TRUE(planner.may_place(states, r, 20)); // its own spares: not a room the bound counts
     r.job_id = 8;
-    EXPECT_FALSE(planner.may_place(states, r)); // every node busy
+    EXPECT_FALSE(planner.may_place(states, r, 20)); // every node busy
 }
 
 } // namespace

@@ -162,10 +162,10 @@ TEST(RecoveryRules, TheInPlaceShortfallCountsWhatItsBlocksCouldOffer) {
     set(all_busy, range(18, 35), NodeState::kBusy);
     planner.advance(all_busy, 5000); // its wait is over and its block cannot take it
     ASSERT_TRUE(planner.ledger().find(kJob)->fallback);
-    EXPECT_GT(planner.bound_shortfall(all_busy, job(kJob, 16)), 0);
+    EXPECT_GT(planner.bound_shortfall(all_busy, job(kJob, 16), 5000), 0);
     EXPECT_FALSE(planner.place(all_busy, job(kJob, 16), 5000).placed());
     set(all_busy, range(6, 15), NodeState::kFree); // its block frees: in place again
-    EXPECT_EQ(planner.bound_shortfall(all_busy, job(kJob, 16)), 0);
+    EXPECT_EQ(planner.bound_shortfall(all_busy, job(kJob, 16), 5000), 0);
     EXPECT_TRUE(planner.place(all_busy, job(kJob, 16), 5000).placed());
 }
 
@@ -198,7 +198,7 @@ TEST(RecoveryRules, AFallenBackJobsBoundNeverRefusesWhatPlaceWouldPlace) {
                 map[n] = s[n] == NodeState::kFree || (s[n] == NodeState::kLent && rng() % 2);
             r.available = map;
         }
-        const long shortfall = planner.bound_shortfall(s, r);
+        const long shortfall = planner.bound_shortfall(s, r, 5000);
         const bool ok = planner.place(s, r, 5000).placed();
         if (shortfall > 0) {
             ++refused_by_bound;

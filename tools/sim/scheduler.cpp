@@ -353,8 +353,8 @@ bool Scheduler::probe(std::uint32_t head, std::size_t k, Seconds now, Placement&
         return true;
     }
     const nvlblock::Request r = w_.request_for(w_.job(head), now);
-    out = w_.may_place(res_.states, r, &res_.available) ? w_.decide(res_.states, r, &res_.available, now, true)
-                                                        : Placement{};
+    out = w_.may_place(res_.states, r, &res_.available, now) ? w_.decide(res_.states, r, &res_.available, now, true)
+                                                             : Placement{};
     if (out.placed()) {
         placed_k_ = k;
         placed_ = out;

@@ -158,15 +158,15 @@ void World::recovery_timers(std::uint32_t index) {
 // Every question is asked where the run records its decisions (hooks), or
 // where the options say so.
 long World::bound_shortfall(std::span<const NodeState> states, const Request& r,
-                            const std::vector<std::uint8_t>* available) {
+                            const std::vector<std::uint8_t>* available, Seconds now) {
     if (hooks_.on_place || !opt_.bound_attempts)
         return 0;
     ++counters_.bound_calls;
     if (!available)
-        return planner_.bound_shortfall(states, r);
+        return planner_.bound_shortfall(states, r, now);
     Request mapped = r;
     mapped.available = std::span<const std::uint8_t>(*available);
-    return planner_.bound_shortfall(states, mapped);
+    return planner_.bound_shortfall(states, mapped, now);
 }
 
 // The maps a start attempt offers the job, in Slurm's order, each given
@@ -201,7 +201,7 @@ Placement World::attempt(SimJob& j, Seconds now, const std::vector<NodeIndex>* e
     bool asked = false;
     long fewest = 0; // the bound's shortfall over the maps it ruled out
     each_offer(j, exclude, [&](const std::vector<std::uint8_t>* map) {
-        if (const long s = bound_shortfall(cluster_.states(), r, map); s > 0) {
+        if (const long s = bound_shortfall(cluster_.states(), r, map, now); s > 0) {
             fewest = fewest == 0 ? s : std::min(fewest, s);
             return false;
         }
@@ -220,7 +220,7 @@ long World::attempt_shortfall(const SimJob& j, Seconds now) {
     const Request r = request_for(j, now);
     long fewest = 0;
     const bool may = each_offer(j, nullptr, [&](const std::vector<std::uint8_t>* map) {
-        const long s = bound_shortfall(cluster_.states(), r, map);
+        const long s = bound_shortfall(cluster_.states(), r, map, now);
         fewest = fewest == 0 ? s : std::min(fewest, s);
         return s == 0;
     });

@@ -270,10 +270,10 @@ class World {
     // arrays (Planner::bound_shortfall; 0: it may be placed): an attempt it
     // would refuse anyway is not asked.
     long bound_shortfall(std::span<const nvlblock::NodeState> states, const nvlblock::Request& r,
-                         const std::vector<std::uint8_t>* available);
+                         const std::vector<std::uint8_t>* available, Seconds now);
     bool may_place(std::span<const nvlblock::NodeState> states, const nvlblock::Request& r,
-                   const std::vector<std::uint8_t>* available) {
-        return bound_shortfall(states, r, available) == 0;
+                   const std::vector<std::uint8_t>* available, Seconds now) {
+        return bound_shortfall(states, r, available, now) == 0;
     }
 
     // For a job waiting to restart in place: requeues the jobs the Planner
