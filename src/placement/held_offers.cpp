@@ -47,8 +47,8 @@ HeldOffers held_offers(const Topology& topo, const RoomIndex& index, const Talli
         // that the map offers, and the holds not yet tied to nodes.
         const long by_nodes = o.counts.available - need[i] + unoffered[i];
         const int lent_unavailable = block.settings.lending ? o.counts.lent_unavailable : 0;
-        const BlockLimits l =
-            block_limits(block, tallies[static_cast<std::size_t>(b)], static_cast<int>(by_nodes), lent_unavailable, false);
+        const BlockLimits l = block_limits(block, tallies[static_cast<std::size_t>(b)], static_cast<int>(by_nodes),
+                                           lent_unavailable, false);
         OfferCut c{b, std::min(o.limit, l.limit), 0};
         c.borrowing = block.settings.lending ? std::min(o.spare_limit, l.spare_limit) : c.limit;
         if (c.limit != index.offer_to(b, false) || c.borrowing != index.offer_to(b, true))

@@ -167,19 +167,27 @@ TEST(MayPlace, RulesOutWhatNoGroupOfTheJobsLevelHolds) {
     }
 }
 
-// A failed job waiting to restart in place holds its rack: the index
-// counts no holds, so the bound counts them itself (held_offers.hpp), for
-// every job but the one holding.
-TEST(MayPlace, CountsTheRoomOtherJobsHold) {
-    const Topology t = test::racks(3);
-    Planner planner(t);
-    std::vector<NodeState> states(t.node_count(), NodeState::kBusy);
+// Job 7 ran on nodes 0-15 of rack 1 and failed at 10 s on node 3 (down
+// since): it waits to restart there. Rack 1's other nodes are free, every
+// other rack busy. Returns the states.
+std::vector<NodeState> held_rack_one(Planner& planner) {
+    std::vector<NodeState> states(planner.topology().node_count(), NodeState::kBusy);
     const std::vector<NodeIndex> nodes = test::range(0, 15);
     for (NodeIndex n : test::range(0, 17))
         states[n] = NodeState::kFree;
     states[3] = NodeState::kDown;
     planner.job_started(7, nodes, 0);
     planner.job_failed(7, nodes, std::vector<NodeIndex>{3}, 10);
+    return states;
+}
+
+// A failed job waiting to restart in place holds its rack: the index
+// counts no holds, so the bound counts them itself (held_offers.hpp), for
+// every job but the one holding.
+TEST(MayPlace, CountsTheRoomOtherJobsHold) {
+    const Topology t = test::racks(3);
+    Planner planner(t);
+    const std::vector<NodeState> states = held_rack_one(planner);
     // Rack 1 has 17 free nodes and one failed: 16 for ordinary work, all
     // of them held for job 7 (its 15 healthy nodes and one spare).
     Request r;
@@ -217,13 +225,7 @@ TEST(MayPlace, CountsTheRoomOtherJobsHold) {
 TEST(MayPlace, CountsOnlyTheHeldNodesAMapOffers) {
     const Topology t = test::racks(3, 18, 16, 2, false, "  reserve: reclaim\n");
     Planner planner(t);
-    std::vector<NodeState> states(t.node_count(), NodeState::kBusy);
-    const std::vector<NodeIndex> nodes = test::range(0, 15);
-    for (NodeIndex n : test::range(0, 17))
-        states[n] = NodeState::kFree;
-    states[3] = NodeState::kDown;
-    planner.job_started(7, nodes, 0);
-    planner.job_failed(7, nodes, std::vector<NodeIndex>{3}, 10);
+    const std::vector<NodeState> states = held_rack_one(planner);
     std::vector<std::uint8_t> map(t.node_count(), 0);
     map[16] = map[17] = 1;
     Request r;
