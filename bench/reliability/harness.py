@@ -350,17 +350,37 @@ def recoveries(c, repaired_at=None):
     again), `in_place_on_failed_nodes` counts the restarts in place logged
     before it that name more prior nodes than the failure left: a restart
     on nodes still down is no restart (the failed run itself, ended again
-    by a slurmctld restarted after a crash, once passed for one)."""
-    lost, size = {}, {}
+    by a slurmctld restarted after a crash, once passed for one). A lost
+    node slurmctld itself returned to service in between ("node X returned
+    to service": a late answer to its ping, on a loaded host, revives a
+    stopped slurmd's node within a millisecond of setting it DOWN) is one
+    Slurm offers as up again, and nvlblock counts it as the job's own
+    healthy node: such restarts are counted apart
+    (`in_place_on_revived_nodes`)."""
+    return tally_recoveries(c.log_lines(r"nvlblock: recovery JobId=|returned to service"), repaired_at)
+
+
+def tally_recoveries(lines, repaired_at=None):
+    """recoveries() over slurmctld's log lines (nvlblock's recovery lines
+    and Slurm's "returned to service" lines, in log order)."""
+    lost, size, lost_nodes, failed_at = {}, {}, {}, {}
+    revived = {}  # node -> times slurmctld returned it to service
     out = {"failures": 0, "in_place": 0, "elsewhere": 0, "abandoned": 0, "fallbacks": 0, "reclaims": 0,
-           "in_place_on_failed_nodes": 0, "in_place_seconds": [], "elsewhere_seconds": [], "log": []}
-    for line in c.log_lines(r"nvlblock: recovery JobId="):
+           "in_place_on_failed_nodes": 0, "in_place_on_revived_nodes": 0, "in_place_seconds": [],
+           "elsewhere_seconds": [], "log": []}
+    for line in lines:
+        m = re.search(r"node (\S+) returned to service", line)
+        if m:
+            revived.setdefault(m.group(1), []).append(log_time(line))
+            continue
         # Kept in the result: each figure can be traced to its decision.
         out["log"].append(line[line.find("nvlblock: recovery"):])
-        m = re.search(r"JobId=(\d+) lost (\d+) of (\d+) nodes", line)
+        m = re.search(r"JobId=(\d+) lost (\d+) of (\d+) nodes \(([^)]*)\)", line)
         if m:
             out["failures"] += 1
-            lost[int(m.group(1))], size[int(m.group(1))] = int(m.group(2)), int(m.group(3))
+            job = int(m.group(1))
+            lost[job], size[job] = int(m.group(2)), int(m.group(3))
+            lost_nodes[job], failed_at[job] = expand_hostlist(m.group(4)), log_time(line)
             continue
         m = re.search(r"JobId=(\d+) restarted (in place|elsewhere) .* (-?\d+) s after the failure", line)
         if m:
@@ -371,7 +391,10 @@ def recoveries(c, repaired_at=None):
             job, at = int(m.group(1)), log_time(line)
             if (kind == "in_place" and prior and repaired_at and at is not None and at < repaired_at
                     and job in lost and int(prior.group(1)) > size[job] - lost[job]):
-                out["in_place_on_failed_nodes"] += 1
+                came_back = sum(1 for n in lost_nodes[job]
+                                if any(failed_at[job] <= t <= at for t in revived.get(n, []) if t is not None))
+                beyond = int(prior.group(1)) - (size[job] - lost[job])
+                out["in_place_on_revived_nodes" if beyond <= came_back else "in_place_on_failed_nodes"] += 1
             continue
         if " fallback after " in line:
             out["fallbacks"] += 1

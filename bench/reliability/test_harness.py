@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """The reliability sampler (bench/reliability/harness.py) compares
 nvlblock's accounting only where nothing moved while it read it, and
-reports a mismatch where nothing did. Driven by scripted command outputs
-in the order sample() reads them; no cluster, standard library only."""
+reports a mismatch where nothing did; its count of restarts in place on
+failed nodes sets apart nodes slurmctld itself returned to service. Driven
+by scripted command outputs and log lines; no cluster, standard library
+only."""
 
 import os
 import subprocess
@@ -73,6 +75,37 @@ class AccountingSample(unittest.TestCase):
         # free in between (CI, stop 44: a false accounting violation).
         s = one_sample("7|RUNNING|gb[0001-0002]|2\n", topo_out(free=4, busy=0), "8|RUNNING|gb[0001-0002]|2\n")
         self.assertEqual((s.accounting_samples, s.accounting_skipped, s.violations), (0, 1, []))
+
+
+# slurmctld's lines of CI's storm with slurmctld killed (stop 60, run 1):
+# gb0002's slurmd was stopped, slurmctld set it DOWN and, on a loaded host,
+# returned it to service 3 ms later; job 1 then restarted on it in place.
+FAILED = ("[2026-12-07T21:07:50.000] nvlblock: recovery JobId=1 lost 3 of 16 nodes (gb[0002,0009,0016]) on "
+          "rack01; holding rack01 for an in-place restart (13 prior nodes + 3 spares), fallback after 60 s")
+REVIVED = "[2026-12-07T21:07:50.003] node_did_resp: node gb0002 returned to service"
+RESTARTED = ("[2026-12-07T21:08:37.482] nvlblock: recovery JobId=1 restarted in place on rack01: 14 prior nodes "
+             "+ 2 spares (gb[0017-0018]) 47 s after the failure")
+REPAIRED = 1e12  # the storm's repair came after every line
+
+
+class RestartsOnFailedNodes(unittest.TestCase):
+    def counts(self, lines):
+        r = harness.tally_recoveries(lines, repaired_at=REPAIRED)
+        return r["in_place"], r["in_place_on_failed_nodes"], r["in_place_on_revived_nodes"]
+
+    def test_a_restart_on_more_prior_nodes_than_the_failure_left_is_counted(self):
+        self.assertEqual(self.counts([FAILED, RESTARTED]), (1, 1, 0))
+
+    def test_one_slurmctld_returned_to_service_is_counted_apart(self):
+        self.assertEqual(self.counts([FAILED, REVIVED, RESTARTED]), (1, 0, 1))
+
+    def test_a_node_returned_to_service_before_the_failure_explains_nothing(self):
+        before = REVIVED.replace("21:07:50.003", "21:07:40.000")
+        self.assertEqual(self.counts([before, FAILED, RESTARTED]), (1, 1, 0))
+
+    def test_a_revived_node_explains_one_extra_prior_node_not_two(self):
+        fifteen = RESTARTED.replace("14 prior nodes + 2 spares", "15 prior nodes + 1 spares")
+        self.assertEqual(self.counts([FAILED, REVIVED, fifteen]), (1, 1, 0))
 
 
 if __name__ == "__main__":
