@@ -116,34 +116,36 @@ void Planner::load_state(const std::string& text, const std::string& label) {
 
 Snapshot Planner::snapshot(std::span<const NodeState> states, std::int64_t now) const {
     std::shared_ptr<const Tallies> counted = tallies(states);
-    std::shared_ptr<const Holds> holds = holds_at(states, *counted, now);
+    std::shared_ptr<const Holds> holds = holds_at(states, now, counted.get());
     Snapshot snap(*topology_, states, std::move(counted), std::move(holds));
     snap.set_last_choice(lemons(now));
     return snap;
 }
 
-std::shared_ptr<const Holds> Planner::holds_at(std::span<const NodeState> states, const Tallies& tallies,
-                                               std::int64_t now) const {
+std::shared_ptr<const Holds> Planner::holds_at(std::span<const NodeState> states, std::int64_t now,
+                                               const Tallies* counted) const {
     ClaimsMemo& held = held_claims(states, now);
+    auto count = [&](std::span<const RecoveryClaim> claims) {
+        return count_holds(*topology_, states, counted ? *counted : *tallies(states), claims);
+    };
     if (recovery_.watches().empty()) {
         // The holds follow the claims and the states: kept with the claims.
         if (!held.holds_counted) {
-            held.holds = count_holds(*topology_, states, tallies, held.claims);
+            held.holds = count(held.claims);
             held.holds_counted = true;
         }
         return held.holds;
     }
     claims_cache_ = held.claims;
     recovery_.add_watch_claims(*topology_, states, now, claims_cache_);
-    return count_holds(*topology_, states, tallies, claims_cache_);
+    return count(claims_cache_);
 }
 
 const HeldOffers* Planner::held_offers_for(std::span<const NodeState> states, std::span<const std::uint8_t> available,
                                            const RoomIndex& index, std::int64_t now) const {
     if (!recovery_.any_waiting() && recovery_.watches().empty())
         return nullptr; // no claim: nothing held
-    const std::shared_ptr<const Tallies> counted = tallies(states);
-    std::shared_ptr<const Holds> holds = holds_at(states, *counted, now);
+    std::shared_ptr<const Holds> holds = holds_at(states, now);
     if (!holds)
         return nullptr;
     const std::uint64_t rooms = room_cache_.generation();
@@ -151,7 +153,7 @@ const HeldOffers* Planner::held_offers_for(std::span<const NodeState> states, st
         if (m.index == &index && m.rooms == rooms && m.holds == holds)
             return &m.offers;
     HeldOffersMemo& m = held_offers_memo_[next_held_offers_++ % held_offers_memo_.size()];
-    m.offers = held_offers(*topology_, index, *counted, *holds, available);
+    m.offers = held_offers(*topology_, index, *tallies(states), *holds, available);
     m.index = &index;
     m.rooms = rooms;
     m.holds = std::move(holds);

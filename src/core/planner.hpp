@@ -176,9 +176,11 @@ class Planner {
                      bool holds = true) const;
     // The room bound's shortfall for the request placed anywhere (engine.hpp).
     long room_shortfall(std::span<const NodeState> states, const Request& request, std::int64_t now) const;
-    // What place() at `now` counts as held over `states` (`tallies` theirs; null: nothing).
-    std::shared_ptr<const Holds> holds_at(std::span<const NodeState> states, const Tallies& tallies,
-                                          std::int64_t now) const;
+    // What place() at `now` counts as held over `states` (null: nothing).
+    // `counted`: their tallies where the caller has them (else asked of the
+    // cache, and only when the holds must be counted).
+    std::shared_ptr<const Holds> holds_at(std::span<const NodeState> states, std::int64_t now,
+                                          const Tallies* counted = nullptr) const;
     // Other jobs' holds at `now` as the bound over `index` (of `states`
     // under `available`) counts them; null where nothing is held.
     const HeldOffers* held_offers_for(std::span<const NodeState> states, std::span<const std::uint8_t> available,
