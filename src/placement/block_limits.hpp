@@ -18,6 +18,16 @@ struct BlockLimits {
     int spare_limit = 0; // nodes it could take if spares were not withheld
 };
 
+// The nodes a request may use on a block beside other jobs' holds there:
+// `usable` already leaves out the free nodes held for them; of what their
+// holds need there (`held_need`), the part not yet tied to nodes
+// (`held_need - held_nodes`) drops out too. The engine's view of a block
+// (engine.cpp view_block) and the room bound's recount of a held block
+// (held_offers.cpp) both count it here.
+inline int beside_holds(int usable, int held_need, int held_nodes) {
+    return usable - (held_need - held_nodes);
+}
+
 // `by_nodes`: nodes the request may use, less holds not yet tied to nodes;
 // `lent_unavailable`: lent nodes it cannot see (0 where the block does not
 // lend); `may_take_spares`: a recovery back on its own block or preemptible

@@ -134,7 +134,7 @@ int room_if_empty(const Block& block, const BlockTally& t, bool may_take_spares)
         for (NodeIndex n : v.own->prior_healthy)
             v.prior_usable += snap.topology().block_of(n) == b && usable_by(snap, req, n);
 
-    const int by_nodes = v.usable - (held_others - held_nodes_others); // less holds not yet tied to nodes
+    const int by_nodes = beside_holds(v.usable, held_others, held_nodes_others);
     // A recovering job may use the spares it lost; lending lets preemptible work use them.
     const BlockLimits l = block_limits(block, t, by_nodes, lent_unavailable, v.own || lending);
     v.limit = l.limit;
