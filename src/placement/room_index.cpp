@@ -150,6 +150,10 @@ int cut_value(const OfferCut& c, bool preemptible) {
 
 } // namespace
 
+long RoomIndex::cut_taken(const OfferCut& c, bool preemptible) const {
+    return offer_to(c.block, preemptible) - cut_value(c, preemptible);
+}
+
 std::vector<long> RoomIndex::offers_with(std::span<const OfferCut> cuts, bool preemptible) const {
     std::vector<long> by = preemptible ? by_borrowing_offer_ : by_limit_;
     for (const OfferCut& c : cuts) {
@@ -164,15 +168,14 @@ std::vector<long> RoomIndex::cut_by_group(const Topology& topo, std::size_t r, s
     const Rung& rung = topo.hierarchy().ladder()[r];
     std::vector<long> cut(rung.groups.size(), 0);
     for (const OfferCut& c : cuts)
-        cut[static_cast<std::size_t>(rung.group_at[static_cast<std::size_t>(c.block)])] +=
-            offer_to(c.block, preemptible) - cut_value(c, preemptible);
+        cut[static_cast<std::size_t>(rung.group_at[static_cast<std::size_t>(c.block)])] += cut_taken(c, preemptible);
     return cut;
 }
 
 long RoomIndex::room_for(bool preemptible, std::span<const OfferCut> cuts) const {
     long room = total_limit_ + (preemptible ? lending_extra_ : 0);
     for (const OfferCut& c : cuts)
-        room -= offer_to(c.block, preemptible) - cut_value(c, preemptible);
+        room -= cut_taken(c, preemptible);
     return room;
 }
 

@@ -146,6 +146,8 @@ class RoomIndex {
     // How many blocks offer each value (`preemptible` work: by_borrowing_offer_,
     // else by_limit_), with the blocks of `cuts` moved to their cut offers.
     std::vector<long> offers_with(std::span<const OfferCut> cuts, bool preemptible) const;
+    // What one cut takes from the block's offer (room_for's terms).
+    long cut_taken(const OfferCut& c, bool preemptible) const;
     // What the cuts take from each group of rung r (room_for's terms).
     std::vector<long> cut_by_group(const Topology& topo, std::size_t r, std::span<const OfferCut> cuts,
                                    bool preemptible) const;
