@@ -143,13 +143,18 @@ def signal_pid(pid: int, sig: int) -> None:
 
 
 def stop_pids(pids: List[Tuple[int, int]], sig: int, timeout: float) -> int:
-    """Send `sig` to each live (pid, start) pair, wait up to `timeout`, then
-    SIGKILL what is left. Returns the number of processes that needed SIGKILL."""
+    """Send `sig` to each live (pid, start) pair, wait up to `timeout` until
+    they are gone, then SIGKILL what is left. Returns the number of processes
+    that needed SIGKILL.
+
+    A process is waited for even after SIGKILL: until it has exited it holds
+    its ports and its pid file's lock, and a daemon started in its place
+    fails to bind them (slurmctld 26.11 under CI load: "Address already in
+    use")."""
     targets = [(p, s) for p, s in pids if is_alive(p, s)]
     for pid, _ in targets:
         signal_pid(pid, sig)
-    if sig == signal.SIGKILL or wait_until(
-            lambda: not any(is_alive(p, s) for p, s in targets), timeout):
+    if wait_until(lambda: not any(is_alive(p, s) for p, s in targets), timeout) or sig == signal.SIGKILL:
         return 0
     stubborn = [(p, s) for p, s in targets if is_alive(p, s)]
     for pid, _ in stubborn:
