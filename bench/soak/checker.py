@@ -13,6 +13,7 @@ each with the wall-clock time it was read at:
   processes(now, {job: {(restart, node)}}) the batch scripts alive on this
                                      host, by job (/proc)
   log(lines)                         new lines of slurmctld.log
+  slurmd_log(lines)                  a slurmd's log, read at the end
   status(now, status_json, prom_mtime) nvlblock's status JSON and the
                                      Prometheus file's mtime
 
@@ -44,7 +45,10 @@ Invariants (each violation is kept with its evidence):
               SAVE_MAX_WAIT in src/slurmctld/state_save.c), it recovered the
               job PENDING while its batch step ran and aborted that run
               ("Registered PENDING JobId=..." in its log; counted apart, as
-              slurm_lost_start);
+              slurm_lost_start); FAILED for a job whose batch script
+              a slurmd deleted before it ran (24.11's "Purging vestigial
+              job script" in that slurmd's log; counted apart, as
+              slurm_purged_script);
               PREEMPTED for a job of the preemptible partition; anything
               else (TIMEOUT, BOOT_FAIL, OUT_OF_MEMORY, a requeueable job
               FAILED...) is a violation, and so is a job still pending or
@@ -103,6 +107,10 @@ SET_DOWN = re.compile(r"Nodes? (\S+) not responding, setting DOWN")
 # slurmctld recovered a job PENDING whose batch step a node still runs: the
 # state it read was saved before the job started (src/slurmctld/job_mgr.c).
 LOST_START = re.compile(r"Registered PENDING JobId=(\d+)\b")
+# slurmd 24.11 took a refused connection to a batch step not yet listening
+# for a stray step and deleted the job's script before it ran (its
+# src/common/stepd_api.c _handle_stray_script; gone from 25.05 on).
+PURGED_SCRIPT = re.compile(r"_handle_stray_script: Purging vestigial job script \S*/job0*(\d+)/slurm_script")
 # A job seen running on a node this recently was on it when slurmctld set
 # the node DOWN (the queue is sampled every 2 s; a loaded host's sample can
 # lag by a scheduling pass).
@@ -149,6 +157,7 @@ class Checker:
         self.seen_on = {}           # node -> {job: last time seen running on it}
         self.slurm_set_down = set()  # jobs on a node slurmctld set DOWN on its own
         self.slurm_lost_start = set()  # jobs whose start slurmctld lost to a SIGKILL
+        self.slurm_purged_script = set()  # jobs whose batch script a slurmd deleted before it ran
         self.max_running = 0
         self.queue_samples = 0
         self.twice_since = {}       # job -> first time seen with two runs
@@ -327,6 +336,14 @@ class Checker:
             if RECLAIM.search(line):
                 self.recoveries["reclaims"] += 1
 
+    def slurmd_log(self, lines):
+        """A slurmd's log: only the batch scripts it deleted as strays count."""
+        for line in lines:
+            m = PURGED_SCRIPT.search(line)
+            if m:
+                self.explained.setdefault(int(m.group(1)), set()).add("slurm_purged_script")
+                self.slurm_purged_script.add(int(m.group(1)))
+
     def _set_down(self, hostlist, at):
         """slurmctld set these nodes DOWN itself: the jobs on them lost a
         node as surely as by the soak's hand."""
@@ -399,6 +416,8 @@ class Checker:
             return None
         if state in ("FAILED", "NODE_FAIL") and "slurm_lost_start" in why:
             return None
+        if state == "FAILED" and "slurm_purged_script" in why:
+            return None
         if state == "PREEMPTED" and spec.get("preemptible"):
             return None
         if state in ("PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "REQUEUED", "SUSPENDED"):
@@ -438,5 +457,6 @@ class Checker:
                 "jobs_on_nodes_slurm_set_down": sorted(j for j in self.slurm_set_down
                                                        if not self.explained.get(j, set()) & {"node", "gpu"}),
                 "jobs_whose_start_slurm_lost": sorted(self.slurm_lost_start),
+                "jobs_whose_script_slurmd_purged": sorted(self.slurm_purged_script),
                 "recoveries_open_at_end": sorted(self.open), "slurmctld_pauses": len(self.pauses),
                 "slurmctld_paused_seconds": round(sum((b or a) - a for a, b in self.pauses), 1)}

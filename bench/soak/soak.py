@@ -876,7 +876,17 @@ class Soak:
                 for node, a, b in self.faults:
                     if node in nodes and a <= end + 5 and (b or time.time()) >= start - 5:
                         self.check.chaos(j, "node")
+        # Batch scripts a slurmd deleted as strays (24.11) explain a FAILED end.
+        slurmd_logs = {}
+        for node in self.nodes:
+            try:
+                with open(c.path("log", f"slurmd-{node}.log"), errors="replace") as f:
+                    slurmd_logs[node] = [line for line in f if "_handle_stray_script" in line]
+            except OSError:
+                pass
         with self.lock:
+            for lines in slurmd_logs.values():
+                self.check.slurmd_log(lines)
             ends = self.check.finish(time.time(), final)
             summary = self.check.summary()
         status = {}
@@ -947,6 +957,8 @@ def markdown(r):
         f"{', '.join(map(str, inv.get('jobs_on_nodes_slurm_set_down', []))) or 'none'} |",
         f"| jobs whose start slurmctld lost to its SIGKILL (recovered PENDING while running) | "
         f"{', '.join(map(str, inv.get('jobs_whose_start_slurm_lost', []))) or 'none'} |",
+        f"| jobs whose batch script a slurmd purged as a stray (24.11) | "
+        f"{', '.join(map(str, inv.get('jobs_whose_script_slurmd_purged', []))) or 'none'} |",
         f"| recoveries opened | {rec['failures']} |",
         f"| restarted in place / elsewhere | {rec['in_place']} / {rec['elsewhere']} |",
         f"| fallbacks / abandoned / reclaims | {rec['fallbacks']} / {rec['abandoned']} / {rec['reclaims']} |",

@@ -155,6 +155,20 @@ class Checker(unittest.TestCase):
         self.assertEqual(sorted(int(v["text"].split()[1]) for v in ck.violations), [23])
         self.assertEqual(ck.summary()["jobs_whose_start_slurm_lost"], [22])
 
+    def test_a_script_slurmd_purged_explains_a_failed_end(self):
+        # Soak CI (stop 60, run 1): gb0035's slurmd took a refused connection
+        # to job 2's batch step, not yet listening, for a stray step and
+        # deleted its script; the script's execve failed, exit 2. Slurm lost
+        # the run, counted apart; the same end without the line is a violation.
+        ck = checker.Checker()
+        for j in (2, 3):
+            ck.track(j, {"requeue": True})
+        ck.slurmd_log(["[2026-12-07T21:02:11.514] _handle_stray_script: Purging vestigial job script "
+                       "/tmp/nvlt-soak-ci-x/spool/gb0035/job00002/slurm_script"])
+        ck.finish(T0 + 200, {2: ("FAILED", ""), 3: ("FAILED", "")})
+        self.assertEqual(sorted(int(v["text"].split()[1]) for v in ck.violations), [3])
+        self.assertEqual(ck.summary()["jobs_whose_script_slurmd_purged"], [2])
+
     def test_a_job_never_listed_at_the_end_is_lost(self):
         ck = checker.Checker()
         ck.track(9, {"requeue": True})
