@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <iterator>
 #include <optional>
+#include <utility>
 
 using namespace nvlblock;
 using namespace nvlblock::capi;
@@ -103,6 +104,22 @@ std::optional<ReclaimRefusal> refusal_in(const nvlb_reclaim_refusal_t& in) {
     return r;
 }
 
+// What both reclaim questions do first: the answer cleared, the planner
+// locked, the node array checked against the topology; `ask` gets the
+// states and the request as the core reads them.
+template <class Ask>
+nvlb_status_t ask_reclaim(nvlb_planner_t* p, const uint8_t* node_states, size_t node_count,
+                          const nvlb_request_t& request, nvlb_reclaim_t& out, Ask&& ask) {
+    clear_reclaim_answer(out);
+    return guarded(nullptr, [&] {
+        std::lock_guard lock(p->mutex);
+        if (node_count != p->planner.topology().node_count())
+            return NVLB_E_INVALID;
+        std::vector<std::uint8_t> candidates;
+        return ask(states_of(p, node_states, node_count), request_of(*p, request, node_count, candidates));
+    });
+}
+
 } // namespace
 
 extern "C" {
@@ -113,11 +130,7 @@ nvlb_status_t nvlb_plan_reclaim(nvlb_planner_t* p, const uint8_t* node_states, s
     if (!p || !node_states || !request || !out || (!running && running_count) ||
         ((!out->jobs || !out->actions) && out->jobs_capacity) || (!out->blocks && out->blocks_capacity))
         return NVLB_E_INVALID;
-    clear_reclaim_answer(*out);
-    return guarded(nullptr, [&] {
-        std::lock_guard lock(p->mutex);
-        if (node_count != p->planner.topology().node_count())
-            return NVLB_E_INVALID;
+    return ask_reclaim(p, node_states, node_count, *request, *out, [&](std::span<const NodeState> states, Request req) {
         std::vector<RunningJob> jobs;
         jobs.reserve(running_count);
         for (size_t i = 0; i < running_count; ++i) {
@@ -125,10 +138,8 @@ nvlb_status_t nvlb_plan_reclaim(nvlb_planner_t* p, const uint8_t* node_states, s
                 return NVLB_E_INVALID;
             jobs.push_back(running_job_of(running[i]));
         }
-        std::vector<std::uint8_t> candidates;
-        const ReclaimDecision d = p->planner.plan_reclaim(states_of(p, node_states, node_count),
-                                                          request_of(*p, *request, node_count, candidates),
-                                                          reclaimer_of(for_job), jobs, request->now);
+        const ReclaimDecision d =
+            p->planner.plan_reclaim(states, std::move(req), reclaimer_of(for_job), jobs, request->now);
         if (!d.plan) {
             out->refusal = refusal_out(d.refusal);
             return NVLB_OK;
@@ -157,15 +168,9 @@ nvlb_status_t nvlb_reclaim_ruled_out(nvlb_planner_t* p, const uint8_t* node_stat
                                      nvlb_reclaim_t* out) {
     if (!p || !node_states || !request || !out)
         return NVLB_E_INVALID;
-    clear_reclaim_answer(*out);
-    return guarded(nullptr, [&] {
-        std::lock_guard lock(p->mutex);
-        if (node_count != p->planner.topology().node_count())
-            return NVLB_E_INVALID;
-        std::vector<std::uint8_t> candidates;
-        const std::optional<ReclaimRefusal> refusal = p->planner.reclaim_ruled_out(
-            states_of(p, node_states, node_count), request_of(*p, *request, node_count, candidates),
-            reclaimer_of(for_job), request->now);
+    return ask_reclaim(p, node_states, node_count, *request, *out, [&](std::span<const NodeState> states, Request req) {
+        const std::optional<ReclaimRefusal> refusal =
+            p->planner.reclaim_ruled_out(states, std::move(req), reclaimer_of(for_job), request->now);
         if (refusal)
             out->refusal = refusal_out(*refusal);
         return NVLB_OK;
