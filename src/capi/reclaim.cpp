@@ -104,20 +104,17 @@ std::optional<ReclaimRefusal> refusal_in(const nvlb_reclaim_refusal_t& in) {
     return r;
 }
 
-// What both reclaim questions do first: the answer cleared, the planner
+// What both reclaim questions ask first, inside guarded(): the planner
 // locked, the node array checked against the topology; `ask` gets the
 // states and the request as the core reads them.
 template <class Ask>
 nvlb_status_t ask_reclaim(nvlb_planner_t* p, const uint8_t* node_states, size_t node_count,
-                          const nvlb_request_t& request, nvlb_reclaim_t& out, Ask&& ask) {
-    clear_reclaim_answer(out);
-    return guarded(nullptr, [&] {
-        std::lock_guard lock(p->mutex);
-        if (node_count != p->planner.topology().node_count())
-            return NVLB_E_INVALID;
-        std::vector<std::uint8_t> candidates;
-        return ask(states_of(p, node_states, node_count), request_of(*p, request, node_count, candidates));
-    });
+                          const nvlb_request_t& request, Ask&& ask) {
+    std::lock_guard lock(p->mutex);
+    if (node_count != p->planner.topology().node_count())
+        return NVLB_E_INVALID;
+    std::vector<std::uint8_t> candidates;
+    return ask(states_of(p, node_states, node_count), request_of(*p, request, node_count, candidates));
 }
 
 } // namespace
@@ -130,36 +127,39 @@ nvlb_status_t nvlb_plan_reclaim(nvlb_planner_t* p, const uint8_t* node_states, s
     if (!p || !node_states || !request || !out || (!running && running_count) ||
         ((!out->jobs || !out->actions) && out->jobs_capacity) || (!out->blocks && out->blocks_capacity))
         return NVLB_E_INVALID;
-    return ask_reclaim(p, node_states, node_count, *request, *out, [&](std::span<const NodeState> states, Request req) {
-        std::vector<RunningJob> jobs;
-        jobs.reserve(running_count);
-        for (size_t i = 0; i < running_count; ++i) {
-            if (!running[i].nodes && running[i].node_count)
+    clear_reclaim_answer(*out);
+    return guarded(nullptr, [&] {
+        return ask_reclaim(p, node_states, node_count, *request, [&](std::span<const NodeState> states, Request req) {
+            std::vector<RunningJob> jobs;
+            jobs.reserve(running_count);
+            for (size_t i = 0; i < running_count; ++i) {
+                if (!running[i].nodes && running[i].node_count)
+                    return NVLB_E_INVALID;
+                jobs.push_back(running_job_of(running[i]));
+            }
+            const ReclaimDecision d =
+                p->planner.plan_reclaim(states, std::move(req), reclaimer_of(for_job), jobs, request->now);
+            if (!d.plan) {
+                out->refusal = refusal_out(d.refusal);
+                return NVLB_OK;
+            }
+            const RecoveryRecord* r = p->planner.ledger().find(request->job_id);
+            const RecoveryClaim claim = r ? claim_for(p->planner.topology(), *r, {}) : RecoveryClaim{};
+            if (d.plan->victims.size() > out->jobs_capacity || claim.blocks.size() > out->blocks_capacity)
                 return NVLB_E_INVALID;
-            jobs.push_back(running_job_of(running[i]));
-        }
-        const ReclaimDecision d =
-            p->planner.plan_reclaim(states, std::move(req), reclaimer_of(for_job), jobs, request->now);
-        if (!d.plan) {
-            out->refusal = refusal_out(d.refusal);
+            for (const ReclaimVictim& v : d.plan->victims) {
+                out->jobs[out->job_count] = v.job_id;
+                out->actions[out->job_count++] = v.how == VictimStatus::kPreempt ? NVLB_RECLAIM_PREEMPT
+                                                 : v.at_once                     ? NVLB_RECLAIM_REQUEUE_NOW
+                                                                                 : NVLB_RECLAIM_REQUEUE;
+            }
+            out->nodes = d.plan->nodes;
+            out->lost_node_seconds = d.plan->lost_node_seconds;
+            out->budget_node_seconds = d.plan->budget_node_seconds;
+            for (const RecoveryNeed& need : claim.blocks)
+                out->blocks[out->block_count++] = need.block;
             return NVLB_OK;
-        }
-        const RecoveryRecord* r = p->planner.ledger().find(request->job_id);
-        const RecoveryClaim claim = r ? claim_for(p->planner.topology(), *r, {}) : RecoveryClaim{};
-        if (d.plan->victims.size() > out->jobs_capacity || claim.blocks.size() > out->blocks_capacity)
-            return NVLB_E_INVALID;
-        for (const ReclaimVictim& v : d.plan->victims) {
-            out->jobs[out->job_count] = v.job_id;
-            out->actions[out->job_count++] = v.how == VictimStatus::kPreempt ? NVLB_RECLAIM_PREEMPT
-                                             : v.at_once                     ? NVLB_RECLAIM_REQUEUE_NOW
-                                                                             : NVLB_RECLAIM_REQUEUE;
-        }
-        out->nodes = d.plan->nodes;
-        out->lost_node_seconds = d.plan->lost_node_seconds;
-        out->budget_node_seconds = d.plan->budget_node_seconds;
-        for (const RecoveryNeed& need : claim.blocks)
-            out->blocks[out->block_count++] = need.block;
-        return NVLB_OK;
+        });
     });
 }
 
@@ -168,12 +168,15 @@ nvlb_status_t nvlb_reclaim_ruled_out(nvlb_planner_t* p, const uint8_t* node_stat
                                      nvlb_reclaim_t* out) {
     if (!p || !node_states || !request || !out)
         return NVLB_E_INVALID;
-    return ask_reclaim(p, node_states, node_count, *request, *out, [&](std::span<const NodeState> states, Request req) {
-        const std::optional<ReclaimRefusal> refusal =
-            p->planner.reclaim_ruled_out(states, std::move(req), reclaimer_of(for_job), request->now);
-        if (refusal)
-            out->refusal = refusal_out(*refusal);
-        return NVLB_OK;
+    clear_reclaim_answer(*out);
+    return guarded(nullptr, [&] {
+        return ask_reclaim(p, node_states, node_count, *request, [&](std::span<const NodeState> states, Request req) {
+            const std::optional<ReclaimRefusal> refusal =
+                p->planner.reclaim_ruled_out(states, std::move(req), reclaimer_of(for_job), request->now);
+            if (refusal)
+                out->refusal = refusal_out(*refusal);
+            return NVLB_OK;
+        });
     });
 }
 
