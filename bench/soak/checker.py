@@ -306,8 +306,7 @@ class Checker:
                 continue
             m = LOST_START.search(line)
             if m:
-                self.explained.setdefault(int(m.group(1)), set()).add("slurm_lost_start")
-                self.slurm_lost_start.add(int(m.group(1)))
+                self._slurm_lost(int(m.group(1)), "slurm_lost_start", self.slurm_lost_start)
                 continue
             if "nvlblock: recovery JobId=" not in line:
                 continue
@@ -341,8 +340,12 @@ class Checker:
         for line in lines:
             m = PURGED_SCRIPT.search(line)
             if m:
-                self.explained.setdefault(int(m.group(1)), set()).add("slurm_purged_script")
-                self.slurm_purged_script.add(int(m.group(1)))
+                self._slurm_lost(int(m.group(1)), "slurm_purged_script", self.slurm_purged_script)
+
+    def _slurm_lost(self, job, why, jobs):
+        """Slurm itself ended the job's run (`why`): explained, and listed in `jobs`."""
+        self.explained.setdefault(job, set()).add(why)
+        jobs.add(job)
 
     def _set_down(self, hostlist, at):
         """slurmctld set these nodes DOWN itself: the jobs on them lost a
@@ -350,8 +353,7 @@ class Checker:
         for node in self.expand_hostlist(hostlist):
             for job, seen in self.seen_on.get(node, {}).items():
                 if at is None or seen >= at - SET_DOWN_LOOKBACK_S:
-                    self.explained.setdefault(job, set()).add("slurm_set_down")
-                    self.slurm_set_down.add(job)
+                    self._slurm_lost(job, "slurm_set_down", self.slurm_set_down)
 
     def _decided(self, job, at, line):
         rec = self.open.pop(job, None)

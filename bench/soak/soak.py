@@ -877,16 +877,15 @@ class Soak:
                     if node in nodes and a <= end + 5 and (b or time.time()) >= start - 5:
                         self.check.chaos(j, "node")
         # Batch scripts a slurmd deleted as strays (24.11) explain a FAILED end.
-        slurmd_logs = {}
+        purges = []
         for node in self.nodes:
             try:
                 with open(c.path("log", f"slurmd-{node}.log"), errors="replace") as f:
-                    slurmd_logs[node] = [line for line in f if "_handle_stray_script" in line]
+                    purges += [line for line in f if "_handle_stray_script" in line]
             except OSError:
                 pass
         with self.lock:
-            for lines in slurmd_logs.values():
-                self.check.slurmd_log(lines)
+            self.check.slurmd_log(purges)
             ends = self.check.finish(time.time(), final)
             summary = self.check.summary()
         status = {}
