@@ -881,7 +881,7 @@ class Soak:
         for node in self.nodes:
             try:
                 with open(c.path("log", f"slurmd-{node}.log"), errors="replace") as f:
-                    purges += [line for line in f if "_handle_stray_script" in line]
+                    purges += [line for line in f if chk.PURGED_SCRIPT.search(line)]
             except OSError:
                 pass
         with self.lock:
